@@ -1,0 +1,94 @@
+# shb — one static musl binary; see README for the targets.
+#
+#   make            ./shb: static, musl, -O2, BearSSL linked in
+#   make asan       build/asan/shb: glibc + ASan + UBSan (tests run it too)
+#   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
+#   make test       unit tests (sanitized) + end-to-end tests; last line "N passed, N failed"
+#   make demo       load a local nginx that it starts itself, print the report
+#   make bench      shb beside wrk and h2load on one local nginx (not a test)
+
+MUSLCC  ?= musl-gcc
+CC      ?= cc
+BEARSSL_A ?= /usr/lib/x86_64-linux-gnu/libbearssl.a
+
+WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
+       -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
+BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
+
+CORE = cli.c h1.c stats.c report.c worker.c uring/uring.c
+# compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
+# only the musl link needs it (glibc has its own).
+HDRS = $(wildcard *.h uring/*.h)
+UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
+
+musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
+asan_OBJ  = $(patsubst %.c,build/asan/%.o,$(CORE) shb.c)
+glibc_OBJ = $(patsubst %.c,build/glibc/%.o,$(CORE) shb.c)
+asan_CORE = $(patsubst %.c,build/asan/%.o,$(CORE))
+
+MUSL_CFLAGS  = $(BASE) -O2
+ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+GLIBC_CFLAGS = $(BASE) -O2
+
+.PHONY: all asan glibc test unit demo bench deps clean
+all: shb
+
+# musl-gcc sees no system headers, so BearSSL's headers are linked into a
+# private include directory; nothing else from /usr/include leaks in.
+build/inc/.stamp:
+	@test -f /usr/include/bearssl.h || { echo "BearSSL headers missing: run scripts/deps.sh"; exit 1; }
+	mkdir -p build/inc
+	ln -sfn /usr/include/bearssl.h /usr/include/bearssl build/inc/
+	touch $@
+
+build/musl/%.o: %.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(MUSL_CFLAGS) -c -o $@ $<
+build/asan/%.o: %.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
+build/glibc/%.o: %.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(GLIBC_CFLAGS) -c -o $@ $<
+
+shb: $(musl_OBJ) $(BEARSSL_A)
+	$(MUSLCC) -static -O2 -o $@ $(musl_OBJ) $(BEARSSL_A) -lpthread
+
+asan: build/asan/shb
+build/asan/shb: $(asan_OBJ)
+	$(CC) -fsanitize=address,undefined -o $@ $(asan_OBJ) $(BEARSSL_A) -lpthread
+
+glibc: build/glibc/shb
+build/glibc/shb: $(glibc_OBJ)
+	$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread
+
+# Unit tests: sanitized glibc build, one binary per test/unit_*.c.
+build/test/%: test/%.c test/t.h $(asan_CORE) $(HDRS)
+	@mkdir -p build/test
+	$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+
+# The BearSSL link check runs as a static musl binary: the shipping path.
+build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp
+	@mkdir -p build/test
+	$(MUSLCC) $(MUSL_CFLAGS) -static -o $@ $< build/musl/compat.o $(BEARSSL_A)
+
+unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl
+
+test: deps-check shb asan unit
+	@bash test/run.sh
+
+demo: deps-check shb
+	@bash scripts/demo.sh
+
+bench: deps-check shb glibc
+	@bash scripts/bench.sh
+
+deps:
+	bash scripts/deps.sh
+
+.PHONY: deps-check
+deps-check:
+	@bash scripts/deps.sh --check >/dev/null 2>&1 || bash scripts/deps.sh
+
+clean:
+	rm -rf build shb

@@ -1,0 +1,71 @@
+/* cli.h — command line, durations and URLs (spec: Options, shb -h).
+ *
+ * Everything here runs once, before any traffic. Misuse is reported as one
+ * line in err (no "shb: " prefix, no newline); shb.c prints it and exits 2. */
+#ifndef SHB_CLI_H
+#define SHB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct shb_url {
+    bool https;
+    char host[256];      /* as written, without brackets: "127.0.0.1", "::1", "example.com" */
+    bool host_is_ipv6;   /* the URL had [brackets] */
+    bool host_is_ip;     /* IPv4 or IPv6 literal: no resolution, no SNI */
+    uint16_t port;       /* explicit, or 80 / 443 */
+    char authority[300]; /* Host header value: host, [v6] with brackets, ":port" only if given and not default */
+    char *target;        /* path + query, verbatim; "/" when the URL has none. malloc'd */
+};
+
+struct shb_header {
+    char *name;  /* trimmed, malloc'd */
+    char *value; /* leading/trailing whitespace trimmed, malloc'd */
+};
+
+struct shb_opts {
+    uint32_t connections;       /* -c, default 50 */
+    uint64_t requests;          /* -n, default 200; ignored when duration_ns != 0 */
+    uint64_t duration_ns;       /* -z; 0 = request-count mode */
+    uint32_t parallel;          /* -p, default 1 */
+    uint32_t threads;           /* -t; default: physical cores. Not yet capped at -c (shb.c does that) */
+    const char *method;         /* -m; default GET, or POST when -d is given */
+    struct shb_header *headers; /* -H, in the order given */
+    size_t nheaders;
+    uint8_t *body;              /* -d: inline text, @file or @- (stdin); CR and LF stripped from file/stdin */
+    size_t body_len;
+    bool has_body;
+    uint64_t connect_timeout_ns; /* --connect-timeout, default 5s */
+    bool disable_keepalive;
+    bool http2, http3, json;
+    const char *url_text;        /* the URL argument as given */
+    struct shb_url url;
+};
+
+enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = -1 };
+
+/* Parses argv into o (all defaults filled in). CLI_HELP: -h/--help was given and
+ * the help text has been written to out. CLI_ERROR: err holds the message.
+ * default_threads is what -t defaults to and what the help text shows. */
+enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned default_threads,
+                          FILE *out, char *err, size_t errlen);
+
+/* "10s", "1m30s", "500ms", "2h", "1h2m3s4ms", bare digits are refused.
+ * Returns 0 and *ns, or -1. Zero durations are refused. */
+int cli_parse_duration(const char *s, uint64_t *ns);
+
+/* http:// or https://, host name / IPv4 / [IPv6], optional :port, path+query
+ * kept verbatim (a fragment is dropped). Returns 0, or -1 with err set. */
+int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen);
+
+void cli_print_help(FILE *f, unsigned default_threads);
+
+/* Number of physical cores (distinct core ids per package in /sys topology);
+ * online CPUs if the topology cannot be read; at least 1. */
+unsigned cli_physical_cores(void);
+
+void cli_free(struct shb_opts *o);
+
+#endif

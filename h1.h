@@ -1,0 +1,71 @@
+/* h1.h — HTTP/1.1 request bytes and response boundary scanner (RFC 9112).
+ *
+ * Sans-I/O: no syscalls, no clock, no allocation after h1_build_request. */
+#ifndef SHB_H1_H
+#define SHB_H1_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+
+/* Builds the one request every connection sends, into a malloc'd buffer:
+ *   METHOD target HTTP/1.1\r\n
+ *   Host: authority\r\n            (unless the user gave Host)
+ *   User-Agent: shb\r\n            (unless the user gave User-Agent)
+ *   Accept: * / *\r\n              (unless the user gave Accept)
+ *   <user headers, in order>\r\n
+ *   Content-Length: N\r\n          (when there is a body, unless the user gave one)
+ *   Connection: close\r\n          (with --disable-keepalive, unless the user gave Connection)
+ *   \r\n body
+ * Header names compare case-insensitively. Returns the buffer and *len; NULL
+ * only on allocation failure. */
+uint8_t *h1_build_request(const struct shb_opts *o, size_t *len);
+
+/* Response scanner. It finds where each response ends and reads only the
+ * status line, Content-Length, Transfer-Encoding and Connection; every other
+ * header line is stepped over. It is resumable at any byte: a caller feeds
+ * whatever the socket delivered and never keeps old bytes around. */
+struct h1_scanner {
+    uint8_t state;        /* internal */
+    bool head;            /* the request was HEAD: no body whatever the headers say */
+    bool chunked;
+    bool close;           /* Connection: close seen in this response */
+    bool have_len;
+    uint16_t status;
+    uint64_t remaining;   /* body or chunk bytes still to skip */
+    uint32_t linelen;     /* bytes of the current line kept in line[] */
+    uint32_t skip;        /* internal */
+    char line[96];        /* partial interesting line carried across feeds */
+};
+
+struct h1_response {
+    uint16_t status;      /* final status (1xx interim responses are skipped, never reported) */
+    bool close;           /* the server will close: Connection: close, or a body delimited by EOF */
+};
+
+enum h1_event {
+    H1_NEED_MORE = 0,     /* all input consumed, response not complete */
+    H1_DONE = 1,          /* a response ended; *used bytes consumed; call again with the rest */
+    H1_ERROR = -1,        /* malformed response (bad status line, bad length, bad chunk, 101) */
+};
+
+/* Prepare for the next response; head: the request was HEAD. */
+void h1_scanner_reset(struct h1_scanner *s, bool head);
+
+/* Feeds n bytes. Sets *used to the bytes consumed (all of them unless H1_DONE).
+ * On H1_DONE, *out describes the response and the scanner is ready for the next
+ * one (call h1_scanner_reset only to change `head`). */
+enum h1_event h1_scan(struct h1_scanner *s, const uint8_t *p, size_t n, size_t *used,
+                      struct h1_response *out);
+
+/* The peer closed. Returns H1_DONE (body delimited by close: *out filled),
+ * H1_NEED_MORE if no byte of a response had arrived (clean close between
+ * responses), or H1_ERROR (a response cut short). */
+enum h1_event h1_scan_eof(struct h1_scanner *s, struct h1_response *out);
+
+/* True once any byte of the current response has been consumed. */
+bool h1_scan_started(const struct h1_scanner *s);
+
+#endif

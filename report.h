@@ -1,0 +1,21 @@
+/* report.h — the text and JSON reports (spec: Output). */
+#ifndef SHB_REPORT_H
+#define SHB_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+struct report_info {
+    const char *url;      /* as the user typed it */
+    const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
+    unsigned threads;
+    unsigned connections;
+    uint64_t duration_ns; /* wall time of the run */
+};
+
+void report_text(FILE *f, const struct report_info *ri, const struct stats *s);
+void report_json(FILE *f, const struct report_info *ri, const struct stats *s);
+
+#endif

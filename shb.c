@@ -1,0 +1,265 @@
+/* shb.c — main: command line, target resolution, worker threads, report.
+ *
+ * Everything before the first request happens here, once: parse, resolve,
+ * build the request bytes, split connections and the request budget across
+ * workers. Then the workers run on their own and main only waits, turning a
+ * first Ctrl-C into a stop flag and a second into an immediate exit. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "h1.h"
+#include "report.h"
+#include "stats.h"
+#include "worker.h"
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("shb: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (shb_stop_requested)
+        _exit(130); /* second Ctrl-C: the user means it */
+    shb_stop_requested = 1;
+}
+
+/* Multishot receive (6.0) and provided buffer rings (5.19) are used on every
+ * connection; an older kernel gets told so instead of failing obscurely. */
+static void require_kernel(void)
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        return;
+    unsigned major = 0, minor = 0;
+    if (sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return;
+    if (major < 6)
+        die(1, "Linux %s is too old: shb needs 6.0 or newer for io_uring multishot receive", u.release);
+}
+
+/* Tries each address with a plain non-blocking connect; the first that
+ * accepts wins. Only used when a name has several addresses. */
+static bool accepts_connection(const struct addrinfo *ai, uint64_t timeout_ns)
+{
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    bool ok = false;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+        ok = true;
+    } else if (errno == EINPROGRESS) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (poll(&p, 1, (int)(timeout_ns / 1000000)) == 1 &&
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+            ok = true;
+    }
+    close(fd);
+    return ok;
+}
+
+static void resolve(const struct shb_opts *o, struct sockaddr_storage *out, socklen_t *outlen)
+{
+    char port[8];
+    snprintf(port, sizeof(port), "%u", o->url.port);
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+    if (o->url.host_is_ip)
+        hints.ai_flags = AI_NUMERICHOST;
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(o->url.host, port, &hints, &res);
+    if (rc != 0 || !res)
+        die(2, "cannot resolve host '%s': %s", o->url.host, rc ? gai_strerror(rc) : "no address");
+    const struct addrinfo *pick = res;
+    if (res->ai_next) {
+        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+            if (accepts_connection(ai, o->connect_timeout_ns)) {
+                pick = ai;
+                break;
+            }
+        }
+    }
+    memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    *outlen = pick->ai_addrlen;
+    freeaddrinfo(res);
+}
+
+struct run {
+    pthread_barrier_t ready, go;
+    uint64_t start_ns, deadline_ns;
+    bool abort;
+};
+
+struct thread_arg {
+    struct worker *w;
+    struct run *run;
+};
+
+static void *worker_thread(void *p)
+{
+    struct thread_arg *a = p;
+    int rc = worker_prepare(a->w);
+    pthread_barrier_wait(&a->run->ready); /* main checks every worker's setup */
+    pthread_barrier_wait(&a->run->go);    /* ... and sets the common start */
+    if (rc == 0 && !a->run->abort)
+        worker_run(a->w, a->run->start_ns, a->run->deadline_ns);
+    worker_release(a->w);
+    return NULL;
+}
+
+/* share i of n items split as evenly as possible */
+static uint64_t share(uint64_t total, unsigned parts, unsigned i)
+{
+    return total / parts + (i < total % parts ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    struct shb_opts o;
+    char err[512];
+    unsigned cores = cli_physical_cores();
+    switch (cli_parse(argc, argv, &o, cores, stdout, err, sizeof(err))) {
+    case CLI_HELP:
+        return 0;
+    case CLI_ERROR:
+        die(2, "%s", err);
+    case CLI_OK:
+        break;
+    }
+    if (o.http2)
+        die(2, "--http2 is not supported yet");
+    if (o.http3)
+        die(2, "--http3 is not supported yet");
+    if (o.url.https)
+        die(2, "https:// is not supported yet (TLS is on its way); use an http:// URL");
+    require_kernel();
+
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    resolve(&o, &addr, &addrlen);
+
+    size_t req_len;
+    uint8_t *req = h1_build_request(&o, &req_len);
+    if (!req)
+        die(1, "out of memory");
+
+    /* A -n run never needs more connections than requests, and every thread
+     * gets at least one connection. */
+    uint32_t conns = o.connections;
+    bool timed = o.duration_ns != 0;
+    if (!timed && o.requests < conns)
+        conns = (uint32_t)o.requests;
+    unsigned threads = o.threads < conns ? o.threads : conns;
+
+    struct worker *workers = calloc(threads, sizeof(*workers));
+    struct thread_arg *args = calloc(threads, sizeof(*args));
+    pthread_t *tids = calloc(threads, sizeof(*tids));
+    struct run run = { 0 };
+    if (!workers || !args || !tids)
+        die(1, "out of memory");
+    pthread_barrier_init(&run.ready, NULL, threads + 1);
+    pthread_barrier_init(&run.go, NULL, threads + 1);
+
+    struct sigaction sa = { .sa_handler = on_sigint };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    /* Workers never take the signal: main handles it and they poll the flag. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (unsigned i = 0; i < threads; i++) {
+        workers[i].cfg = (struct worker_config){
+            .addr = (const struct sockaddr *)&addr,
+            .addrlen = addrlen,
+            .request = req,
+            .request_len = req_len,
+            .head = strcmp(o.method, "HEAD") == 0,
+            .keepalive = !o.disable_keepalive,
+            .connections = (uint32_t)share(conns, threads, i),
+            .budget = timed ? 0 : share(o.requests, threads, i),
+            .timed = timed,
+            .connect_timeout_ns = o.connect_timeout_ns,
+        };
+        args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
+        int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);
+        if (rc != 0)
+            die(1, "cannot start worker thread: %s", strerror(rc));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    pthread_barrier_wait(&run.ready);
+    for (unsigned i = 0; i < threads; i++) {
+        if (workers[i].error[0]) {
+            fprintf(stderr, "shb: %s\n", workers[i].error);
+            run.abort = true;
+            break;
+        }
+    }
+    run.start_ns = monotonic_ns();
+    run.deadline_ns = timed ? run.start_ns + o.duration_ns : 0;
+    pthread_barrier_wait(&run.go);
+    for (unsigned i = 0; i < threads; i++)
+        pthread_join(tids[i], NULL);
+    if (run.abort)
+        return 1;
+
+    struct stats total;
+    if (stats_init(&total) < 0)
+        die(1, "out of memory");
+    uint64_t end_ns = run.start_ns;
+    int rc = 0;
+    for (unsigned i = 0; i < threads; i++) {
+        stats_merge(&total, &workers[i].stats);
+        if (workers[i].end_ns > end_ns)
+            end_ns = workers[i].end_ns;
+        if (workers[i].error[0]) {
+            fprintf(stderr, "shb: worker %u stopped early: %s\n", i, workers[i].error);
+            rc = 1;
+        }
+        stats_free(&workers[i].stats);
+    }
+    struct report_info ri = {
+        .url = o.url_text,
+        .protocol = "HTTP/1.1",
+        .threads = threads,
+        .connections = conns,
+        .duration_ns = end_ns - run.start_ns,
+    };
+    if (o.json)
+        report_json(stdout, &ri, &total);
+    else
+        report_text(stdout, &ri, &total);
+    fflush(stdout);
+    stats_free(&total);
+    free(req);
+    free(workers);
+    free(args);
+    free(tids);
+    cli_free(&o);
+    return rc;
+}

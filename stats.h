@@ -1,0 +1,92 @@
+/* stats.h — per-worker counters and latency histogram, merged once at the end.
+ *
+ * The histogram is HDR-style (log buckets, linear sub-buckets) over
+ * nanoseconds, with enough sub-buckets that every recorded value is
+ * reproduced to better than 3 significant digits (relative error < 1/1000).
+ * Recording is a couple of shifts and an increment: it sits on the hot path. */
+#ifndef SHB_STATS_H
+#define SHB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sub-bucket resolution: 2^HIST_SUB_BITS linear steps per power of two. */
+#define HIST_SUB_BITS 11
+#define HIST_SUB_COUNT (1u << HIST_SUB_BITS)        /* 2048 */
+#define HIST_SUB_HALF (HIST_SUB_COUNT / 2)          /* 1024 */
+#define HIST_MAX_EXP 44                             /* values up to ~2^(44+11) ns: hours */
+#define HIST_BUCKETS ((HIST_MAX_EXP + 1) * HIST_SUB_HALF + HIST_SUB_HALF)
+
+struct hist {
+    uint64_t count;
+    uint64_t min, max;   /* exact, ns */
+    double sum;          /* exact enough for the mean */
+    uint32_t *counts;    /* HIST_BUCKETS, allocated once by hist_init */
+};
+
+int hist_init(struct hist *h);          /* 0, or -1 on allocation failure */
+void hist_free(struct hist *h);
+void hist_merge(struct hist *dst, const struct hist *src);
+/* Value at percentile p (0 < p <= 100): the smallest recorded-bucket value v
+ * such that at least p% of samples are <= v (reported as the bucket's highest
+ * equivalent value, clamped to [min, max]). 0 when empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+
+static inline size_t hist_index(uint64_t v)
+{
+    /* Values below HIST_SUB_COUNT map 1:1. Above, the power of two picks a
+     * bucket and the top HIST_SUB_BITS bits the linear step inside it. */
+    if (v < HIST_SUB_COUNT)
+        return (size_t)v;
+    unsigned shift = (unsigned)(63 - __builtin_clzll(v)) - (HIST_SUB_BITS - 1);
+    if (shift > HIST_MAX_EXP) {
+        shift = HIST_MAX_EXP;
+        v = (uint64_t)(HIST_SUB_COUNT - 1) << shift;
+    }
+    return (size_t)shift * HIST_SUB_HALF + (size_t)(v >> shift);
+}
+
+static inline void hist_record(struct hist *h, uint64_t v)
+{
+    h->counts[hist_index(v)]++;
+    h->count++;
+    h->sum += (double)v;
+    if (v < h->min)
+        h->min = v;
+    if (v > h->max)
+        h->max = v;
+}
+
+/* Every request ends as exactly one of: a response (counted by status), or
+ * one error of these kinds. The first two are connect errors. */
+enum err_kind {
+    ERR_CONNECT,         /* connect() refused / unreachable / failed */
+    ERR_CONNECT_TIMEOUT, /* --connect-timeout expired */
+    ERR_RESET,           /* the connection failed while a request was in flight */
+    ERR_CLOSED,          /* the server closed with a response cut short */
+    ERR_PROTOCOL,        /* a response we could not frame (bad status line, length, chunk, 101) */
+    ERR_KINDS
+};
+#define ERR_FIRST_NON_CONNECT ERR_RESET
+
+const char *err_kind_name(enum err_kind k); /* "connect", "connect timeout", "reset", "closed", "protocol" */
+
+#define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
+
+struct stats {
+    uint64_t ok;                    /* complete responses, any status */
+    uint64_t errors[ERR_KINDS];
+    uint64_t status[STATUS_MAX];
+    uint64_t bytes_sent, bytes_recv; /* on the wire */
+    uint64_t connections_opened;    /* successful connects */
+    struct hist latency;            /* first byte written -> last byte received, ok responses only */
+};
+
+int stats_init(struct stats *s);    /* zeroes and allocates the histogram */
+void stats_free(struct stats *s);
+void stats_merge(struct stats *dst, const struct stats *src);
+uint64_t stats_errors(const struct stats *s);         /* all kinds */
+uint64_t stats_connect_errors(const struct stats *s); /* ERR_CONNECT + ERR_CONNECT_TIMEOUT */
+
+#endif

@@ -1,0 +1,49 @@
+/* worker.h — one worker thread: one io_uring, its own connections, its own
+ * stats. Nothing is shared with other workers but the stop flag. */
+#ifndef SHB_WORKER_H
+#define SHB_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "stats.h"
+
+/* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
+extern volatile int shb_stop_requested;
+
+struct worker_config {
+    const struct sockaddr *addr;  /* resolved once by main */
+    socklen_t addrlen;
+    const uint8_t *request;       /* built once; every request is these bytes */
+    size_t request_len;
+    bool head;                    /* the method is HEAD: responses carry no body */
+    bool keepalive;               /* false: --disable-keepalive */
+    uint32_t connections;         /* this worker's share */
+    uint64_t budget;              /* this worker's share of -n; unused when timed */
+    bool timed;                   /* -z mode */
+    uint64_t connect_timeout_ns;
+};
+
+struct worker {
+    struct worker_config cfg;
+    struct stats stats;
+    uint64_t end_ns;              /* when the last request of this worker ended */
+    char error[256];              /* set when the worker could not run at all */
+    void *state;                  /* private: ring, connections, buffers */
+};
+
+/* Prepares the ring, registered files and buffers (allocation happens here,
+ * once). Returns 0, or -1 with w->error set. */
+int worker_prepare(struct worker *w);
+
+/* Runs until the budget is spent, deadline_ns (CLOCK_MONOTONIC, 0 = none)
+ * passes, or shb_stop_requested is set. */
+void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns);
+
+void worker_release(struct worker *w);
+
+uint64_t monotonic_ns(void);
+
+#endif
