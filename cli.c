@@ -1,0 +1,958 @@
+/* cli.c — command line, durations and URLs (spec: Usage, Options, shb -h).
+ *
+ * Hand-written rather than getopt_long: getopt prints its own messages and
+ * permutes argv, and every misuse here must come back as one line in err.
+ *
+ * Parsing is two-phase. The first phase walks argv once, recording values and
+ * the first error but never stopping early, so -h/--help wins wherever it
+ * appears. The second phase checks how the options combine, parses the URL and
+ * only then reads a -d @file / @- body: a run that is going to be refused, or
+ * only print help, must not block on stdin. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cli.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_CONNECTIONS 50u
+#define DEFAULT_REQUESTS 200u
+#define DEFAULT_PARALLEL 1u
+#define DEFAULT_CONNECT_TIMEOUT_NS 5000000000ull
+
+/* ---------------------------------------------------------------- errors */
+
+static void format_err(char *err, size_t errlen, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void format_err(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    if (!err || !errlen)
+        return;
+    vsnprintf(err, errlen, fmt, ap);
+    /* Messages quote what the user typed; a CR, LF or escape in there must
+     * not break the one-line contract or reach the terminal raw. */
+    for (char *c = err; *c; c++)
+        if ((unsigned char)*c < ' ' || *c == 0x7f)
+            *c = '?';
+}
+
+static void url_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void url_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    format_err(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/* ASCII only, whatever the locale: these decide what goes on the wire. */
+static bool is_alnum_ascii(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* RFC 9110 tchar: what a method or a header name may be made of. */
+static bool is_tchar(unsigned char c)
+{
+    return is_alnum_ascii(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static bool is_token(const char *s, size_t len)
+{
+    if (len == 0)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!is_tchar((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------- durations */
+
+struct duration_unit {
+    const char *name;
+    uint64_t ns;
+};
+
+static const struct duration_unit duration_units[] = {
+    {"h", 3600000000000ull}, {"m", 60000000000ull}, {"s", 1000000000ull},
+    {"ms", 1000000ull},      {"us", 1000ull},       {"ns", 1ull},
+};
+
+static const struct duration_unit *find_unit(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+        if (strlen(duration_units[i].name) == len && memcmp(duration_units[i].name, s, len) == 0)
+            return &duration_units[i];
+    return NULL;
+}
+
+/* NULL on success, otherwise why s is not a duration: the reason goes after
+ * "invalid value 'X' for -z/--duration: ". Decimals ("1.5s") are refused so
+ * that every accepted value is exact; "1500ms" says the same thing. */
+static const char *duration_problem(const char *s, uint64_t *ns)
+{
+    static const char *const syntax = "expected a duration like 10s, 1m30s or 500ms";
+    uint64_t total = 0;
+
+    if (!s || !*s)
+        return syntax;
+    while (*s) {
+        uint64_t n = 0;
+        const char *digits = s;
+        while (*s >= '0' && *s <= '9') {
+            if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*s - '0'), &n))
+                return "too large";
+            s++;
+        }
+        if (s == digits)
+            return syntax; /* "-1s", "s", "1.5s" after the 1, " 1s" */
+        const char *unit = s;
+        while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
+            s++;
+        if (s == unit)
+            return syntax; /* bare number, or "1.5s" */
+        const struct duration_unit *u = find_unit(unit, (size_t)(s - unit));
+        if (!u)
+            return "unknown unit (use h, m, s, ms, us or ns)";
+        uint64_t part;
+        if (__builtin_mul_overflow(n, u->ns, &part) || __builtin_add_overflow(total, part, &total))
+            return "too large";
+    }
+    if (total == 0)
+        return "must be greater than zero";
+    *ns = total;
+    return NULL;
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+    uint64_t v;
+    if (duration_problem(s, &v))
+        return -1;
+    *ns = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ URLs */
+
+static bool is_host_char(unsigned char c)
+{
+    return is_alnum_ascii(c) || c == '-' || c == '.' || c == '_';
+}
+
+/* Splits "scheme://rest"; sets u->https and *rest. */
+static int parse_scheme(const char *s, struct shb_url *u, const char **rest, char *err, size_t errlen)
+{
+    const char *sep = strstr(s, "://");
+    if (!sep) {
+        url_err(err, errlen, "invalid URL '%s': missing scheme (use http:// or https://)", s);
+        return -1;
+    }
+    size_t len = (size_t)(sep - s);
+    if (len == 4 && strncasecmp(s, "http", 4) == 0) {
+        u->https = false;
+    } else if (len == 5 && strncasecmp(s, "https", 5) == 0) {
+        u->https = true;
+    } else {
+        url_err(err, errlen, "unsupported URL scheme '%.*s' (use http:// or https://)", (int)len, s);
+        return -1;
+    }
+    *rest = sep + 3;
+    return 0;
+}
+
+/* Port text between ':' and the end of the authority: 1..65535, digits only. */
+static int parse_port(const char *url, const char *p, size_t len, uint16_t *port, char *err, size_t errlen)
+{
+    if (len == 0) {
+        url_err(err, errlen, "invalid URL '%s': empty port after ':'", url);
+        return -1;
+    }
+    unsigned long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9') {
+            url_err(err, errlen, "invalid URL '%s': bad port '%.*s'", url, (int)len, p);
+            return -1;
+        }
+        if (v <= 65535)
+            v = v * 10 + (unsigned long)(p[i] - '0');
+    }
+    if (v == 0 || v > 65535) {
+        url_err(err, errlen, "invalid URL '%s': port '%.*s' out of range (1-65535)", url, (int)len, p);
+        return -1;
+    }
+    *port = (uint16_t)v;
+    return 0;
+}
+
+/* "[v6]" or "[v6]:port": the literal must satisfy inet_pton. */
+static int parse_bracketed_host(const char *url, const char *a, size_t len, struct shb_url *u,
+                                const char **port, size_t *port_len, char *err, size_t errlen)
+{
+    const char *close = memchr(a, ']', len);
+    if (!close) {
+        url_err(err, errlen, "invalid URL '%s': unclosed '[' in host", url);
+        return -1;
+    }
+    size_t hlen = (size_t)(close - a - 1);
+    if (hlen == 0) {
+        url_err(err, errlen, "invalid URL '%s': empty host", url);
+        return -1;
+    }
+    if (hlen >= 64) { /* longer than any IPv6 text form */
+        url_err(err, errlen, "invalid URL '%s': invalid IPv6 address", url);
+        return -1;
+    }
+    memcpy(u->host, a + 1, hlen);
+    u->host[hlen] = '\0';
+    struct in6_addr addr;
+    if (inet_pton(AF_INET6, u->host, &addr) != 1) {
+        url_err(err, errlen, "invalid URL '%s': invalid IPv6 address '%s'", url, u->host);
+        return -1;
+    }
+    const char *after = close + 1, *end = a + len;
+    if (after < end && *after != ':') {
+        url_err(err, errlen, "invalid URL '%s': unexpected characters after ']'", url);
+        return -1;
+    }
+    *port = after < end ? after + 1 : NULL;
+    *port_len = after < end ? (size_t)(end - after - 1) : 0;
+    u->host_is_ipv6 = true;
+    u->host_is_ip = true;
+    return 0;
+}
+
+/* "name", "name:port", "1.2.3.4", "1.2.3.4:port". */
+static int parse_plain_host(const char *url, const char *a, size_t len, struct shb_url *u,
+                            const char **port, size_t *port_len, char *err, size_t errlen)
+{
+    const char *colon = memchr(a, ':', len);
+    size_t hlen = colon ? (size_t)(colon - a) : len;
+    if (colon && memchr(colon + 1, ':', len - hlen - 1)) {
+        url_err(err, errlen, "invalid URL '%s': IPv6 addresses need brackets, e.g. http://[::1]:8080/", url);
+        return -1;
+    }
+    if (hlen == 0) {
+        url_err(err, errlen, "invalid URL '%s': empty host", url);
+        return -1;
+    }
+    if (hlen > 253) {
+        url_err(err, errlen, "invalid URL '%s': host name too long", url);
+        return -1;
+    }
+    for (size_t i = 0; i < hlen; i++) {
+        if (!is_host_char((unsigned char)a[i])) {
+            url_err(err, errlen, "invalid URL '%s': invalid character in host", url);
+            return -1;
+        }
+    }
+    memcpy(u->host, a, hlen);
+    u->host[hlen] = '\0';
+    struct in_addr addr;
+    u->host_is_ip = inet_pton(AF_INET, u->host, &addr) == 1;
+    *port = colon ? colon + 1 : NULL;
+    *port_len = colon ? len - hlen - 1 : 0;
+    return 0;
+}
+
+static int parse_authority(const char *url, const char *a, size_t len, struct shb_url *u, char *err,
+                           size_t errlen)
+{
+    if (memchr(a, '@', len)) {
+        url_err(err, errlen, "invalid URL '%s': user info (user@host) is not supported", url);
+        return -1;
+    }
+    const char *port = NULL;
+    size_t port_len = 0;
+    int rc = len && a[0] == '['
+                 ? parse_bracketed_host(url, a, len, u, &port, &port_len, err, errlen)
+                 : parse_plain_host(url, a, len, u, &port, &port_len, err, errlen);
+    if (rc)
+        return rc;
+
+    uint16_t default_port = u->https ? 443 : 80;
+    u->port = default_port;
+    if (port && parse_port(url, port, port_len, &u->port, err, errlen))
+        return -1;
+
+    /* The Host header names the port only when the URL did and it differs
+     * from the scheme's own: that is what browsers and curl send. */
+    const char *lb = u->host_is_ipv6 ? "[" : "", *rb = u->host_is_ipv6 ? "]" : "";
+    if (u->port != default_port)
+        snprintf(u->authority, sizeof u->authority, "%s%s%s:%u", lb, u->host, rb, (unsigned)u->port);
+    else
+        snprintf(u->authority, sizeof u->authority, "%s%s%s", lb, u->host, rb);
+    return 0;
+}
+
+/* Path and query, verbatim, up to a '#'. Bytes that cannot appear in a
+ * request line (space, controls) are refused rather than sent broken. */
+static int parse_target(const char *url, const char *t, struct shb_url *u, char *err, size_t errlen)
+{
+    size_t len = strcspn(t, "#");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c <= ' ' || c == 0x7f) {
+            url_err(err, errlen, "invalid URL '%s': spaces and control characters must be %%-encoded", url);
+            return -1;
+        }
+    }
+    bool need_slash = len == 0 || t[0] != '/'; /* "" or "?x=1" */
+    u->target = malloc(len + need_slash + 1);
+    if (!u->target) {
+        url_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (need_slash)
+        u->target[0] = '/';
+    memcpy(u->target + need_slash, t, len);
+    u->target[len + need_slash] = '\0';
+    return 0;
+}
+
+int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen)
+{
+    memset(u, 0, sizeof *u);
+    if (!s) {
+        url_err(err, errlen, "missing URL");
+        return -1;
+    }
+    const char *rest;
+    if (parse_scheme(s, u, &rest, err, errlen))
+        return -1;
+    size_t alen = strcspn(rest, "/?#");
+    if (parse_authority(s, rest, alen, u, err, errlen))
+        return -1;
+    return parse_target(s, rest + alen, u, err, errlen);
+}
+
+/* ------------------------------------------------------------------ help */
+
+void cli_print_help(FILE *f, unsigned default_threads)
+{
+    fputs("io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
+          "\n"
+          "Usage: shb [OPTIONS] <URL>\n"
+          "\n"
+          "Arguments:\n"
+          "  <URL>  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: this is a benchmarker)\n"
+          "\n"
+          "Options:\n"
+          "  -c, --connections <CONNECTIONS>\n"
+          "          Number of concurrent connections [default: 50]\n"
+          "  -n, --requests <REQUESTS>\n"
+          "          Total number of requests [default: 200]\n"
+          "  -z, --duration <DURATION>\n"
+          "          Run for this long instead of a fixed request count (e.g. 10s, 1m30s)\n"
+          "  -m, --method <METHOD>\n"
+          "          HTTP method (defaults to GET, or POST when -d is given, like curl)\n"
+          "  -H, --header <HEADER>\n"
+          "          Custom HTTP header (repeatable). Example: -H \"Accept: application/json\"\n"
+          "  -d, --data <BODY>\n"
+          "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines are stripped from file/stdin data)\n"
+          "      --connect-timeout <CONNECT_TIMEOUT>\n"
+          "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
+          "  -t, --threads <THREADS>\n",
+          f);
+    fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
+    fputs("  -j, --json\n"
+          "          Print the report as JSON\n"
+          "      --http2\n"
+          "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
+          "      --http3\n"
+          "          Use HTTP/3 over QUIC (https:// URLs only)\n"
+          "      --disable-keepalive\n"
+          "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; HTTP/1.1 only)\n"
+          "  -p, --parallel <PARALLEL>\n"
+          "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
+          "  -h, --help\n"
+          "          Print help\n",
+          f);
+}
+
+/* ---------------------------------------------------------- option table */
+
+enum opt_id {
+    OPT_CONNECTIONS,
+    OPT_REQUESTS,
+    OPT_DURATION,
+    OPT_PARALLEL,
+    OPT_THREADS,
+    OPT_METHOD,
+    OPT_HEADER,
+    OPT_DATA,
+    OPT_CONNECT_TIMEOUT,
+    OPT_DISABLE_KEEPALIVE,
+    OPT_HTTP2,
+    OPT_HTTP3,
+    OPT_JSON,
+    OPT_HELP,
+    OPT_COUNT
+};
+
+struct opt_spec {
+    enum opt_id id;
+    char short_name;       /* 0: long only */
+    const char *long_name; /* without "--" */
+    const char *display;   /* how error messages name it */
+    bool takes_value;
+};
+
+static const struct opt_spec opt_specs[] = {
+    {OPT_CONNECTIONS, 'c', "connections", "-c/--connections", true},
+    {OPT_REQUESTS, 'n', "requests", "-n/--requests", true},
+    {OPT_DURATION, 'z', "duration", "-z/--duration", true},
+    {OPT_PARALLEL, 'p', "parallel", "-p/--parallel", true},
+    {OPT_THREADS, 't', "threads", "-t/--threads", true},
+    {OPT_METHOD, 'm', "method", "-m/--method", true},
+    {OPT_HEADER, 'H', "header", "-H/--header", true},
+    {OPT_DATA, 'd', "data", "-d/--data", true},
+    {OPT_CONNECT_TIMEOUT, 0, "connect-timeout", "--connect-timeout", true},
+    {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
+    {OPT_HTTP2, 0, "http2", "--http2", false},
+    {OPT_HTTP3, 0, "http3", "--http3", false},
+    {OPT_JSON, 'j', "json", "-j/--json", false},
+    {OPT_HELP, 'h', "help", "-h/--help", false},
+};
+
+#define NSPECS (sizeof opt_specs / sizeof opt_specs[0])
+
+static const struct opt_spec *find_short(char c)
+{
+    for (size_t i = 0; i < NSPECS; i++)
+        if (opt_specs[i].short_name == c)
+            return &opt_specs[i];
+    return NULL;
+}
+
+static const struct opt_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NSPECS; i++)
+        if (strlen(opt_specs[i].long_name) == len && memcmp(opt_specs[i].long_name, name, len) == 0)
+            return &opt_specs[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+struct parser {
+    struct shb_opts *o;
+    char *err;
+    size_t errlen;
+    bool failed; /* err holds the first problem; later ones are not recorded */
+    bool help;
+    bool given[OPT_COUNT];
+    const char *data_arg; /* -d value; read after every other check */
+    const char *extra_url;
+};
+
+static void fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct parser *p, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    p->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    format_err(p->err, p->errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* A positive decimal integer no larger than max: no sign, no spaces, no
+ * exponent. Each kind of mistake gets its own message. */
+static bool parse_count(struct parser *p, const struct opt_spec *s, const char *v, uint64_t max, uint64_t *out)
+{
+    uint64_t n = 0;
+    bool overflow = false;
+    if (!*v || strspn(v, "0123456789") != strlen(v)) {
+        fail(p, "invalid value '%s' for %s: expected a positive integer", v, s->display);
+        return false;
+    }
+    for (const char *c = v; *c; c++)
+        if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*c - '0'), &n))
+            overflow = true;
+    if (overflow || n > max) {
+        fail(p, "invalid value '%s' for %s: too large (at most %llu)", v, s->display, (unsigned long long)max);
+        return false;
+    }
+    if (n == 0) {
+        fail(p, "invalid value '0' for %s: must be at least 1", s->display);
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
+static void set_u32(struct parser *p, const struct opt_spec *s, const char *v, uint32_t *field)
+{
+    uint64_t n;
+    if (parse_count(p, s, v, UINT32_MAX, &n))
+        *field = (uint32_t)n;
+}
+
+static void set_duration(struct parser *p, const struct opt_spec *s, const char *v, uint64_t *field)
+{
+    uint64_t ns;
+    const char *why = duration_problem(v, &ns);
+    if (why)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else
+        *field = ns;
+}
+
+static void set_method(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    if (!is_token(v, strlen(v)))
+        fail(p, "invalid value '%s' for %s: a method is a token such as GET or POST", v, s->display);
+    else
+        p->o->method = v;
+}
+
+static bool is_space_or_tab(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Copies [b, e) with surrounding spaces and tabs removed. */
+static char *dup_trimmed(const char *b, const char *e)
+{
+    while (b < e && is_space_or_tab(*b))
+        b++;
+    while (e > b && is_space_or_tab(e[-1]))
+        e--;
+    return strndup(b, (size_t)(e - b));
+}
+
+/* A value may hold anything a field value may (RFC 9110 5.5) except the
+ * control characters, CR and LF above all: they would split the request. */
+static bool field_value_ok(const char *v)
+{
+    for (; *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if ((c < ' ' && c != '\t') || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
+static void add_header(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon) {
+        fail(p, "invalid value '%s' for %s: expected 'Name: Value' (no ':' found)", v, s->display);
+        return;
+    }
+    if (strpbrk(v, "\r\n")) {
+        fail(p, "invalid value for %s: header contains CR or LF", s->display);
+        return;
+    }
+    struct shb_opts *o = p->o;
+    char *name = dup_trimmed(v, colon);
+    char *value = dup_trimmed(colon + 1, colon + strlen(colon));
+    struct shb_header *grown = realloc(o->headers, (o->nheaders + 1) * sizeof *grown);
+    if (!name || !value || !grown) {
+        if (grown)
+            o->headers = grown;
+        free(name);
+        free(value);
+        fail(p, "out of memory");
+        return;
+    }
+    o->headers = grown;
+    if (!*name)
+        fail(p, "invalid value '%s' for %s: empty header name", v, s->display);
+    else if (!is_token(name, strlen(name)))
+        fail(p, "invalid value '%s' for %s: header name '%s' is not a token", v, s->display, name);
+    else if (!field_value_ok(value))
+        fail(p, "invalid value for %s: header value contains control characters", s->display);
+    /* Kept even when refused so that cli_free owns it either way. */
+    o->headers[o->nheaders++] = (struct shb_header){name, value};
+}
+
+/* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
+ * script is a mistake to point out, not a tie to break silently. */
+static void apply(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    if (s->takes_value && s->id != OPT_HEADER && p->given[s->id]) {
+        fail(p, "%s given more than once", s->display);
+        return;
+    }
+    p->given[s->id] = true;
+    switch (s->id) {
+    case OPT_CONNECTIONS: set_u32(p, s, v, &o->connections); break;
+    case OPT_REQUESTS: {
+        uint64_t n;
+        if (parse_count(p, s, v, UINT64_MAX, &n))
+            o->requests = n;
+        break;
+    }
+    case OPT_DURATION: set_duration(p, s, v, &o->duration_ns); break;
+    case OPT_PARALLEL: set_u32(p, s, v, &o->parallel); break;
+    case OPT_THREADS: set_u32(p, s, v, &o->threads); break;
+    case OPT_METHOD: set_method(p, s, v); break;
+    case OPT_HEADER: add_header(p, s, v); break;
+    case OPT_DATA: p->data_arg = v; break;
+    case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
+    case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
+    case OPT_HTTP2: o->http2 = true; break;
+    case OPT_HTTP3: o->http3 = true; break;
+    case OPT_JSON: o->json = true; break;
+    case OPT_HELP: p->help = true; break;
+    case OPT_COUNT: break;
+    }
+}
+
+static void add_positional(struct parser *p, const char *arg)
+{
+    if (!p->o->url_text)
+        p->o->url_text = arg;
+    else if (!p->extra_url)
+        p->extra_url = arg;
+}
+
+/* "--name", "--name=value" or "--name value". Returns how many extra argv
+ * entries were consumed (0 or 1). */
+static int parse_long(struct parser *p, int argc, char **argv, int i)
+{
+    const char *name = argv[i] + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const struct opt_spec *s = find_long(name, len);
+    if (!s) {
+        fail(p, "unknown option '--%.*s' (see shb --help)", (int)len, name);
+        return 0;
+    }
+    if (!s->takes_value) {
+        if (eq)
+            fail(p, "option '--%s' does not take a value", s->long_name);
+        else
+            apply(p, s, NULL);
+        return 0;
+    }
+    if (eq) {
+        apply(p, s, eq + 1);
+        return 0;
+    }
+    if (i + 1 >= argc) {
+        fail(p, "missing value for --%s", s->long_name);
+        return 0;
+    }
+    apply(p, s, argv[i + 1]);
+    return 1;
+}
+
+/* "-c 10", "-c10", and clusters of flags such as "-jh" (a value-taking
+ * option ends the cluster: "-jc10"). Returns extra argv entries consumed. */
+static int parse_short(struct parser *p, int argc, char **argv, int i)
+{
+    for (const char *c = argv[i] + 1; *c; c++) {
+        const struct opt_spec *s = find_short(*c);
+        if (!s) {
+            fail(p, "unknown option '-%c' (see shb --help)", *c);
+            return 0;
+        }
+        if (!s->takes_value) {
+            apply(p, s, NULL);
+            continue;
+        }
+        if (c[1]) {
+            apply(p, s, c + 1);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fail(p, "missing value for -%c", *c);
+            return 0;
+        }
+        apply(p, s, argv[i + 1]);
+        return 1;
+    }
+    return 0;
+}
+
+static void scan_argv(struct parser *p, int argc, char **argv)
+{
+    bool options_ended = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_ended || a[0] != '-' || a[1] == '\0') /* "-" alone is positional */
+            add_positional(p, a);
+        else if (strcmp(a, "--") == 0)
+            options_ended = true;
+        else if (a[1] == '-')
+            i += parse_long(p, argc, argv, i);
+        else
+            i += parse_short(p, argc, argv, i);
+    }
+}
+
+/* The combinations the spec rules out, once every option is known. */
+static void check_combinations(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    if (p->given[OPT_REQUESTS] && p->given[OPT_DURATION])
+        fail(p, "-n and -z are mutually exclusive");
+    if (o->http2 && o->http3)
+        fail(p, "--http2 and --http3 are mutually exclusive");
+    if (p->given[OPT_PARALLEL] && !o->http2 && !o->http3)
+        fail(p, "-p/--parallel only applies to HTTP/2 and HTTP/3 (add --http2 or --http3)");
+    if (o->disable_keepalive && (o->http2 || o->http3))
+        fail(p, "--disable-keepalive only applies to HTTP/1.1 (not with --http2 or --http3)");
+}
+
+static void check_url(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    if (!o->url_text) {
+        fail(p, "missing URL (usage: shb [OPTIONS] <URL>)");
+        return;
+    }
+    if (p->extra_url) {
+        fail(p, "unexpected argument '%s': only one URL may be given", p->extra_url);
+        return;
+    }
+    if (p->failed)
+        return;
+    if (cli_parse_url(o->url_text, &o->url, p->err, p->errlen)) {
+        p->failed = true;
+        return;
+    }
+    if (o->http3 && !o->url.https)
+        fail(p, "--http3 requires an https:// URL");
+}
+
+/* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
+ * @file does. Returns -1 with errno set on a read error. */
+static int read_stripped(int fd, uint8_t **out, size_t *out_len)
+{
+    size_t cap = 4096, len = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    for (;;) {
+        if (cap - len < 4096) {
+            uint8_t *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                errno = ENOMEM;
+                return -1;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            free(buf);
+            errno = saved;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        /* Compact the new bytes in place; the write index never passes the read one. */
+        const uint8_t *src = buf + len, *end = src + n;
+        for (; src < end; src++)
+            if (*src != '\r' && *src != '\n')
+                buf[len++] = *src;
+    }
+    *out = buf;
+    *out_len = len;
+    return 0;
+}
+
+static void load_body(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    const char *d = p->data_arg;
+    if (d[0] != '@') {
+        size_t len = strlen(d);
+        o->body = malloc(len + 1); /* +1: a zero-length body still gets a pointer */
+        if (!o->body) {
+            fail(p, "out of memory");
+            return;
+        }
+        memcpy(o->body, d, len + 1);
+        o->body_len = len;
+        o->has_body = true;
+        return;
+    }
+    const char *path = d + 1;
+    bool from_stdin = strcmp(path, "-") == 0;
+    int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read_stripped(fd, &o->body, &o->body_len) < 0) {
+        int saved = errno;
+        if (from_stdin)
+            fail(p, "-d @-: cannot read stdin: %s", strerror(saved));
+        else
+            fail(p, "-d @%s: cannot read '%s': %s", path, path, strerror(saved));
+    } else {
+        o->has_body = true;
+    }
+    if (fd >= 0 && !from_stdin)
+        close(fd);
+}
+
+static void set_defaults(struct shb_opts *o, unsigned default_threads)
+{
+    memset(o, 0, sizeof *o);
+    o->connections = DEFAULT_CONNECTIONS;
+    o->requests = DEFAULT_REQUESTS;
+    o->parallel = DEFAULT_PARALLEL;
+    o->threads = default_threads ? default_threads : 1;
+    o->connect_timeout_ns = DEFAULT_CONNECT_TIMEOUT_NS;
+}
+
+enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned default_threads, FILE *out,
+                          char *err, size_t errlen)
+{
+    struct parser p = {.o = o, .err = err, .errlen = errlen};
+    if (err && errlen)
+        err[0] = '\0';
+    set_defaults(o, default_threads);
+    scan_argv(&p, argc, argv);
+
+    if (p.help) {
+        cli_free(o);
+        if (err && errlen)
+            err[0] = '\0';
+        cli_print_help(out ? out : stdout, default_threads);
+        return CLI_HELP;
+    }
+    check_url(&p);
+    check_combinations(&p);
+    if (!p.failed && p.data_arg)
+        load_body(&p);
+    if (p.failed) {
+        cli_free(o);
+        return CLI_ERROR;
+    }
+    if (!p.given[OPT_METHOD])
+        o->method = o->has_body ? "POST" : "GET";
+    return CLI_OK;
+}
+
+void cli_free(struct shb_opts *o)
+{
+    for (size_t i = 0; i < o->nheaders; i++) {
+        free(o->headers[i].name);
+        free(o->headers[i].value);
+    }
+    free(o->headers);
+    o->headers = NULL;
+    o->nheaders = 0;
+    free(o->body);
+    o->body = NULL;
+    o->body_len = 0;
+    o->has_body = false;
+    free(o->url.target);
+    o->url.target = NULL;
+}
+
+/* ----------------------------------------------------------------- cores */
+
+/* Reads a small integer file such as topology/core_id. */
+static bool read_long_file(const char *path, long *v)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[32];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    *v = strtol(buf, &end, 10);
+    return errno == 0 && end != buf;
+}
+
+struct core_key {
+    long package, die, core;
+};
+
+static bool is_cpu_dir_name(const char *name)
+{
+    return strncmp(name, "cpu", 3) == 0 && name[3] && strspn(name + 3, "0123456789") == strlen(name + 3);
+}
+
+/* Fills *key for an online CPU with readable topology. Offline CPUs keep
+ * their topology directory on some kernels, hence the "online" check; cpu0
+ * usually has no "online" file at all and counts as online. die_id keeps
+ * multi-die packages, whose core ids restart per die, from being undercounted. */
+static bool cpu_core_key(const char *cpu, struct core_key *key)
+{
+    char path[512];
+    long online;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/%s/online", cpu);
+    if (read_long_file(path, &online) && online == 0)
+        return false;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/%s/topology/physical_package_id", cpu);
+    if (!read_long_file(path, &key->package))
+        return false;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/%s/topology/core_id", cpu);
+    if (!read_long_file(path, &key->core))
+        return false;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/%s/topology/die_id", cpu);
+    if (!read_long_file(path, &key->die))
+        key->die = 0;
+    return true;
+}
+
+static bool have_key(const struct core_key *keys, size_t n, const struct core_key *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (keys[i].package == k->package && keys[i].die == k->die && keys[i].core == k->core)
+            return true;
+    return false;
+}
+
+static unsigned count_sysfs_cores(void)
+{
+    DIR *dir = opendir("/sys/devices/system/cpu");
+    if (!dir)
+        return 0;
+    struct core_key *keys = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        struct core_key k;
+        if (!is_cpu_dir_name(e->d_name) || !cpu_core_key(e->d_name, &k) || have_key(keys, n, &k))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct core_key *grown = realloc(keys, ncap * sizeof *grown);
+            if (!grown)
+                break;
+            keys = grown;
+            cap = ncap;
+        }
+        keys[n++] = k;
+    }
+    closedir(dir);
+    free(keys);
+    return (unsigned)n;
+}
+
+unsigned cli_physical_cores(void)
+{
+    unsigned cores = count_sysfs_cores();
+    if (cores)
+        return cores;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (unsigned)online : 1;
+}

@@ -1,0 +1,325 @@
+/* report.c — the text and JSON reports (spec: Output).
+ *
+ * Both reports show the same numbers. Latencies are kept in integer
+ * nanoseconds until printed: the JSON writes seconds straight from them
+ * ("0.000030961") so no binary-float rounding creeps into the digits. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_SEC UINT64_C(1000000000)
+#define NS_PER_MS 1e6
+#define BYTES_PER_MB 1048576.0 /* the spec's MB/s figures are MiB/s */
+
+/* The percentiles both reports list, and the label each is printed under. */
+static const struct {
+    double p;
+    const char *label;
+} percentiles[] = {
+    {10, "10"}, {25, "25"}, {50, "50"}, {75, "75"}, {90, "90"},
+    {95, "95"}, {99, "99"}, {99.9, "99.9"}, {99.99, "99.99"},
+};
+#define N_PERCENTILES (sizeof percentiles / sizeof percentiles[0])
+
+/* ---- numbers shared by both reports ---------------------------------- */
+
+static uint64_t total_requests(const struct stats *s)
+{
+    return s->ok + stats_errors(s);
+}
+
+/* amount per second of run time; 0 for a zero-length run rather than inf. */
+static double per_second(uint64_t amount, uint64_t duration_ns)
+{
+    if (duration_ns == 0)
+        return 0;
+    return (double)amount * (double)NS_PER_SEC / (double)duration_ns;
+}
+
+/* Mean latency in ns; 0 when nothing completed (no 0/0 NaN in the output). */
+static double mean_latency_ns(const struct hist *h)
+{
+    if (h->count == 0)
+        return 0;
+    double mean = h->sum / (double)h->count;
+    return isfinite(mean) ? mean : 0;
+}
+
+/* min/max are UINT64_MAX/0 on an empty histogram: report both as 0. */
+static uint64_t min_latency_ns(const struct hist *h)
+{
+    return h->count ? h->min : 0;
+}
+
+static uint64_t max_latency_ns(const struct hist *h)
+{
+    return h->count ? h->max : 0;
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static double ns_to_ms(double ns)
+{
+    return ns / NS_PER_MS;
+}
+
+static void text_run(FILE *f, const struct report_info *ri)
+{
+    fprintf(f, "URL:          %s\n", or_empty(ri->url));
+    fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
+    fprintf(f, "Threads:      %u\n", ri->threads);
+    fprintf(f, "Connections:  %u\n", ri->connections);
+}
+
+static void text_requests(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    uint64_t total = total_requests(s);
+    fprintf(f,
+            "Requests:     %" PRIu64 " (%" PRIu64 " ok, %" PRIu64 " errors, of which %" PRIu64
+            " connect) in %.3fs\n",
+            total, s->ok, stats_errors(s), stats_connect_errors(s),
+            (double)ri->duration_ns / (double)NS_PER_SEC);
+    fprintf(f, "Requests/sec: %.1f\n", per_second(total, ri->duration_ns));
+}
+
+static void text_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    fprintf(f,
+            "Transfer:     recv %.2f MB/s (%" PRIu64 " bytes), sent %.2f MB/s (%" PRIu64
+            " bytes)\n",
+            per_second(s->bytes_recv, ri->duration_ns) / BYTES_PER_MB, s->bytes_recv,
+            per_second(s->bytes_sent, ri->duration_ns) / BYTES_PER_MB, s->bytes_sent);
+}
+
+static void text_status_codes(FILE *f, const struct stats *s)
+{
+    fputs("Status codes:\n", f);
+    for (unsigned code = 0; code < STATUS_MAX; code++)
+        if (s->status[code])
+            fprintf(f, "  [%u] %" PRIu64 "\n", code, s->status[code]);
+}
+
+/* Not in the spec's sample (a clean run has none), but a run with errors
+ * is useless without knowing which kind they were. */
+static void text_errors(FILE *f, const struct stats *s)
+{
+    if (stats_errors(s) == 0)
+        return;
+    fputs("Errors:\n", f);
+    for (int k = 0; k < ERR_KINDS; k++)
+        if (s->errors[k])
+            fprintf(f, "  [%s] %" PRIu64 "\n", err_kind_name((enum err_kind)k), s->errors[k]);
+}
+
+static void text_latency(FILE *f, const struct hist *h)
+{
+    fputs("Latency (ms):\n", f);
+    fprintf(f, "  min %.3f  mean %.3f  max %.3f\n", ns_to_ms((double)min_latency_ns(h)),
+            ns_to_ms(mean_latency_ns(h)), ns_to_ms((double)max_latency_ns(h)));
+    fputs("Latency distribution:\n", f);
+    for (size_t i = 0; i < N_PERCENTILES; i++)
+        fprintf(f, "  %s%% in %.3f ms\n", percentiles[i].label,
+                ns_to_ms((double)hist_percentile(h, percentiles[i].p)));
+}
+
+void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    text_run(f, ri);
+    text_requests(f, ri, s);
+    text_transfer(f, ri, s);
+    text_status_codes(f, s);
+    text_errors(f, s);
+    text_latency(f, &s->latency);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence starting at s (NUL-terminated),
+ * or 0 if it is not one. A JSON document must be valid UTF-8, and a URL from
+ * argv can hold any bytes. The NUL terminator fails the continuation test,
+ * so this never reads past the string. */
+static size_t utf8_sequence_length(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xf0 && s[1] < 0x90)) /* overlong */
+        return 0;
+    if ((c == 0xed && s[1] >= 0xa0) || (c == 0xf4 && s[1] >= 0x90)) /* surrogate, > U+10FFFF */
+        return 0;
+    return n;
+}
+
+static void json_escape_control(FILE *f, unsigned char c)
+{
+    switch (c) {
+    case '\b': fputs("\\b", f); break;
+    case '\f': fputs("\\f", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    default: fprintf(f, "\\u%04x", (unsigned)c); break;
+    }
+}
+
+/* A JSON string literal; bytes that are not UTF-8 become U+FFFD. */
+static void json_string(FILE *f, const char *str)
+{
+    const unsigned char *p = (const unsigned char *)or_empty(str);
+    fputc('"', f);
+    while (*p) {
+        size_t n = utf8_sequence_length(p);
+        if (*p == '"' || *p == '\\') {
+            fputc('\\', f);
+            fputc(*p, f);
+        } else if (*p < 0x20) {
+            json_escape_control(f, *p);
+        } else if (n == 0) {
+            fputs("\\ufffd", f);
+        } else {
+            fwrite(p, 1, n, f);
+        }
+        p += n ? n : 1;
+    }
+    fputc('"', f);
+}
+
+/* Shortest decimal that reads back as the same double, like the spec's
+ * 28860817.16140141; JSON has no NaN or infinity, so those print as 0. */
+static void json_double(FILE *f, double v)
+{
+    char buf[40];
+    if (!isfinite(v))
+        v = 0;
+    for (int precision = 15; precision <= 17; precision++) {
+        snprintf(buf, sizeof buf, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+/* Nanoseconds as exact decimal seconds with 9 places: 30961 -> 0.000030961. */
+static void json_seconds(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / NS_PER_SEC, ns % NS_PER_SEC);
+}
+
+static void json_run(FILE *f, const struct report_info *ri)
+{
+    fputs("  \"url\": ", f);
+    json_string(f, ri->url);
+    fputs(",\n  \"protocol\": ", f);
+    json_string(f, ri->protocol);
+    fprintf(f, ",\n  \"threads\": %u,\n  \"connections\": %u,\n", ri->threads, ri->connections);
+    fputs("  \"durationSeconds\": ", f);
+    json_seconds(f, ri->duration_ns);
+    fputs(",\n", f);
+}
+
+static void json_requests(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    uint64_t total = total_requests(s);
+    fprintf(f,
+            "  \"requests\": { \"total\": %" PRIu64 ", \"ok\": %" PRIu64 ", \"errors\": %" PRIu64
+            ", \"connectErrors\": %" PRIu64 " },\n",
+            total, s->ok, stats_errors(s), stats_connect_errors(s));
+    fputs("  \"requestsPerSec\": ", f);
+    json_double(f, per_second(total, ri->duration_ns));
+    fputs(",\n", f);
+}
+
+static void json_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    fprintf(f, "  \"bytesReceived\": %" PRIu64 ",\n  \"bytesReceivedPerSec\": ", s->bytes_recv);
+    json_double(f, per_second(s->bytes_recv, ri->duration_ns));
+    fprintf(f, ",\n  \"bytesSent\": %" PRIu64 ",\n  \"bytesSentPerSec\": ", s->bytes_sent);
+    json_double(f, per_second(s->bytes_sent, ri->duration_ns));
+    fputs(",\n", f);
+}
+
+/* One-line objects read "{ "a": 1 }" like the spec's, or "{}" when empty. */
+static void json_close_inline_object(FILE *f, bool empty)
+{
+    fputs(empty ? "},\n" : " },\n", f);
+}
+
+/* "statusCodes": { "200": 5, "404": 1 } — ascending, non-zero only. */
+static void json_status_codes(FILE *f, const struct stats *s)
+{
+    bool empty = true;
+    fputs("  \"statusCodes\": {", f);
+    for (unsigned code = 0; code < STATUS_MAX; code++) {
+        if (!s->status[code])
+            continue;
+        fprintf(f, "%s\"%u\": %" PRIu64, empty ? " " : ", ", code, s->status[code]);
+        empty = false;
+    }
+    json_close_inline_object(f, empty);
+}
+
+/* Not in the spec's sample: which kinds of error there were, non-zero only. */
+static void json_error_kinds(FILE *f, const struct stats *s)
+{
+    bool empty = true;
+    fputs("  \"errorKinds\": {", f);
+    for (int k = 0; k < ERR_KINDS; k++) {
+        if (!s->errors[k])
+            continue;
+        fputs(empty ? " " : ", ", f);
+        json_string(f, err_kind_name((enum err_kind)k));
+        fprintf(f, ": %" PRIu64, s->errors[k]);
+        empty = false;
+    }
+    json_close_inline_object(f, empty);
+}
+
+/* Three to a line, as in the spec. */
+static void json_percentiles(FILE *f, const struct hist *h)
+{
+    fputs("    \"percentiles\": {", f);
+    for (size_t i = 0; i < N_PERCENTILES; i++) {
+        fputs(i == 0 ? "\n      " : i % 3 == 0 ? ",\n      " : ", ", f);
+        fprintf(f, "\"p%s\": ", percentiles[i].label);
+        json_seconds(f, hist_percentile(h, percentiles[i].p));
+    }
+    fputs("\n    }\n", f);
+}
+
+static void json_latency(FILE *f, const struct hist *h)
+{
+    fputs("  \"latencySeconds\": {\n    \"min\": ", f);
+    json_seconds(f, min_latency_ns(h));
+    fputs(",\n    \"mean\": ", f);
+    json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
+    fputs(",\n    \"max\": ", f);
+    json_seconds(f, max_latency_ns(h));
+    fputs(",\n", f);
+    json_percentiles(f, h);
+    fputs("  }\n", f);
+}
+
+void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    fputs("{\n", f);
+    json_run(f, ri);
+    json_requests(f, ri, s);
+    json_transfer(f, ri, s);
+    json_status_codes(f, s);
+    json_error_kinds(f, s);
+    json_latency(f, &s->latency);
+    fputs("}\n", f);
+}

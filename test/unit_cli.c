@@ -1,0 +1,811 @@
+/* test/unit_cli.c — command line, durations, URLs, help and core count. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "t.h"
+
+#define URL "http://127.0.0.1:8080/"
+#define HTTPS_URL "https://127.0.0.1:8443/"
+#define DEFAULT_THREADS 7u
+#define MAX_ARGS 16
+
+static FILE *devnull;
+static char err[256];
+
+/* Runs cli_parse on {"shb", args...}; args is NULL-terminated. */
+static enum cli_result parse_list(struct shb_opts *o, const char *const *args)
+{
+    char *argv[MAX_ARGS + 1];
+    int argc = 0;
+    argv[argc++] = (char *)"shb";
+    for (; *args && argc < MAX_ARGS; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    memset(err, 0, sizeof err);
+    return cli_parse(argc, argv, o, DEFAULT_THREADS, devnull, err, sizeof err);
+}
+
+#define PARSE(o, ...) parse_list((o), (const char *const[]){__VA_ARGS__, NULL})
+#define NO_ARGS(o) parse_list((o), (const char *const[]){NULL})
+
+/* ------------------------------------------------------------- defaults */
+
+static void test_defaults(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, URL);
+    T_CHECK("defaults: parses", r == CLI_OK, "r=%d err=%s", r, err);
+    T_CHECK("defaults: -c 50", o.connections == 50, "%u", o.connections);
+    T_CHECK("defaults: -n 200", o.requests == 200, "%llu", (unsigned long long)o.requests);
+    T_CHECK("defaults: no -z", o.duration_ns == 0, "%llu", (unsigned long long)o.duration_ns);
+    T_CHECK("defaults: -p 1", o.parallel == 1, "%u", o.parallel);
+    T_CHECK("defaults: -t is default_threads", o.threads == DEFAULT_THREADS, "%u", o.threads);
+    T_CHECK("defaults: method GET", o.method && strcmp(o.method, "GET") == 0, "%s", o.method);
+    T_CHECK("defaults: no headers", o.nheaders == 0 && !o.headers, "%zu", o.nheaders);
+    T_CHECK("defaults: no body", !o.has_body && o.body_len == 0, "has_body=%d", o.has_body);
+    T_CHECK("defaults: connect timeout 5s", o.connect_timeout_ns == 5000000000ull, "%llu",
+            (unsigned long long)o.connect_timeout_ns);
+    T_CHECK("defaults: flags off", !o.disable_keepalive && !o.http2 && !o.http3 && !o.json, "flags on");
+    T_CHECK("defaults: url_text kept", o.url_text && strcmp(o.url_text, URL) == 0, "%s", o.url_text);
+    T_CHECK("defaults: url parsed", o.url.port == 8080 && strcmp(o.url.target, "/") == 0 &&
+                                        strcmp(o.url.host, "127.0.0.1") == 0,
+            "port=%u", o.url.port);
+    cli_free(&o);
+
+    struct shb_opts z;
+    r = PARSE(&z, "-z", "5s", URL);
+    T_CHECK("defaults: implicit -n does not clash with -z", r == CLI_OK && z.duration_ns == 5000000000ull,
+            "r=%d err=%s", r, err);
+    cli_free(&z);
+
+    struct shb_opts t0;
+    char *argv[] = {(char *)"shb", (char *)URL, NULL};
+    r = cli_parse(2, argv, &t0, 0, devnull, err, sizeof err);
+    T_CHECK("defaults: default_threads 0 becomes 1", r == CLI_OK && t0.threads == 1, "%u", t0.threads);
+    cli_free(&t0);
+}
+
+/* ------------------------------------------------------ option spellings */
+
+typedef uint64_t (*opt_getter)(const struct shb_opts *);
+
+static uint64_t get_connections(const struct shb_opts *o) { return o->connections; }
+static uint64_t get_requests(const struct shb_opts *o) { return o->requests; }
+static uint64_t get_duration(const struct shb_opts *o) { return o->duration_ns; }
+static uint64_t get_parallel(const struct shb_opts *o) { return o->parallel; }
+static uint64_t get_threads(const struct shb_opts *o) { return o->threads; }
+static uint64_t get_connect_timeout(const struct shb_opts *o) { return o->connect_timeout_ns; }
+
+/* Tries "-x V", "-xV", "--long V" and "--long=V" (the short ones only when
+ * the option has a short name); extra is one more argument such as --http2. */
+static void check_forms(const char *shortf, const char *longf, const char *value, const char *extra,
+                        opt_getter get, uint64_t want)
+{
+    char attached[64], with_eq[64], name[128];
+    snprintf(attached, sizeof attached, "%s%s", shortf ? shortf : "", value);
+    snprintf(with_eq, sizeof with_eq, "%s=%s", longf, value);
+    const char *forms[4][5] = {
+        {shortf, value, extra ? extra : URL, extra ? URL : NULL},
+        {attached, extra ? extra : URL, extra ? URL : NULL, NULL},
+        {longf, value, extra ? extra : URL, extra ? URL : NULL},
+        {URL, with_eq, extra, NULL}, /* options after the URL too */
+    };
+    const char *labels[4] = {"-x V", "-xV", "--long V", "URL --long=V"};
+    for (int f = shortf ? 0 : 2; f < 4; f++) {
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, forms[f]);
+        snprintf(name, sizeof name, "forms: %s as '%s'", longf, labels[f]);
+        T_CHECK(name, r == CLI_OK && get(&o) == want, "r=%d err=%s got=%llu want=%llu", r, err,
+                r == CLI_OK ? (unsigned long long)get(&o) : 0ull, (unsigned long long)want);
+        cli_free(&o);
+    }
+}
+
+static void test_value_forms(void)
+{
+    check_forms("-c", "--connections", "10", NULL, get_connections, 10);
+    check_forms("-n", "--requests", "12345", NULL, get_requests, 12345);
+    check_forms("-z", "--duration", "1m30s", NULL, get_duration, 90000000000ull);
+    check_forms("-p", "--parallel", "32", "--http2", get_parallel, 32);
+    check_forms("-t", "--threads", "3", NULL, get_threads, 3);
+    check_forms(NULL, "--connect-timeout", "500ms", NULL, get_connect_timeout, 500000000ull);
+}
+
+static void test_string_forms(void)
+{
+    const char *method_forms[][4] = {
+        {"-m", "PUT", URL, NULL}, {"-mPUT", URL, NULL, NULL},
+        {"--method", "PUT", URL, NULL}, {URL, "--method=PUT", NULL, NULL},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, method_forms[i]);
+        T_CHECK("forms: -m/--method", r == CLI_OK && strcmp(o.method, "PUT") == 0, "form %zu r=%d err=%s", i,
+                r, err);
+        cli_free(&o);
+    }
+    const char *header_forms[][4] = {
+        {"-H", "A: b", URL, NULL}, {"-HA: b", URL, NULL, NULL},
+        {"--header", "A: b", URL, NULL}, {URL, "--header=A: b", NULL, NULL},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, header_forms[i]);
+        T_CHECK("forms: -H/--header", r == CLI_OK && o.nheaders == 1 && strcmp(o.headers[0].name, "A") == 0 &&
+                                          strcmp(o.headers[0].value, "b") == 0,
+                "form %zu r=%d err=%s", i, r, err);
+        cli_free(&o);
+    }
+    const char *data_forms[][4] = {
+        {"-d", "x=1", URL, NULL}, {"-dx=1", URL, NULL, NULL},
+        {"--data", "x=1", URL, NULL}, {URL, "--data=x=1", NULL, NULL},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, data_forms[i]);
+        T_CHECK("forms: -d/--data", r == CLI_OK && o.has_body && o.body_len == 3 && memcmp(o.body, "x=1", 3) == 0,
+                "form %zu r=%d err=%s", i, r, err);
+        cli_free(&o);
+    }
+}
+
+static void test_flags(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "--disable-keepalive", URL);
+    T_CHECK("flags: --disable-keepalive", r == CLI_OK && o.disable_keepalive, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, URL, "--http2");
+    T_CHECK("flags: --http2", r == CLI_OK && o.http2 && !o.http3, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", HTTPS_URL);
+    T_CHECK("flags: --http3 with https", r == CLI_OK && o.http3 && !o.http2, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-j", URL);
+    T_CHECK("flags: -j", r == CLI_OK && o.json, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, URL, "--json");
+    T_CHECK("flags: --json", r == CLI_OK && o.json, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-j", "-j", URL);
+    T_CHECK("flags: a flag given twice is harmless", r == CLI_OK && o.json, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-jc10", URL);
+    T_CHECK("flags: cluster -jc10", r == CLI_OK && o.json && o.connections == 10, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http2", "-p", "4", "-c", "2", "-t", "1", "-n", "9", "-m", "HEAD", URL);
+    T_CHECK("flags: many together", r == CLI_OK && o.http2 && o.parallel == 4 && o.connections == 2 &&
+                                         o.threads == 1 && o.requests == 9 && strcmp(o.method, "HEAD") == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-c", "5", "--", URL);
+    T_CHECK("flags: -- ends options", r == CLI_OK && o.connections == 5 && strcmp(o.url_text, URL) == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--", "-c");
+    T_CHECK("flags: after --, '-c' is the URL", r == CLI_ERROR && strstr(err, "'-c'") && strstr(err, "URL"),
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-n", "18446744073709551615", URL);
+    T_CHECK("flags: -n takes the whole uint64 range", r == CLI_OK && o.requests == UINT64_MAX, "r=%d err=%s", r,
+            err);
+    cli_free(&o);
+    r = PARSE(&o, "-c", "4294967295", "-c", "1", URL);
+    T_CHECK("flags: a value option given twice is refused", r == CLI_ERROR && strstr(err, "more than once"),
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-c", "4294967295", URL);
+    T_CHECK("flags: -c takes the whole uint32 range", r == CLI_OK && o.connections == UINT32_MAX, "r=%d err=%s",
+            r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-c", "007", URL);
+    T_CHECK("flags: leading zeros are decimal", r == CLI_OK && o.connections == 7, "r=%d err=%s", r, err);
+    cli_free(&o);
+}
+
+/* ---------------------------------------------------- method, -H and -d */
+
+static void test_method_default(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-d", "x", URL);
+    T_CHECK("method: POST when -d is given", r == CLI_OK && strcmp(o.method, "POST") == 0, "%s", o.method);
+    cli_free(&o);
+    r = PARSE(&o, "-d", "x", "-m", "PUT", URL);
+    T_CHECK("method: -m wins over -d's POST", r == CLI_OK && strcmp(o.method, "PUT") == 0, "%s", o.method);
+    cli_free(&o);
+    r = PARSE(&o, "-m", "GET", "-d", "x", URL);
+    T_CHECK("method: explicit GET with -d stays GET", r == CLI_OK && strcmp(o.method, "GET") == 0, "%s",
+            o.method);
+    cli_free(&o);
+    r = PARSE(&o, "-m", "M-SEARCH", URL);
+    T_CHECK("method: any token", r == CLI_OK && strcmp(o.method, "M-SEARCH") == 0, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-m", "get", URL);
+    T_CHECK("method: case kept", r == CLI_OK && strcmp(o.method, "get") == 0, "r=%d err=%s", r, err);
+    cli_free(&o);
+}
+
+static void test_headers(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-H", "Accept: application/json", "-H", " \tX-Two  :   two words \t", "-H",
+                              "X-Empty:", "-H", "X-Colon: a:b: c", URL);
+    T_CHECK("headers: parse", r == CLI_OK && o.nheaders == 4, "r=%d n=%zu err=%s", r, o.nheaders, err);
+    if (r == CLI_OK && o.nheaders == 4) {
+        T_CHECK("headers: first in order", strcmp(o.headers[0].name, "Accept") == 0 &&
+                                               strcmp(o.headers[0].value, "application/json") == 0,
+                "'%s' '%s'", o.headers[0].name, o.headers[0].value);
+        T_CHECK("headers: name and value trimmed", strcmp(o.headers[1].name, "X-Two") == 0 &&
+                                                       strcmp(o.headers[1].value, "two words") == 0,
+                "'%s' '%s'", o.headers[1].name, o.headers[1].value);
+        T_CHECK("headers: empty value allowed", strcmp(o.headers[2].name, "X-Empty") == 0 &&
+                                                    strcmp(o.headers[2].value, "") == 0,
+                "'%s' '%s'", o.headers[2].name, o.headers[2].value);
+        T_CHECK("headers: split at the first colon", strcmp(o.headers[3].name, "X-Colon") == 0 &&
+                                                         strcmp(o.headers[3].value, "a:b: c") == 0,
+                "'%s' '%s'", o.headers[3].name, o.headers[3].value);
+    }
+    cli_free(&o);
+}
+
+static void test_inline_body(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-d", "a\r\nb", URL);
+    T_CHECK("body: inline kept as is (CR LF too)", r == CLI_OK && o.body_len == 4 && memcmp(o.body, "a\r\nb", 4) == 0,
+            "r=%d len=%zu", r, o.body_len);
+    cli_free(&o);
+    r = PARSE(&o, "-d", "", URL);
+    T_CHECK("body: -d '' is a zero-length body", r == CLI_OK && o.has_body && o.body_len == 0 &&
+                                                     strcmp(o.method, "POST") == 0,
+            "r=%d has=%d len=%zu", r, o.has_body, o.body_len);
+    cli_free(&o);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, data, len);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+static void test_file_body(void)
+{
+    char path[] = "/tmp/shb_unit_cli_XXXXXX";
+    int fd = mkstemp(path);
+    T_CHECK("body @file: temp file", fd >= 0, "mkstemp: %s", strerror(errno));
+    if (fd < 0)
+        return;
+    close(fd);
+    const char text[] = "{\r\n  \"a\": 1\r\n}\n";
+    write_file(path, text, sizeof text - 1);
+    char arg[64];
+    snprintf(arg, sizeof arg, "@%s", path);
+
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-d", arg, URL);
+    const char want[] = "{  \"a\": 1}";
+    T_CHECK("body @file: CR and LF stripped", r == CLI_OK && o.has_body && o.body_len == sizeof want - 1 &&
+                                                  memcmp(o.body, want, sizeof want - 1) == 0,
+            "r=%d err=%s len=%zu", r, err, o.body_len);
+    T_CHECK("body @file: method POST", r == CLI_OK && strcmp(o.method, "POST") == 0, "%s", o.method);
+    cli_free(&o);
+
+    /* Bigger than one read, so the buffer has to grow. */
+    size_t big = 100000, kept = 0;
+    char *data = malloc(big);
+    for (size_t i = 0; i < big; i++) {
+        data[i] = i % 100 == 99 ? '\n' : (char)('a' + i % 26);
+        kept += data[i] != '\n';
+    }
+    write_file(path, data, big);
+    r = PARSE(&o, "--data", arg, URL);
+    bool same = r == CLI_OK && o.body_len == kept;
+    for (size_t i = 0, j = 0; same && i < big; i++)
+        if (data[i] != '\n')
+            same = o.body[j++] == data[i];
+    T_CHECK("body @file: large file read whole", same, "r=%d len=%zu want=%zu", r, o.body_len, kept);
+    cli_free(&o);
+    free(data);
+
+    write_file(path, "", 0);
+    r = PARSE(&o, "-d", arg, URL);
+    T_CHECK("body @file: empty file is a zero-length body", r == CLI_OK && o.has_body && o.body_len == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    unlink(path);
+}
+
+/* Points fd 0 at a pipe holding data; returns the saved stdin. */
+static int stdin_from(const char *data, int *keep_write_end)
+{
+    int saved = dup(STDIN_FILENO), fds[2];
+    if (saved < 0 || pipe(fds) < 0)
+        return -1;
+    if (write(fds[1], data, strlen(data)) != (ssize_t)strlen(data))
+        return -1;
+    if (keep_write_end)
+        *keep_write_end = fds[1];
+    else
+        close(fds[1]);
+    dup2(fds[0], STDIN_FILENO);
+    close(fds[0]);
+    return saved;
+}
+
+static void restore_stdin(int saved)
+{
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+}
+
+static void test_stdin_body(void)
+{
+    int saved = stdin_from("hello\r\nworld\n", NULL);
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-d", "@-", URL);
+    restore_stdin(saved);
+    T_CHECK("body @-: stdin read, CR and LF stripped",
+            r == CLI_OK && o.body_len == 10 && memcmp(o.body, "helloworld", 10) == 0, "r=%d err=%s len=%zu", r,
+            err, o.body_len);
+    cli_free(&o);
+
+    /* A refused command line must not consume stdin: the write end stays
+     * open, so a read would block the test rather than pass it. */
+    int writer = -1;
+    saved = stdin_from("untouched", &writer);
+    int flags = fcntl(STDIN_FILENO, F_GETFL);
+    fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK);
+    r = PARSE(&o, "-d", "@-", "-c", "0", URL);
+    enum cli_result h = PARSE(&o, "-d", "@-", "-h", URL);
+    char buf[16] = {0};
+    ssize_t n = read(STDIN_FILENO, buf, sizeof buf - 1);
+    restore_stdin(saved);
+    close(writer);
+    T_CHECK("body @-: not read when the command line is refused or -h given",
+            r == CLI_ERROR && h == CLI_HELP && n == 9 && strcmp(buf, "untouched") == 0, "r=%d h=%d n=%zd buf=%s",
+            r, h, n, buf);
+    cli_free(&o);
+}
+
+/* --------------------------------------------------------------- misuse */
+
+struct misuse {
+    const char *args[8];
+    const char *kw1, *kw2; /* both must appear in err */
+};
+
+static const struct misuse misuses[] = {
+    {{"-n", "10", "-z", "5s", URL}, "-n and -z are mutually exclusive", NULL},
+    {{"-n", "0", URL}, "-n/--requests", "at least 1"},
+    {{"-c", "0", URL}, "-c/--connections", "at least 1"},
+    {{"-t", "0", URL}, "-t/--threads", "at least 1"},
+    {{"--http2", "-p", "0", URL}, "-p/--parallel", "at least 1"},
+    {{"-c", "abc", URL}, "-c/--connections", "'abc'"},
+    {{"-c", "-5", URL}, "-c/--connections", "'-5'"},
+    {{"-c", "1e3", URL}, "-c/--connections", "'1e3'"},
+    {{"-c", "+5", URL}, "-c/--connections", "positive integer"},
+    {{"-c", " 5", URL}, "-c/--connections", "positive integer"},
+    {{"-c", "", URL}, "-c/--connections", "positive integer"},
+    {{"-c", "4294967296", URL}, "-c/--connections", "too large"},
+    {{"-n", "18446744073709551616", URL}, "-n/--requests", "too large"},
+    {{"-n", "99999999999999999999999", URL}, "-n/--requests", "too large"},
+    {{"-p", "4", URL}, "-p/--parallel", "--http2"},
+    {{"-p", "1", URL}, "-p/--parallel", "HTTP/2"},
+    {{"--disable-keepalive", "--http2", URL}, "--disable-keepalive", "HTTP/1.1"},
+    {{"--disable-keepalive", "--http3", HTTPS_URL}, "--disable-keepalive", "HTTP/1.1"},
+    {{"--http3", URL}, "--http3 requires an https:// URL", NULL},
+    {{"--http2", "--http3", HTTPS_URL}, "--http2 and --http3 are mutually exclusive", NULL},
+    {{"--foo", URL}, "unknown option '--foo'", NULL},
+    {{"--foo=1", URL}, "unknown option '--foo'", NULL},
+    {{"-x", URL}, "unknown option '-x'", NULL},
+    {{"--conn", "5", URL}, "unknown option '--conn'", NULL},
+    {{"--json=yes", URL}, "--json", "does not take a value"},
+    {{URL, "--connections"}, "missing value", "--connections"},
+    {{URL, "-c"}, "missing value", "-c"},
+    {{URL, "-H"}, "missing value", "-H"},
+    {{"-c", "5"}, "missing URL", NULL},
+    {{URL, "http://other/"}, "'http://other/'", "one URL"},
+    {{"-z", "10", URL}, "-z/--duration", "'10'"},
+    {{"-z", "1x", URL}, "-z/--duration", "unknown unit"},
+    {{"-z", "0s", URL}, "-z/--duration", "greater than zero"},
+    {{"--connect-timeout", "5", URL}, "--connect-timeout", "'5'"},
+    {{"--connect-timeout=0ms", URL}, "--connect-timeout", "greater than zero"},
+    {{"-H", "NoColon", URL}, "-H/--header", "':'"},
+    {{"-H", ": value", URL}, "-H/--header", "empty header name"},
+    {{"-H", "  : value", URL}, "-H/--header", "empty header name"},
+    {{"-H", "X: a\r\nEvil: 1", URL}, "-H/--header", "CR or LF"},
+    {{"-H", "X\n: a", URL}, "-H/--header", "CR or LF"},
+    {{"-H", "Bad Name: x", URL}, "-H/--header", "not a token"},
+    {{"-H", "X: a\tb\x01", URL}, "-H/--header", "control characters"},
+    {{"-d", "@/nonexistent/shb-body.json", URL}, "/nonexistent/shb-body.json", "No such file or directory"},
+    {{"-d", "@/", URL}, "'/'", "Is a directory"},
+    {{"ftp://example.com/"}, "unsupported URL scheme 'ftp' (use http:// or https://)", NULL},
+    {{"127.0.0.1:8080"}, "missing scheme", NULL},
+    {{"http://:8080/"}, "empty host", NULL},
+    {{"http://h:0/"}, "out of range", NULL},
+    {{"http://h:65536/"}, "out of range", NULL},
+    {{"http://h:x/"}, "bad port", NULL},
+    {{"http://[::1/"}, "unclosed '['", NULL},
+    {{"http://u@h/"}, "user info", NULL},
+    {{"-m", "", URL}, "-m/--method", "token"},
+    {{"-m", "GE T", URL}, "-m/--method", "'GE T'"},
+    {{"-m", "GET\r\n", URL}, "-m/--method", "'GET?\?'"}, /* control bytes never reach err raw */
+    {{"ftp\x1b[31m://h/"}, "unsupported URL scheme 'ftp?[31m'", NULL},
+    {{"-c", "1", "-c", "2", URL}, "-c/--connections", "more than once"},
+    {{"-d", "a", "--data", "b", URL}, "-d/--data", "more than once"},
+};
+
+static void test_misuse(void)
+{
+    char name[160];
+    for (size_t i = 0; i < sizeof misuses / sizeof misuses[0]; i++) {
+        const struct misuse *m = &misuses[i];
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, m->args);
+        snprintf(name, sizeof name, "misuse #%zu: %s%s%s", i, m->kw1, m->kw2 ? " / " : "", m->kw2 ? m->kw2 : "");
+        bool ok = r == CLI_ERROR && strstr(err, m->kw1) && (!m->kw2 || strstr(err, m->kw2)) &&
+                  !strchr(err, '\n');
+        T_CHECK(name, ok, "r=%d err='%s'", r, err);
+        /* cli_parse already released everything; a second free is harmless. */
+        cli_free(&o);
+    }
+    struct shb_opts o;
+    enum cli_result r = NO_ARGS(&o);
+    T_CHECK("misuse: no arguments at all", r == CLI_ERROR && strstr(err, "missing URL"), "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    /* The first problem in argv order is the one reported. */
+    r = PARSE(&o, "-c", "x", "--bogus", URL);
+    T_CHECK("misuse: first problem wins", r == CLI_ERROR && strstr(err, "'x'") && !strstr(err, "bogus"),
+            "err=%s", err);
+    cli_free(&o);
+
+    char small[8];
+    char *argv[] = {(char *)"shb", (char *)"--nonsense-long-option", NULL};
+    r = cli_parse(2, argv, &o, 1, devnull, small, sizeof small);
+    T_CHECK("misuse: err truncated safely", r == CLI_ERROR && strlen(small) == sizeof small - 1, "'%s'", small);
+    cli_free(&o);
+}
+
+/* ------------------------------------------------------------ durations */
+
+struct duration_case {
+    const char *text;
+    int rc;
+    uint64_t ns;
+};
+
+static const struct duration_case durations[] = {
+    {"10s", 0, 10000000000ull},
+    {"1m30s", 0, 90000000000ull},
+    {"500ms", 0, 500000000ull},
+    {"2h", 0, 7200000000000ull},
+    {"1h2m3s", 0, 3723000000000ull},
+    {"1h2m3s4ms", 0, 3723004000000ull},
+    {"30m", 0, 1800000000000ull},
+    {"1s500ms", 0, 1500000000ull},
+    {"250us", 0, 250000ull},
+    {"1ns", 0, 1ull},
+    {"0s5ms", 0, 5000000ull},
+    {"007s", 0, 7000000000ull},
+    {"1m1m", 0, 120000000000ull},
+    {"18446744073709551615ns", 0, UINT64_MAX},
+    {"5124095h", 0, 5124095ull * 3600000000000ull},
+    {"", -1, 0},
+    {"10", -1, 0},
+    {"s", -1, 0},
+    {"ms", -1, 0},
+    {"10x", -1, 0},
+    {"10sec", -1, 0},
+    {"1d", -1, 0},
+    {"10S", -1, 0},
+    {"1.5s", -1, 0},
+    {"-1s", -1, 0},
+    {"+1s", -1, 0},
+    {"0s", -1, 0},
+    {"0ms0s", -1, 0},
+    {" 10s", -1, 0},
+    {"10s ", -1, 0},
+    {"1m30", -1, 0},
+    {"1h-", -1, 0},
+    {"18446744073709551616ns", -1, 0},
+    {"5124096h", -1, 0},
+    {"18446744073709551615ns1ns", -1, 0},
+    {"99999999999999999999999s", -1, 0},
+};
+
+static void test_durations(void)
+{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
+        const struct duration_case *c = &durations[i];
+        uint64_t ns = 12345;
+        int rc = cli_parse_duration(c->text, &ns);
+        bool ok = rc == c->rc && (rc != 0 || ns == c->ns) && (rc == 0 || ns == 12345);
+        bad += !T_QUIET("duration", ok, "'%s': rc=%d ns=%llu want rc=%d ns=%llu", c->text, rc,
+                        (unsigned long long)ns, c->rc, (unsigned long long)c->ns);
+    }
+    T_CHECK("durations: table", bad == 0, "%d cases failed", bad);
+}
+
+/* ----------------------------------------------------------------- URLs */
+
+struct url_case {
+    const char *text;
+    bool https;
+    const char *host;
+    bool v6, ip;
+    uint16_t port;
+    const char *authority, *target;
+};
+
+static const struct url_case good_urls[] = {
+    {"http://127.0.0.1:8080/", false, "127.0.0.1", false, true, 8080, "127.0.0.1:8080", "/"},
+    {"http://127.0.0.1", false, "127.0.0.1", false, true, 80, "127.0.0.1", "/"},
+    {"https://[::1]:8443/x", true, "::1", true, true, 8443, "[::1]:8443", "/x"},
+    {"https://[::1]/", true, "::1", true, true, 443, "[::1]", "/"},
+    {"http://[2001:db8::1]:80/", false, "2001:db8::1", true, true, 80, "[2001:db8::1]", "/"},
+    {"http://[::ffff:127.0.0.1]:1", false, "::ffff:127.0.0.1", true, true, 1, "[::ffff:127.0.0.1]:1", "/"},
+    {"https://example.com:443/a", true, "example.com", false, false, 443, "example.com", "/a"},
+    {"http://example.com:443/", false, "example.com", false, false, 443, "example.com:443", "/"},
+    {"https://example.com:80/", true, "example.com", false, false, 80, "example.com:80", "/"},
+    {"http://h:00080/", false, "h", false, false, 80, "h", "/"},
+    {"HTTP://Example.COM/Path", false, "Example.COM", false, false, 80, "Example.COM", "/Path"},
+    {"HtTpS://example.com", true, "example.com", false, false, 443, "example.com", "/"},
+    {"http://h?x=1", false, "h", false, false, 80, "h", "/?x=1"},
+    {"http://h:81?x=1", false, "h", false, false, 81, "h:81", "/?x=1"},
+    {"http://h/a%20b/c?q=%2F&r=1#frag", false, "h", false, false, 80, "h", "/a%20b/c?q=%2F&r=1"},
+    {"http://h#frag", false, "h", false, false, 80, "h", "/"},
+    {"http://h/#", false, "h", false, false, 80, "h", "/"},
+    {"http://h//double/?a=b?c", false, "h", false, false, 80, "h", "//double/?a=b?c"},
+    {"http://my_host.local:9000/api/v1", false, "my_host.local", false, false, 9000, "my_host.local:9000",
+     "/api/v1"},
+    {"http://localhost:65535/", false, "localhost", false, false, 65535, "localhost:65535", "/"},
+    {"http://example.com./", false, "example.com.", false, false, 80, "example.com.", "/"},
+    {"http://127.1/", false, "127.1", false, false, 80, "127.1", "/"}, /* not a strict IPv4 literal */
+};
+
+struct bad_url {
+    const char *text, *keyword;
+};
+
+static const struct bad_url bad_urls[] = {
+    {"ftp://h/", "unsupported URL scheme 'ftp' (use http:// or https://)"},
+    {"ws://h/", "unsupported URL scheme 'ws'"},
+    {"httpx://h/", "unsupported URL scheme 'httpx'"},
+    {"127.0.0.1:8080/", "missing scheme"},
+    {"localhost", "missing scheme"},
+    {"", "missing scheme"},
+    {"://h/", "unsupported URL scheme ''"},
+    {"http://", "empty host"},
+    {"http:///path", "empty host"},
+    {"http://:8080/", "empty host"},
+    {"http://?x", "empty host"},
+    {"http://h:0/", "out of range"},
+    {"http://h:65536/", "out of range"},
+    {"http://h:99999999999999999999/", "out of range"},
+    {"http://h:abc/", "bad port"},
+    {"http://h:-1/", "bad port"},
+    {"http://h:/", "empty port"},
+    {"http://[::1/", "unclosed '['"},
+    {"http://[::1", "unclosed '['"},
+    {"http://[zz]/", "invalid IPv6 address"},
+    {"http://[127.0.0.1]/", "invalid IPv6 address"},
+    {"http://[fe80::1%25eth0]/", "invalid IPv6 address"},
+    {"http://[]/", "empty host"},
+    {"http://[::1]x/", "after ']'"},
+    {"http://[::1]:/", "empty port"},
+    {"http://[::1]:0/", "out of range"},
+    {"http://::1/", "brackets"},
+    {"http://user@h/", "user info"},
+    {"http://user:pw@h:80/", "user info"},
+    {"http://h/a b", "%-encoded"},
+    {"http://h/a\tb", "%-encoded"},
+    {"http://ex ample.com/", "invalid character in host"},
+    {"http://ex%41mple.com/", "invalid character in host"},
+};
+
+static void test_urls(void)
+{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof good_urls / sizeof good_urls[0]; i++) {
+        const struct url_case *c = &good_urls[i];
+        struct shb_url u;
+        char e[256] = "";
+        int rc = cli_parse_url(c->text, &u, e, sizeof e);
+        bool ok = rc == 0 && u.https == c->https && strcmp(u.host, c->host) == 0 && u.host_is_ipv6 == c->v6 &&
+                  u.host_is_ip == c->ip && u.port == c->port && strcmp(u.authority, c->authority) == 0 &&
+                  u.target && strcmp(u.target, c->target) == 0;
+        bad += !T_QUIET("url", ok, "'%s': rc=%d err=%s https=%d host=%s v6=%d ip=%d port=%u auth=%s target=%s",
+                        c->text, rc, e, u.https, u.host, u.host_is_ipv6, u.host_is_ip, u.port, u.authority,
+                        u.target ? u.target : "(null)");
+        free(u.target);
+    }
+    T_CHECK("urls: valid table", bad == 0, "%d cases failed", bad);
+
+    bad = 0;
+    for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
+        const struct bad_url *c = &bad_urls[i];
+        struct shb_url u;
+        char e[256] = "";
+        int rc = cli_parse_url(c->text, &u, e, sizeof e);
+        bad += !T_QUIET("url", rc == -1 && strstr(e, c->keyword) && !u.target, "'%s': rc=%d err='%s' want '%s'",
+                        c->text, rc, e, c->keyword);
+        free(u.target);
+    }
+    T_CHECK("urls: invalid table", bad == 0, "%d cases failed", bad);
+
+    char longhost[300];
+    memcpy(longhost, "http://", 7);
+    memset(longhost + 7, 'a', 254);
+    strcpy(longhost + 7 + 254, "/");
+    struct shb_url u;
+    char e[512] = "";
+    T_CHECK("urls: host over 253 bytes refused", cli_parse_url(longhost, &u, e, sizeof e) == -1 &&
+                                                     strstr(e, "too long"),
+            "%s", e);
+    longhost[7 + 253] = '/';
+    longhost[7 + 254] = '\0';
+    int rc = cli_parse_url(longhost, &u, e, sizeof e);
+    T_CHECK("urls: 253-byte host accepted", rc == 0 && strlen(u.host) == 253 && strlen(u.authority) == 253, "%s",
+            e);
+    if (rc == 0)
+        free(u.target);
+}
+
+/* ----------------------------------------------------------------- help */
+
+static const char expected_help[] =
+    "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
+    "\n"
+    "Usage: shb [OPTIONS] <URL>\n"
+    "\n"
+    "Arguments:\n"
+    "  <URL>  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: "
+    "this is a benchmarker)\n"
+    "\n"
+    "Options:\n"
+    "  -c, --connections <CONNECTIONS>\n"
+    "          Number of concurrent connections [default: 50]\n"
+    "  -n, --requests <REQUESTS>\n"
+    "          Total number of requests [default: 200]\n"
+    "  -z, --duration <DURATION>\n"
+    "          Run for this long instead of a fixed request count (e.g. 10s, 1m30s)\n"
+    "  -m, --method <METHOD>\n"
+    "          HTTP method (defaults to GET, or POST when -d is given, like curl)\n"
+    "  -H, --header <HEADER>\n"
+    "          Custom HTTP header (repeatable). Example: -H \"Accept: application/json\"\n"
+    "  -d, --data <BODY>\n"
+    "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
+    "are stripped from file/stdin data)\n"
+    "      --connect-timeout <CONNECT_TIMEOUT>\n"
+    "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
+    "  -t, --threads <THREADS>\n"
+    "          Number of worker threads [default: 16]\n"
+    "  -j, --json\n"
+    "          Print the report as JSON\n"
+    "      --http2\n"
+    "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
+    "      --http3\n"
+    "          Use HTTP/3 over QUIC (https:// URLs only)\n"
+    "      --disable-keepalive\n"
+    "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
+    "HTTP/1.1 only)\n"
+    "  -p, --parallel <PARALLEL>\n"
+    "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
+    "  -h, --help\n"
+    "          Print help\n";
+
+static char *capture_help(unsigned threads)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cli_print_help(f, threads);
+    fclose(f);
+    return buf;
+}
+
+/* Runs cli_parse and returns what it wrote to out. */
+static char *capture_parse(const char *const *args, enum cli_result *r)
+{
+    char *argv[MAX_ARGS + 1], *buf = NULL;
+    int argc = 0;
+    size_t len = 0;
+    argv[argc++] = (char *)"shb";
+    for (; *args; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    struct shb_opts o;
+    *r = cli_parse(argc, argv, &o, 16, f, err, sizeof err);
+    fclose(f);
+    cli_free(&o);
+    return buf;
+}
+
+static void test_help(void)
+{
+    char *h = capture_help(16);
+    T_CHECK("help: matches the spec's shb -h exactly", strcmp(h, expected_help) == 0, "got:\n%s", h);
+    free(h);
+
+    h = capture_help(DEFAULT_THREADS);
+    T_CHECK("help: shows default_threads", strstr(h, "Number of worker threads [default: 7]\n") != NULL, "%s", h);
+    T_CHECK("help: usage line", strstr(h, "Usage: shb [OPTIONS] <URL>\n") != NULL, "%s", h);
+    T_CHECK("help: every option listed",
+            strstr(h, "-c, --connections") && strstr(h, "-n, --requests") && strstr(h, "-z, --duration") &&
+                strstr(h, "-m, --method") && strstr(h, "-H, --header") && strstr(h, "-d, --data") &&
+                strstr(h, "--connect-timeout") && strstr(h, "-t, --threads") && strstr(h, "-j, --json") &&
+                strstr(h, "--http2") && strstr(h, "--http3") && strstr(h, "--disable-keepalive") &&
+                strstr(h, "-p, --parallel") && strstr(h, "-h, --help"),
+            "%s", h);
+    free(h);
+
+    const char *const *cases[] = {
+        (const char *const[]){"-h", NULL},
+        (const char *const[]){"--help", NULL},
+        (const char *const[]){"-c", "10", URL, "--help", NULL},
+        (const char *const[]){"--bogus", "-c", "0", "-h", NULL}, /* help wins over errors */
+        (const char *const[]){"-jh", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum cli_result r;
+        char *out = capture_parse(cases[i], &r);
+        char name[64];
+        snprintf(name, sizeof name, "help: CLI_HELP case %zu writes the help", i);
+        T_CHECK(name, r == CLI_HELP && out && strcmp(out, expected_help) == 0, "r=%d err=%s", r, err);
+        free(out);
+    }
+    enum cli_result r;
+    char *out = capture_parse((const char *const[]){"-H", "-h: x", URL, NULL}, &r);
+    T_CHECK("help: '-h' as an option's value is not help", r == CLI_OK && out && out[0] == '\0', "r=%d err=%s",
+            r, err);
+    free(out);
+}
+
+/* ---------------------------------------------------------------- cores */
+
+static void test_cores(void)
+{
+    unsigned cores = cli_physical_cores();
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    T_CHECK("cores: at least 1", cores >= 1, "%u", cores);
+    T_CHECK("cores: no more than configured CPUs", conf <= 0 || cores <= (unsigned long)conf, "cores=%u conf=%ld",
+            cores, conf);
+    T_CHECK("cores: stable across calls", cli_physical_cores() == cores, "changed");
+}
+
+int main(void)
+{
+    devnull = fopen("/dev/null", "w");
+    test_defaults();
+    test_value_forms();
+    test_string_forms();
+    test_flags();
+    test_method_default();
+    test_headers();
+    test_inline_body();
+    test_file_body();
+    test_stdin_body();
+    test_misuse();
+    test_durations();
+    test_urls();
+    test_help();
+    test_cores();
+    fclose(devnull);
+    T_DONE();
+}

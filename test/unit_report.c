@@ -1,0 +1,582 @@
+/* test/unit_report.c — the text and JSON reports, rendered into memory and
+ * compared with the spec's "Output" samples, plus a strict JSON syntax check. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "stats.h"
+#include "t.h"
+
+typedef void report_fn(FILE *, const struct report_info *, const struct stats *);
+
+/* The whole report as a NUL-terminated string (caller frees). */
+static char *render(report_fn *fn, const struct report_info *ri, const struct stats *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fn(f, ri, s);
+    fclose(f);
+    return buf;
+}
+
+/* ---- a strict JSON syntax checker (RFC 8259 grammar) ------------------- */
+
+static void skip_ws(const char **p)
+{
+    while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
+        (*p)++;
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_hex(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int parse_string(const char **p)
+{
+    if (**p != '"')
+        return 0;
+    (*p)++;
+    for (;;) {
+        unsigned char c = (unsigned char)**p;
+        if (c == '"') {
+            (*p)++;
+            return 1;
+        }
+        if (c < 0x20) /* includes the terminating NUL */
+            return 0;
+        (*p)++;
+        if (c != '\\')
+            continue;
+        c = (unsigned char)**p;
+        if (c == 'u') {
+            for (int i = 1; i <= 4; i++)
+                if (!is_hex((*p)[i]))
+                    return 0;
+            *p += 5;
+        } else if (c && strchr("\"\\/bfnrt", c)) {
+            (*p)++;
+        } else {
+            return 0;
+        }
+    }
+}
+
+static int parse_digits(const char **p)
+{
+    if (!is_digit(**p))
+        return 0;
+    while (is_digit(**p))
+        (*p)++;
+    return 1;
+}
+
+static int parse_number(const char **p)
+{
+    if (**p == '-')
+        (*p)++;
+    if (**p == '0')
+        (*p)++;
+    else if (!parse_digits(p))
+        return 0;
+    if (**p == '.') {
+        (*p)++;
+        if (!parse_digits(p))
+            return 0;
+    }
+    if (**p == 'e' || **p == 'E') {
+        (*p)++;
+        if (**p == '+' || **p == '-')
+            (*p)++;
+        if (!parse_digits(p))
+            return 0;
+    }
+    return 1;
+}
+
+static int parse_value(const char **p, int depth);
+
+/* Members of an object or elements of an array, after the opening bracket. */
+static int parse_container(const char **p, int depth, char close, int is_object)
+{
+    skip_ws(p);
+    if (**p == close) {
+        (*p)++;
+        return 1;
+    }
+    for (;;) {
+        skip_ws(p);
+        if (is_object) {
+            if (!parse_string(p))
+                return 0;
+            skip_ws(p);
+            if (**p != ':')
+                return 0;
+            (*p)++;
+        }
+        if (!parse_value(p, depth + 1))
+            return 0;
+        skip_ws(p);
+        if (**p == close) {
+            (*p)++;
+            return 1;
+        }
+        if (**p != ',')
+            return 0;
+        (*p)++;
+    }
+}
+
+static int parse_literal(const char **p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0)
+        return 0;
+    *p += n;
+    return 1;
+}
+
+static int parse_value(const char **p, int depth)
+{
+    if (depth > 64)
+        return 0;
+    skip_ws(p);
+    switch (**p) {
+    case '{': (*p)++; return parse_container(p, depth, '}', 1);
+    case '[': (*p)++; return parse_container(p, depth, ']', 0);
+    case '"': return parse_string(p);
+    case 't': return parse_literal(p, "true");
+    case 'f': return parse_literal(p, "false");
+    case 'n': return parse_literal(p, "null");
+    default: return parse_number(p);
+    }
+}
+
+static int json_valid(const char *s)
+{
+    if (!s)
+        return 0;
+    const char *p = s;
+    if (!parse_value(&p, 0))
+        return 0;
+    skip_ws(&p);
+    return *p == '\0';
+}
+
+static void check_json_checker(void)
+{
+    static const char *good[] = {"{}", "[]", "0", "-0.5e+3", "{\"a\": [1, \"x\\u00e9\", null]}",
+                                 " {\"a\":{\"b\":true}} "};
+    static const char *bad[] = {"", "{", "{\"a\":}", "{\"a\":1,}", "[1,]", "nan", "inf", "01",
+                                "1.", "\"a\tb\"", "\"\\x\"", "{\"a\" 1}", "{} {}", "-"};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        ok &= T_QUIET("json checker accepts", json_valid(good[i]), "%s", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ok &= T_QUIET("json checker rejects", !json_valid(bad[i]), "%s", bad[i]);
+    T_CHECK("the test's JSON checker is strict", ok, "see above");
+}
+
+/* ---- fixtures ---------------------------------------------------------- */
+
+/* 10000 latency samples whose spec percentiles (ranks 1000, 2500, ... 9999)
+ * land on the given values, with min as the first sample and max the last. */
+static void record_percentile_bands(struct hist *h, uint64_t min, const uint64_t at[9], uint64_t max)
+{
+    static const unsigned band_end[9] = {1000, 2500, 5000, 7500, 9000, 9500, 9900, 9990, 9999};
+    unsigned rank = 1;
+    hist_record(h, min);
+    for (int b = 0; b < 9; b++)
+        for (; rank < band_end[b]; rank++)
+            hist_record(h, at[b]);
+    hist_record(h, max); /* rank 10000 */
+}
+
+/* The run in the spec's text sample. The duration is the one its figures
+ * imply (1070162 / 351271.9 s and 53.93 MB/s both hold for 3.0465345 s). */
+static void spec_text_run(struct report_info *ri, struct stats *s)
+{
+    static const uint64_t at[9] = {70000, 93000, 123000, 162000, 222000,
+                                   278000, 453000, 845000, 1452000};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u};
+    s->ok = 1070162;
+    s->status[200] = 1070162;
+    s->bytes_recv = 172296082;
+    s->bytes_sent = 42807640;
+    record_percentile_bands(&s->latency, 16000, at, 5448000);
+    s->latency.sum = 140000.0 * (double)s->latency.count; /* mean 0.140 ms */
+}
+
+static const char spec_text[] =
+    "URL:          http://127.0.0.1:3010/\n"
+    "Protocol:     HTTP/1.1\n"
+    "Threads:      16\n"
+    "Connections:  50\n"
+    "Requests:     1070162 (1070162 ok, 0 errors, of which 0 connect) in 3.047s\n"
+    "Requests/sec: 351271.9\n"
+    "Transfer:     recv 53.93 MB/s (172296082 bytes), sent 13.40 MB/s (42807640 bytes)\n"
+    "Status codes:\n"
+    "  [200] 1070162\n"
+    "Latency (ms):\n"
+    "  min 0.016  mean 0.140  max 5.448\n"
+    "Latency distribution:\n"
+    "  10% in 0.070 ms\n"
+    "  25% in 0.093 ms\n"
+    "  50% in 0.123 ms\n"
+    "  75% in 0.162 ms\n"
+    "  90% in 0.222 ms\n"
+    "  95% in 0.278 ms\n"
+    "  99% in 0.453 ms\n"
+    "  99.9% in 0.845 ms\n"
+    "  99.99% in 1.452 ms\n";
+
+/* The run in the spec's JSON sample. */
+static const double spec_json_mean = 0.0001767384621343287;
+static const uint64_t spec_json_at[9] = {103381, 118051, 152571, 211807, 294087,
+                                         340413, 424934, 617066, 876762};
+static void spec_json_run(struct report_info *ri, struct stats *s)
+{
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u};
+    s->ok = 722541;
+    s->status[200] = 722541;
+    s->bytes_recv = 57803854;
+    s->bytes_sent = 20233272;
+    record_percentile_bands(&s->latency, 30961, spec_json_at, 4210834);
+    s->latency.sum = spec_json_mean * 1e9 * (double)s->latency.count;
+}
+
+/* A run with errors and several status codes, given out of order. */
+static void mixed_run(struct report_info *ri, struct stats *s)
+{
+    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u};
+    s->status[503] = 1;
+    s->status[200] = 5;
+    s->status[404] = 2;
+    s->ok = 8;
+    s->errors[ERR_CONNECT] = 4;
+    s->errors[ERR_CONNECT_TIMEOUT] = 3;
+    s->errors[ERR_RESET] = 2;
+    s->bytes_recv = 3 * 1048576;
+    s->bytes_sent = 1048576;
+    for (uint64_t v = 1000000; v <= 8000000; v += 1000000)
+        hist_record(&s->latency, v);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void check_text_spec_sample(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    spec_text_run(&ri, &s);
+    char *out = render(report_text, &ri, &s);
+    T_CHECK("text: the spec's sample, byte for byte", out && strcmp(out, spec_text) == 0,
+            "got:\n%s", out ? out : "(null)");
+    free(out);
+    stats_free(&s);
+}
+
+static void check_text_errors_and_codes(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    char *out = render(report_text, &ri, &s);
+    if (!out)
+        return;
+    T_CHECK("text: header lines",
+            strstr(out, "URL:          http://example.test/x\nProtocol:     HTTP/1.1\n"
+                        "Threads:      2\nConnections:  4\n") == out,
+            "got:\n%s", out);
+    T_CHECK("text: Requests line counts errors into the total",
+            strstr(out, "\nRequests:     17 (8 ok, 9 errors, of which 7 connect) in 1.500s\n"
+                        "Requests/sec: 11.3\n") != NULL,
+            "got:\n%s", out);
+    T_CHECK("text: Transfer line in MiB/s",
+            strstr(out, "\nTransfer:     recv 2.00 MB/s (3145728 bytes), sent 0.67 MB/s "
+                        "(1048576 bytes)\n") != NULL,
+            "got:\n%s", out);
+    T_CHECK("text: status codes ascending, then the Errors block, then latency",
+            strstr(out, "\nStatus codes:\n  [200] 5\n  [404] 2\n  [503] 1\n"
+                        "Errors:\n  [connect] 4\n  [connect timeout] 3\n  [reset] 2\n"
+                        "Latency (ms):\n") != NULL,
+            "got:\n%s", out);
+    /* Percentiles are bucket tops: 4 ms reads 4001791 ns, under 0.1% high. */
+    T_CHECK("text: latency of 1..8 ms", strstr(out, "  min 1.000  mean 4.500  max 8.000\n") &&
+                                            strstr(out, "  50% in 4.002 ms\n") &&
+                                            strstr(out, "  99.99% in 8.000 ms\n"),
+            "got:\n%s", out);
+    free(out);
+    stats_free(&s);
+}
+
+static void check_text_no_errors_block(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    spec_text_run(&ri, &s);
+    char *out = render(report_text, &ri, &s);
+    T_CHECK("text: no Errors block without errors", out && !strstr(out, "Errors:"), "present");
+    free(out);
+    stats_free(&s);
+}
+
+static void check_text_empty_run(void)
+{
+    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0};
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    char *out = render(report_text, &ri, &s);
+    if (!out)
+        return;
+    T_CHECK("text: empty run has zeros, not NaN",
+            strstr(out, "Requests:     0 (0 ok, 0 errors, of which 0 connect) in 0.000s\n"
+                        "Requests/sec: 0.0\n"
+                        "Transfer:     recv 0.00 MB/s (0 bytes), sent 0.00 MB/s (0 bytes)\n"
+                        "Status codes:\nLatency (ms):\n  min 0.000  mean 0.000  max 0.000\n") &&
+                strstr(out, "  10% in 0.000 ms\n") && strstr(out, "  99.99% in 0.000 ms\n") &&
+                !strstr(out, "nan") && !strstr(out, "inf"),
+            "got:\n%s", out);
+    free(out);
+
+    s.errors[ERR_CONNECT_TIMEOUT] = 50; /* nothing connected at all */
+    ri.duration_ns = 5000000000u;
+    out = render(report_text, &ri, &s);
+    T_CHECK("text: all-errors run", out && strstr(out, "(0 ok, 50 errors, of which 50 connect)") &&
+                                        strstr(out, "Errors:\n  [connect timeout] 50\n") &&
+                                        strstr(out, "  min 0.000  mean 0.000  max 0.000\n"),
+            "got:\n%s", out ? out : "(null)");
+    free(out);
+    stats_free(&s);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Each key appears, after the one before it. */
+static int keys_in_order(const char *json, const char *const *keys, size_t n, const char **missing)
+{
+    const char *at = json;
+    for (size_t i = 0; i < n; i++) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "\"%s\":", keys[i]);
+        at = strstr(at, quoted);
+        if (!at) {
+            *missing = keys[i];
+            return 0;
+        }
+        at += strlen(quoted);
+    }
+    return 1;
+}
+
+/* The number after "key": in json, or -1 when absent. */
+static double json_number(const char *json, const char *key)
+{
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
+    const char *at = strstr(json, quoted);
+    return at ? strtod(at + strlen(quoted), NULL) : -1;
+}
+
+static double rel_diff(double a, double b)
+{
+    double d = a > b ? a - b : b - a;
+    return b == 0 ? d : d / (b < 0 ? -b : b);
+}
+
+static int has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *at = strstr(text, line); at; at = strstr(at + 1, line))
+        if ((at == text || at[-1] == '\n') && at[n] == '\n')
+            return 1;
+    return 0;
+}
+
+static void check_json_spec_sample(void)
+{
+    /* Every line of the spec's sample that this input reproduces exactly;
+     * requestsPerSec (the spec's 360757.1 is not 722541 / 2.002848834 s),
+     * mean and the bucketed percentiles are checked numerically below. */
+    static const char *const lines[] = {
+        "{",
+        "  \"url\": \"http://127.0.0.1:3010/\",",
+        "  \"protocol\": \"HTTP/2\",",
+        "  \"threads\": 8,",
+        "  \"connections\": 8,",
+        "  \"durationSeconds\": 2.002848834,",
+        "  \"requests\": { \"total\": 722541, \"ok\": 722541, \"errors\": 0, \"connectErrors\": 0 },",
+        "  \"bytesReceived\": 57803854,",
+        "  \"bytesReceivedPerSec\": 28860817.16140141,",
+        "  \"bytesSent\": 20233272,",
+        "  \"bytesSentPerSec\": 10102246.188790502,",
+        "  \"statusCodes\": { \"200\": 722541 },",
+        "  \"errorKinds\": {},",
+        "  \"latencySeconds\": {",
+        "    \"min\": 0.000030961,",
+        "    \"max\": 0.004210834,",
+        "    \"percentiles\": {",
+        "    }",
+        "  }",
+        "}",
+    };
+    static const char *const pkeys[9] = {"p10", "p25", "p50", "p75", "p90",
+                                         "p95", "p99", "p99.9", "p99.99"};
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    spec_json_run(&ri, &s);
+    char *out = render(report_json, &ri, &s);
+    if (!out)
+        return;
+    T_CHECK("json: the spec's sample is valid JSON", json_valid(out), "got:\n%s", out);
+    int ok = 1;
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        ok &= T_QUIET("json: spec line", has_line(out, lines[i]), "missing %s", lines[i]);
+    T_CHECK("json: lines of the spec's sample", ok, "got:\n%s", out);
+
+    double rps = json_number(out, "requestsPerSec");
+    T_CHECK("json: requestsPerSec = total / duration", rel_diff(rps, 722541 / 2.002848834) < 1e-15,
+            "%.17g", rps);
+    T_CHECK("json: mean in seconds, full precision",
+            rel_diff(json_number(out, "mean"), spec_json_mean) < 1e-12, "got:\n%s", out);
+    ok = 1;
+    for (int i = 0; i < 9; i++) {
+        double got = json_number(out, pkeys[i]), want = (double)spec_json_at[i] / 1e9;
+        ok &= T_QUIET("json: percentile", got >= want && rel_diff(got, want) < 1e-3,
+                      "%s %.9f vs %.9f", pkeys[i], got, want);
+    }
+    T_CHECK("json: percentiles in seconds, within 0.1% of the spec's", ok, "got:\n%s", out);
+    T_CHECK("json: percentiles three to a line like the spec",
+            strstr(out, "\"percentiles\": {\n      \"p10\": 0.000103423, \"p25\": ") != NULL,
+            "got:\n%s", out);
+    free(out);
+    stats_free(&s);
+}
+
+static void check_json_key_order(void)
+{
+    static const char *const keys[] = {
+        "url", "protocol", "threads", "connections", "durationSeconds", "requests", "total",
+        "ok", "errors", "connectErrors", "requestsPerSec", "bytesReceived", "bytesReceivedPerSec",
+        "bytesSent", "bytesSentPerSec", "statusCodes", "200", "404", "503", "errorKinds",
+        "connect", "connect timeout", "reset", "latencySeconds", "min", "mean", "max",
+        "percentiles", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99"};
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    char *out = render(report_json, &ri, &s);
+    if (!out)
+        return;
+    const char *missing = "";
+    T_CHECK("json: valid with errors", json_valid(out), "got:\n%s", out);
+    T_CHECK("json: keys in the spec's order, errorKinds before latencySeconds",
+            keys_in_order(out, keys, sizeof keys / sizeof *keys, &missing), "'%s' out of order:\n%s",
+            missing, out);
+    T_CHECK("json: requests with errors",
+            strstr(out, "\"requests\": { \"total\": 17, \"ok\": 8, \"errors\": 9, "
+                        "\"connectErrors\": 7 },") != NULL,
+            "got:\n%s", out);
+    T_CHECK("json: statusCodes ascending",
+            strstr(out, "\"statusCodes\": { \"200\": 5, \"404\": 2, \"503\": 1 },") != NULL,
+            "got:\n%s", out);
+    T_CHECK("json: errorKinds non-zero only",
+            strstr(out, "\"errorKinds\": { \"connect\": 4, \"connect timeout\": 3, \"reset\": 2 },") !=
+                NULL,
+            "got:\n%s", out);
+    T_CHECK("json: latencies in seconds, not ms",
+            strstr(out, "\"min\": 0.001000000,") && strstr(out, "\"max\": 0.008000000,") &&
+                rel_diff(json_number(out, "mean"), 0.0045) < 1e-12 &&
+                strstr(out, "\"p50\": 0.004001791,"),
+            "got:\n%s", out);
+    free(out);
+    stats_free(&s);
+}
+
+static void check_json_escaping(void)
+{
+    /* quote, backslash, tab, another control char, valid UTF-8 (é), a byte
+     * that is not UTF-8, and a truncated sequence at the end */
+    struct report_info ri = {"http://h/a\"b\\c\td\x01" "e\xc3\xa9" "f\xff" "g\xe2\x82", "HTTP/1.1",
+                             1, 1, 1000000000u};
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    char *out = render(report_json, &ri, &s);
+    if (!out)
+        return;
+    T_CHECK("json: URL with quotes and backslashes is escaped",
+            strstr(out, "\"url\": \"http://h/a\\\"b\\\\c\\td\\u0001e\xc3\xa9"
+                        "f\\ufffdg\\ufffd\\ufffd\",\n") != NULL,
+            "got:\n%s", out);
+    T_CHECK("json: escaped document is valid", json_valid(out), "got:\n%s", out);
+    free(out);
+
+    char *text = render(report_text, &ri, &s);
+    T_CHECK("text: URL printed as typed", text && strstr(text, "URL:          http://h/a\"b\\c\t"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    stats_free(&s);
+}
+
+static void check_json_empty_run(void)
+{
+    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0};
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    char *out = render(report_json, &ri, &s);
+    if (!out)
+        return;
+    T_CHECK("json: empty run is valid JSON", json_valid(out), "got:\n%s", out);
+    T_CHECK("json: empty run has finite zeros",
+            strstr(out, "\"durationSeconds\": 0.000000000,") &&
+                strstr(out, "\"requestsPerSec\": 0,") && strstr(out, "\"bytesSentPerSec\": 0,") &&
+                strstr(out, "\"statusCodes\": {},") && strstr(out, "\"errorKinds\": {},") &&
+                strstr(out, "\"min\": 0.000000000,") && strstr(out, "\"mean\": 0,") &&
+                strstr(out, "\"p99.99\": 0.000000000\n"),
+            "got:\n%s", out);
+    free(out);
+
+    ri.protocol = NULL; /* defensive: a missing string still makes valid JSON */
+    ri.url = NULL;
+    out = render(report_json, &ri, &s);
+    T_CHECK("json: NULL strings print as \"\"", out && json_valid(out) && strstr(out, "\"url\": \"\","),
+            "got:\n%s", out ? out : "(null)");
+    free(out);
+    stats_free(&s);
+}
+
+int main(void)
+{
+    check_json_checker();
+    check_text_spec_sample();
+    check_text_errors_and_codes();
+    check_text_no_errors_block();
+    check_text_empty_run();
+    check_json_spec_sample();
+    check_json_key_order();
+    check_json_escaping();
+    check_json_empty_run();
+    T_DONE();
+}
