@@ -41,36 +41,47 @@ build/inc/.stamp:
 	ln -sfn /usr/include/bearssl.h /usr/include/bearssl build/inc/
 	touch $@
 
+# V=1 shows the full commands.
+Q = $(if $(V),,@)
+
 build/musl/%.o: %.c $(HDRS) build/inc/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) $(MUSL_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -c -o $@ $<
 build/asan/%.o: %.c $(HDRS) build/inc/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 build/glibc/%.o: %.c $(HDRS) build/inc/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(GLIBC_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(GLIBC_CFLAGS) -c -o $@ $<
 
 shb: $(musl_OBJ) $(BEARSSL_A)
-	$(MUSLCC) -static -O2 -o $@ $(musl_OBJ) $(BEARSSL_A) -lpthread
+	@$(if $(Q),echo "  LD      $@ (static, musl)")
+	$(Q)$(MUSLCC) -static -O2 -o $@ $(musl_OBJ) $(BEARSSL_A) -lpthread
 
 asan: build/asan/shb
 build/asan/shb: $(asan_OBJ)
-	$(CC) -fsanitize=address,undefined -o $@ $(asan_OBJ) $(BEARSSL_A) -lpthread
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -fsanitize=address,undefined -o $@ $(asan_OBJ) $(BEARSSL_A) -lpthread
 
 glibc: build/glibc/shb
 build/glibc/shb: $(glibc_OBJ)
-	$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread
 
 # Unit tests: sanitized glibc build, one binary per test/unit_*.c.
 build/test/%: test/%.c test/t.h $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
-	$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
 
 # The BearSSL link check runs as a static musl binary: the shipping path.
 build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp
 	@mkdir -p build/test
-	$(MUSLCC) $(MUSL_CFLAGS) -static -o $@ $< build/musl/compat.o $(BEARSSL_A)
+	@$(if $(Q),echo "  CCLD    $@ (static, musl)")
+	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -static -o $@ $< build/musl/compat.o $(BEARSSL_A)
 
 unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl
 

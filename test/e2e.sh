@@ -1,0 +1,611 @@
+#!/usr/bin/env bash
+# test/e2e.sh — end-to-end checks: the built binary $SHB against real servers
+# (nginx and test/echo_server.js) that this script starts on 127.0.0.1.
+#
+#   SHB=./shb SHB_FLAVOUR=musl bash test/e2e.sh
+#   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e.sh
+#
+# Prints one "PASS name" / "FAIL name: why" line per check ("SKIP name: why"
+# for checks that do not apply to this flavour); diagnostics follow a FAIL,
+# indented. Exit status 1 if anything failed. Every shb run is under
+# `timeout 60`, so a hang is a FAIL, not a stuck CI.
+# jq programs are single-quoted on purpose ($ is jq's, not the shell's).
+# shellcheck disable=SC2016
+set -u
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=test/lib.sh
+. test/lib.sh
+
+SHB=${SHB:-./shb}
+case "$SHB" in
+    */*) ;;
+    *) SHB=./$SHB ;;
+esac
+if [ -z "${SHB_FLAVOUR:-}" ]; then
+    case "$SHB" in
+        *asan*) SHB_FLAVOUR=asan ;;
+        *glibc*) SHB_FLAVOUR=glibc ;;
+        *) SHB_FLAVOUR=musl ;;
+    esac
+fi
+P="e2e[$SHB_FLAVOUR]"
+SHB_TIMEOUT=60
+FAILS=0
+
+trap lib_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- reporting --------------------------------------------------------------
+NAME=""
+WHY=""
+LAST_CMD=""
+begin() { NAME="$P $*"; WHY=""; }
+want() { WHY="${WHY:+$WHY; }$*"; }
+finish() {
+    if [ -z "$WHY" ]; then
+        echo "PASS $NAME"
+    else
+        echo "FAIL $NAME: $WHY"
+        FAILS=$((FAILS + 1))
+        diag
+    fi
+}
+skip() { echo "SKIP $P $*"; }
+diag() {
+    echo "  command: $LAST_CMD (exit $SHB_RC, ${SHB_MS} ms)"
+    if jq -e . "$OUT" >/dev/null 2>&1; then
+        jq -c '{requests, statusCodes, errorKinds, durationSeconds, threads, connections, bytesSent, bytesReceived}' "$OUT" 2>/dev/null | sed 's/^/  json: /'
+    elif [ -s "$OUT" ]; then
+        head -n 20 "$OUT" | sed 's/^/  stdout: /'
+    fi
+    [ -s "$ERR" ] && head -n 15 "$ERR" | sed 's/^/  stderr: /'
+    return 0
+}
+
+now_ms() { date +%s%3N; }
+
+# --- running shb ------------------------------------------------------------
+lib_init
+T=$LIB_TMP
+OUT=$T/out
+ERR=$T/err
+IN=/dev/null
+SHB_RC=0
+SHB_MS=0
+
+# shb ARGS...: runs $SHB under timeout; stdout -> $OUT, stderr -> $ERR,
+# exit status -> SHB_RC, wall time -> SHB_MS. stdin is $IN.
+shb() {
+    local t0 t1
+    LAST_CMD="$SHB $*"
+    t0=$(now_ms)
+    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR"
+    SHB_RC=$?
+    t1=$(now_ms)
+    SHB_MS=$((t1 - t0))
+    if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
+        want "timed out after ${SHB_TIMEOUT}s"
+    fi
+}
+
+# The sanitizers report on stderr; any report is a failure of the check.
+no_sanitizer_report() {
+    if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
+        want "sanitizer report on stderr"
+    fi
+}
+
+# jx EXPR: the JSON report satisfies the jq expression EXPR.
+jx() {
+    local got
+    if ! jq -e "$1" "$OUT" >/dev/null 2>&1; then
+        got=$(jq -c "$2" "$OUT" 2>/dev/null || true)
+        want "expected $1${2:+ (got $got)}"
+    fi
+}
+
+# json_run_ok: exit 0, no sanitizer report, stdout is one JSON report with
+# every key of the spec, internally consistent.
+json_run_ok() {
+    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+    no_sanitizer_report
+    if ! jq -e 'type == "object"' "$OUT" >/dev/null 2>&1; then
+        want "stdout is not a JSON object"
+        return 1
+    fi
+    jx '[.url, .protocol] | all(type == "string")' '[.url, .protocol]'
+    jx '[.threads, .connections, .durationSeconds, .requests.total, .requests.ok,
+         .requests.errors, .requests.connectErrors, .requestsPerSec, .bytesReceived,
+         .bytesReceivedPerSec, .bytesSent, .bytesSentPerSec, .latencySeconds.min,
+         .latencySeconds.mean, .latencySeconds.max] | all(type == "number")' '.'
+    jx '(.statusCodes | type == "object") and (.errorKinds | type == "object")' '{statusCodes, errorKinds}'
+    jx '.latencySeconds.percentiles | keys_unsorted == ["p10","p25","p50","p75","p90","p95","p99","p99.9","p99.99"]' '.latencySeconds.percentiles | keys_unsorted'
+    jx '.requests.total == .requests.ok + .requests.errors' '.requests'
+    jx '.requests.connectErrors <= .requests.errors' '.requests'
+    jx '([.statusCodes[]] | add // 0) == .requests.ok' '{statusCodes, ok: .requests.ok}'
+    jx '([.errorKinds[]] | add // 0) == .requests.errors' '{errorKinds, errors: .requests.errors}'
+    return 0
+}
+
+# latency_sane: min <= p10 <= ... <= p99.99 <= max, min <= mean <= max (ok > 0).
+latency_sane() {
+    jx '.latencySeconds as $l | [$l.min, $l.percentiles.p10, $l.percentiles.p25,
+        $l.percentiles.p50, $l.percentiles.p75, $l.percentiles.p90, $l.percentiles.p95,
+        $l.percentiles.p99, $l.percentiles["p99.9"], $l.percentiles["p99.99"], $l.max] as $v
+        | ($l.min > 0) and ([range(1; $v | length) | $v[. - 1] <= $v[.]] | all)' '.latencySeconds'
+    jx '.latencySeconds | .min <= .mean and .mean <= .max' '.latencySeconds'
+}
+
+# --- echo log helpers ---------------------------------------------------------
+# jq definitions over the slurped echo log (an array of request objects).
+JQDEFS='def hdr($n): [.headers as $h | range(0; $h | length; 2)
+          | select(($h[.] | ascii_downcase) == ($n | ascii_downcase)) | $h[. + 1]];
+        def body: .bodyBase64 | @base64d;
+        def conns: [.[].connId] | unique | length;'
+
+log_reset() { : >"$ECHO_LOG"; }
+# lx EXPR [SHOW]: the echo log (slurped) satisfies EXPR.
+lx() {
+    local got
+    if ! jq -e -s "$JQDEFS $1" "$ECHO_LOG" >/dev/null 2>&1; then
+        got=$(jq -c -s "$JQDEFS ${2:-length}" "$ECHO_LOG" 2>/dev/null | head -c 600 || true)
+        want "server log: expected $1 (got ${got:-nothing})"
+    fi
+}
+
+# --- preconditions ------------------------------------------------------------
+for tool in jq node nginx timeout; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
+        exit 1
+    fi
+done
+if [ ! -x "$SHB" ]; then
+    echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
+    exit 1
+fi
+SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+
+if ! start_nginx test/nginx.conf.in nginx; then
+    echo "FAIL $P setup: nginx did not start"
+    exit 1
+fi
+NG="http://127.0.0.1:$NGINX_PORT/"
+NG_KA5="http://127.0.0.1:$NGINX_PORT2/"
+if ! start_echo echo; then
+    echo "FAIL $P setup: test/echo_server.js did not start"
+    exit 1
+fi
+EP=$ECHO_PORT
+EC="http://127.0.0.1:$EP"
+pick_port DEAD_PORT
+DEAD="http://127.0.0.1:$DEAD_PORT/"
+
+# The exact size of one nginx response on a keep-alive connection: every
+# response is the same length (fixed-width Date), so bytesReceived must be a
+# multiple of it.
+NG_RESP_BYTES=$(node -e '
+const net = require("net");
+const s = net.connect(Number(process.argv[1]), "127.0.0.1", () =>
+    s.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+let n = 0, buf = "";
+s.on("data", (d) => { n += d.length; buf += d.toString("latin1");
+    if (buf.endsWith("hello, world!\n")) { console.log(n); s.destroy(); } });
+setTimeout(() => process.exit(1), 5000).unref();' "$NGINX_PORT") || NG_RESP_BYTES=0
+
+# --- 1. exact totals against nginx -------------------------------------------------
+for spec in "1000 10 1" "1000 10 2" "999 7 2" "5 50 -" "1 1 -"; do
+    read -r n c t <<<"$spec"
+    targs=()
+    tname=""
+    if [ "$t" != "-" ]; then
+        targs=(-t "$t")
+        tname=" -t $t"
+    fi
+    begin "nginx exact totals -n $n -c $c$tname"
+    shb -n "$n" -c "$c" "${targs[@]}" -j "$NG"
+    if json_run_ok; then
+        jx ".requests.total == $n and .requests.ok == $n" '.requests'
+        jx '.requests.errors == 0 and .requests.connectErrors == 0' '{requests, errorKinds}'
+        jx ".statusCodes == {\"200\": $n}" '.statusCodes'
+        jx '.bytesReceived > 0 and .bytesSent > 0' '[.bytesReceived, .bytesSent]'
+        jx ".bytesSent % $n == 0" '.bytesSent'
+        if [ "$NG_RESP_BYTES" -gt 0 ]; then
+            jx ".bytesReceived == $n * $NG_RESP_BYTES" '.bytesReceived'
+        fi
+        jx '.protocol == "HTTP/1.1"' '.protocol'
+        jx ".url == \"$NG\"" '.url'
+        # With fewer requests than connections, shb may open only n of them.
+        jx ".connections == $c or ($n < $c and .connections == $n)" '.connections'
+        if [ "$t" != "-" ]; then
+            jx ".threads == $t" '.threads'
+        else
+            jx ".threads >= 1 and .threads <= $c" '.threads'
+        fi
+        latency_sane
+        jx '.durationSeconds > 0 and .requestsPerSec > 0' '[.durationSeconds, .requestsPerSec]'
+    fi
+    finish
+done
+
+# --- 2. -z ---------------------------------------------------------------------------
+begin "nginx -z 2s -c 10"
+shb -z 2s -c 10 -j "$NG"
+if json_run_ok; then
+    jx '.durationSeconds >= 1.8 and .durationSeconds <= 3.5' '.durationSeconds'
+    jx '.requests.total > 0 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes["200"] == .requests.total' '.statusCodes'
+    jx '.requestsPerSec as $r | (.requests.total / .durationSeconds) as $x | ($r - $x) | fabs <= 0.01 * $r + 1' '[.requestsPerSec, .requests.total, .durationSeconds]'
+    latency_sane
+fi
+[ "$SHB_MS" -le 5000 ] || want "took ${SHB_MS} ms of wall time"
+finish
+
+# --- 3. text report --------------------------------------------------------------------
+begin "text report -n 100 -c 5"
+shb -n 100 -c 5 "$NG"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+no_sanitizer_report
+F='[0-9]+(\.[0-9]+)?'
+while IFS= read -r re; do
+    grep -qE "$re" "$OUT" || want "no line matching /$re/"
+done <<EOF
+^URL: +http://127\.0\.0\.1:$NGINX_PORT/\$
+^Protocol: +HTTP/1\.1\$
+^Threads: +[0-9]+\$
+^Connections: +5\$
+^Requests: +100 \(100 ok, 0 errors, of which 0 connect\) in ${F}s\$
+^Requests/sec: +${F}\$
+^Transfer: +recv ${F} MB/s \([0-9]+ bytes\), sent ${F} MB/s \([0-9]+ bytes\)\$
+^Status codes:\$
+^  \[200\] 100\$
+^Latency \(ms\):\$
+^  min ${F}  mean ${F}  max ${F}\$
+^Latency distribution:\$
+^  10% in ${F} ms\$
+^  25% in ${F} ms\$
+^  50% in ${F} ms\$
+^  75% in ${F} ms\$
+^  90% in ${F} ms\$
+^  95% in ${F} ms\$
+^  99% in ${F} ms\$
+^  99\.9% in ${F} ms\$
+^  99\.99% in ${F} ms\$
+EOF
+if jq -e . "$OUT" >/dev/null 2>&1; then want "text report is JSON"; fi
+finish
+
+# --- 4. what the echo server receives ---------------------------------------------------
+begin "echo PUT with headers and body"
+log_reset
+shb -n 3 -c 1 -m PUT -H 'X-Test: a b' -H 'X-Other:  v2 ' -d 'hello world' -j "$EC/put"
+if json_run_ok; then
+    jx '.requests.ok == 3 and .requests.errors == 0' '.requests'
+fi
+lx 'length == 3'
+lx 'all(.method == "PUT")' 'map(.method)'
+lx 'all(hdr("x-test") == ["a b"])' 'map(hdr("x-test"))'
+lx 'all(hdr("x-other") == ["v2"])' 'map(hdr("x-other"))'
+lx 'all(body == "hello world")' 'map(body)'
+lx 'all(hdr("content-length") == ["11"])' 'map(hdr("content-length"))'
+lx 'all(hdr("transfer-encoding") == [])' 'map(.headers)'
+lx 'all(.url == "/put")' 'map(.url)'
+lx 'all(.httpVersion == "1.1")' 'map(.httpVersion)'
+finish
+# The bytes shb says it sent are the bytes the server got: request line,
+# "Name: value" header lines, blank line, body.
+begin "echo bytesSent matches what the server received"
+jx ".bytesSent == $(jq -s "$JQDEFS"' map(
+        (.method + " " + .url + " HTTP/1.1\r\n") as $l
+        | ([.headers as $h | range(0; $h | length; 2) | $h[.] + ": " + $h[. + 1] + "\r\n"] | add // "") as $hs
+        | ($l + $hs + "\r\n" | length) + .bodyLength) | add // -1' "$ECHO_LOG" 2>/dev/null || echo -1)" '.bytesSent'
+finish
+
+begin "echo -d defaults the method to POST"
+log_reset
+shb -n 2 -c 1 -d 'x=1' -j "$EC/post"
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx 'length == 2 and all(.method == "POST" and body == "x=1" and hdr("content-length") == ["3"])' 'map({method, b: body, cl: hdr("content-length")})'
+finish
+
+printf 'line1\r\nline2\n' >"$T/body.txt"
+begin "echo -d @file strips CR and LF"
+log_reset
+shb -n 2 -c 1 -d "@$T/body.txt" -j "$EC/file"
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx 'length == 2 and all(.method == "POST" and body == "line1line2" and hdr("content-length") == ["10"])' 'map({method, b: body, cl: hdr("content-length")})'
+finish
+
+begin "echo -d @- reads stdin and strips CR and LF"
+log_reset
+IN=$T/body.txt
+shb -n 2 -c 1 -d @- -j "$EC/stdin"
+IN=/dev/null
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx 'length == 2 and all(.method == "POST" and body == "line1line2" and hdr("content-length") == ["10"])' 'map({method, b: body, cl: hdr("content-length")})'
+finish
+
+begin "echo path and query arrive verbatim"
+log_reset
+shb -n 2 -c 1 -j "$EC/p/a?x=1&y=%20"
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx 'length == 2 and all(.url == "/p/a?x=1&y=%20")' 'map(.url)'
+finish
+
+begin "echo GET: one Host header 127.0.0.1:PORT, no body"
+log_reset
+shb -n 2 -c 1 -j "$EC/"
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx "length == 2 and all(.method == \"GET\" and .url == \"/\" and hdr(\"host\") == [\"127.0.0.1:$EP\"])" 'map({method, url, host: hdr("host")})'
+lx 'all(.bodyLength == 0 and hdr("content-length") == [] and hdr("transfer-encoding") == [])' 'map(.headers)'
+finish
+
+begin "echo -H Host overrides the Host header"
+log_reset
+shb -n 2 -c 1 -H 'Host: example.test' -j "$EC/"
+json_run_ok && jx '.requests.ok == 2' '.requests'
+lx 'length == 2 and all(hdr("host") == ["example.test"])' 'map(.headers)'
+finish
+
+# --- 5. connections seen by the server ------------------------------------------------
+begin "echo keep-alive -n 100 -c 5 -t 1 uses 5 connections"
+log_reset
+shb -n 100 -c 5 -t 1 -j "$EC/ka"
+json_run_ok && jx '.requests.ok == 100 and .requests.errors == 0' '.requests'
+lx 'length == 100' 'length'
+lx 'conns == 5' 'conns'
+lx 'all(hdr("connection") | map(ascii_downcase) | index("close") | not)' 'map(hdr("connection"))'
+finish
+
+begin "echo --disable-keepalive -n 50 -c 5 uses 50 connections"
+log_reset
+shb --disable-keepalive -n 50 -c 5 -j "$EC/nka"
+json_run_ok && jx '.requests.total == 50 and .requests.ok == 50 and .requests.errors == 0' '{requests, errorKinds}'
+lx 'length == 50' 'length'
+lx 'conns == 50' 'conns'
+lx 'all(hdr("connection") == ["close"])' 'map(hdr("connection"))'
+finish
+
+# --- 6. nginx ends every connection after 5 requests -----------------------------------
+begin "nginx keepalive_requests 5: -n 1000 -c 10"
+shb -n 1000 -c 10 -j "$NG_KA5"
+if json_run_ok; then
+    jx '.requests.total == 1000 and .requests.ok == 1000 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes == {"200": 1000}' '.statusCodes'
+fi
+finish
+
+begin "nginx keepalive_requests 5: -z 2s -c 10"
+shb -z 2s -c 10 -j "$NG_KA5"
+if json_run_ok; then
+    jx '.requests.total > 0 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.durationSeconds >= 1.8 and .durationSeconds <= 3.5' '.durationSeconds'
+fi
+finish
+
+# --- 7. the server closes after every response ------------------------------------------
+begin "echo /close (Connection: close from the server) -n 50 -c 2"
+log_reset
+shb -n 50 -c 2 -j "$EC/close"
+json_run_ok && jx '.requests.total == 50 and .requests.ok == 50 and .requests.errors == 0' '{requests, errorKinds}'
+lx 'length == 50' 'length'
+lx 'conns == 50' 'conns'
+finish
+
+# --- 8. nothing listens ---------------------------------------------------------------
+begin "refused port -n 20 -c 2 counts 20 connect errors"
+if port_listening "$DEAD_PORT"; then
+    want "port $DEAD_PORT unexpectedly has a listener"
+else
+    shb -n 20 -c 2 -j "$DEAD"
+    if json_run_ok; then
+        jx '.requests.total == 20 and .requests.ok == 0 and .requests.errors == 20 and .requests.connectErrors == 20' '.requests'
+        jx '.errorKinds == {"connect": 20}' '.errorKinds'
+        jx '.statusCodes == {}' '.statusCodes'
+    fi
+    [ "$SHB_MS" -le 30000 ] || want "took ${SHB_MS} ms"
+fi
+finish
+
+# --- 9. other statuses are responses, not errors ---------------------------------------
+begin "echo /status/404 -n 10 -c 2 counts 404s as ok responses"
+log_reset
+shb -n 10 -c 2 -j "$EC/status/404"
+if json_run_ok; then
+    jx '.requests.total == 10 and .requests.ok == 10 and .requests.errors == 0' '.requests'
+    jx '.statusCodes == {"404": 10}' '.statusCodes'
+fi
+lx 'length == 10'
+finish
+
+# --- 9b. response framing beyond a small Content-Length body ----------------------------
+begin "echo 1 MiB bodies -n 10 -c 2"
+shb -n 10 -c 2 -j "$EC/bytes/1048576"
+if json_run_ok; then
+    jx '.requests.total == 10 and .requests.ok == 10 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes == {"200": 10} and .bytesReceived > 10 * 1048576' '{statusCodes, bytesReceived}'
+fi
+finish
+
+begin "echo chunked 100000-byte bodies -n 20 -c 2"
+shb -n 20 -c 2 -j "$EC/chunked/100000"
+if json_run_ok; then
+    jx '.requests.total == 20 and .requests.ok == 20 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes == {"200": 20} and .bytesReceived > 20 * 100000' '{statusCodes, bytesReceived}'
+fi
+finish
+
+begin "echo 103 Early Hints is not the response"
+shb -n 10 -c 2 -j "$EC/early"
+if json_run_ok; then
+    jx '.requests.total == 10 and .requests.ok == 10 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes == {"200": 10}' '.statusCodes'
+fi
+finish
+
+begin "nginx -m HEAD (Content-Length without a body) -n 100 -c 2"
+shb -n 100 -c 2 -m HEAD -j "$NG"
+if json_run_ok; then
+    jx '.requests.total == 100 and .requests.ok == 100 and .requests.errors == 0' '{requests, errorKinds}'
+    jx '.statusCodes == {"200": 100}' '.statusCodes'
+fi
+[ "$SHB_MS" -le 10000 ] || want "took ${SHB_MS} ms"
+finish
+
+# --- 10. static binary, runs FROM scratch -----------------------------------------------
+if [ "$SHB_FLAVOUR" = musl ]; then
+    begin "static binary (file says statically linked)"
+    LAST_CMD="file -L $SHB"
+    SHB_RC=0
+    SHB_MS=0
+    : >"$OUT"
+    : >"$ERR"
+    finfo=$(file -L "$SHB" 2>&1)
+    case "$finfo" in
+        *"statically linked"*) ;;
+        *) want "file says: ${finfo#*: }" ;;
+    esac
+    finish
+
+    begin "runs alone in an empty chroot (-n 20 -c 2)"
+    if [ "$(id -u)" != 0 ]; then
+        skip "runs alone in an empty chroot: needs root for chroot"
+    else
+        root=$T/chroot
+        mkdir -p "$root"
+        cp "$SHB" "$root/shb"
+        LAST_CMD="chroot $root /shb -n 20 -c 2 -j $NG"
+        t0=$(now_ms)
+        timeout -k 5 "$SHB_TIMEOUT" chroot "$root" /shb -n 20 -c 2 -j "$NG" </dev/null >"$OUT" 2>"$ERR"
+        SHB_RC=$?
+        SHB_MS=$(($(now_ms) - t0))
+        if json_run_ok; then
+            jx '.requests.ok == 20 and .requests.errors == 0' '.requests'
+        fi
+        finish
+    fi
+else
+    skip "static binary: only the musl build is static"
+    skip "runs alone in an empty chroot: only the musl build is static"
+fi
+
+# --- 11. Ctrl-C ---------------------------------------------------------------------
+# Background jobs of a non-interactive shell start with SIGINT ignored;
+# env --default-signal gives shb the default disposition a terminal would.
+# wait_gone PID MS: 0 if PID exited within MS milliseconds.
+wait_gone() {
+    local pid=$1 limit=$2 t0
+    t0=$(now_ms)
+    while kill -0 "$pid" 2>/dev/null; do
+        [ $(($(now_ms) - t0)) -ge "$limit" ] && return 1
+        sleep 0.02
+    done
+    return 0
+}
+
+begin "Ctrl-C during -z 30s prints the report"
+LAST_CMD="$SHB -z 30s -c 4 -j $NG, SIGINT after 1.5 s"
+env --default-signal=INT "$SHB" -z 30s -c 4 -j "$NG" </dev/null >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 1.5
+t0=$(now_ms)
+kill -INT "$pid" 2>/dev/null || want "shb was not running 1.5 s in"
+if wait_gone "$pid" 3000; then
+    wait "$pid"
+    SHB_RC=$?
+    SHB_MS=$(($(now_ms) - t0))
+    if json_run_ok; then
+        jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
+        jx '.requests.total > 0 and .requests.ok > 0' '.requests'
+    fi
+    echo "  (exit status after SIGINT: $SHB_RC, ${SHB_MS} ms after the signal)"
+else
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    SHB_RC=137
+    SHB_MS=3000
+    want "still running 3 s after SIGINT"
+fi
+finish
+
+begin "second Ctrl-C exits promptly"
+LAST_CMD="$SHB -z 30s -c 4 -j $NG, SIGINT at 1 s and 1.1 s"
+env --default-signal=INT "$SHB" -z 30s -c 4 -j "$NG" </dev/null >"$OUT" 2>"$ERR" &
+pid=$!
+sleep 1
+kill -INT "$pid" 2>/dev/null || want "shb was not running 1 s in"
+sleep 0.1
+kill -INT "$pid" 2>/dev/null
+t0=$(now_ms)
+if wait_gone "$pid" 2000; then
+    wait "$pid"
+    SHB_RC=$?
+    SHB_MS=$(($(now_ms) - t0))
+    no_sanitizer_report
+    echo "  (exit status after two SIGINTs: $SHB_RC)"
+else
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    SHB_RC=137
+    SHB_MS=2000
+    want "still running 2 s after the second SIGINT"
+fi
+finish
+
+# --- 12. misuse: exit 2, one line on stderr, nothing on stdout, no traffic -------------
+misuse() {
+    local label=$1 lines
+    shift
+    begin "misuse $label"
+    log_reset
+    shb "$@"
+    sleep 0.05
+    [ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, expected 2"
+    [ -s "$OUT" ] && want "wrote to stdout"
+    lines=$(wc -l <"$ERR")
+    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$ERR" | od -An -c | tr -d ' ')" != '\n' ]; then
+        want "stderr has $lines lines, expected exactly one"
+    elif [ "$(wc -c <"$ERR")" -lt 8 ]; then
+        want "stderr line is too short to name what was wrong"
+    fi
+    no_sanitizer_report
+    [ -s "$ECHO_LOG" ] && want "the echo server received $(wc -l <"$ECHO_LOG") request(s)"
+    finish
+}
+U="$EC/"
+misuse "-n with -z" -n 10 -z 1s "$U"
+misuse "-n 0" -n 0 "$U"
+misuse "-c 0" -c 0 "$U"
+misuse "-c abc" -c abc "$U"
+misuse "-p 4 on HTTP/1.1" -p 4 "$U"
+misuse "--http2 --disable-keepalive" --http2 --disable-keepalive "$U"
+misuse "--http3 with http://" --http3 "$U"
+misuse "--http2 --http3" --http2 --http3 https://127.0.0.1:1/
+misuse "--bogus" --bogus "$U"
+misuse "no URL"
+misuse "two URLs" "$U" "$U"
+misuse "-z 10x" -z 10x "$U"
+misuse "-H without a colon" -H NoColon "$U"
+misuse "-d @missing file" -d @/nonexistent/file "$U"
+misuse "unresolvable host" http://no-such-host.invalid/
+misuse "ftp:// URL" ftp://127.0.0.1/
+
+begin "-h prints the help and exits 0"
+shb -h
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+grep -qF 'Usage: shb [OPTIONS] <URL>' "$OUT" || want "no 'Usage: shb [OPTIONS] <URL>' on stdout"
+for opt in --connections --requests --duration --method --header --data --connect-timeout \
+    --threads --json --http2 --http3 --disable-keepalive --parallel --help; do
+    grep -qF -- "$opt" "$OUT" || want "help lacks $opt"
+done
+[ -s "$ERR" ] && want "wrote to stderr"
+finish
+
+begin "--help is the same as -h"
+cp "$OUT" "$T/help-h"
+shb --help
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+cmp -s "$OUT" "$T/help-h" || want "--help output differs from -h"
+finish
+
+[ "$FAILS" -eq 0 ]
