@@ -1,0 +1,111 @@
+/* hpack.h — HPACK (RFC 7541) for HTTP/2: the request block encoded once, a
+ * complete decoder, and the hot-path :status scanner. The Huffman code and
+ * the prefix integers live here and are shared with qpack.c (RFC 9204 reuses
+ * both, §4.1.1 and §4.1.2).
+ *
+ * Sans-I/O and allocation-free: every context is a caller-owned struct. */
+#ifndef SHB_HPACK_H
+#define SHB_HPACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+
+/* Errors (negative). Any of them is a COMPRESSION_ERROR in HTTP/2 (RFC 9113 §4.3). */
+#define HPACK_ERR_TRUNCATED (-1)  /* block ended inside a representation */
+#define HPACK_ERR_INTEGER (-2)    /* integer overflow (> 2^32-1) */
+#define HPACK_ERR_HUFFMAN (-3)    /* invalid code, EOS, padding > 7 bits or not all ones (§5.2) */
+#define HPACK_ERR_INDEX (-4)      /* index 0 or beyond the tables */
+#define HPACK_ERR_TABLE_SIZE (-5) /* size update above the limit, or not at the block start (§4.2) */
+#define HPACK_ERR_TOO_LONG (-6)   /* a decoded field does not fit the caller's buffer */
+#define HPACK_ERR_STATUS (-7)     /* :status malformed (not 3 digits) or repeated (RFC 9113 §8.3) */
+
+/* --- primitives (RFC 7541 §5.1, §5.2); shared with QPACK ------------------ */
+
+/* Encodes v with an N-bit prefix; first holds the bits above the prefix.
+ * Returns bytes written (at most 6 for values up to 2^32-1, 11 in all), or 0 if cap is too small. */
+size_t hpack_int_encode(uint8_t *out, size_t cap, unsigned prefix_bits, uint8_t first, uint64_t v);
+/* Decodes an N-bit-prefix integer at *p (< end). Advances *p. Returns 0 or a HPACK_ERR_*. */
+int hpack_int_decode(const uint8_t **p, const uint8_t *end, unsigned prefix_bits, uint64_t *v);
+
+/* Huffman (RFC 7541 Appendix B). Decode returns the decoded length, or a
+ * HPACK_ERR_* (invalid code, EOS, bad padding, output overflow). */
+long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
+size_t hpack_huffman_encoded_len(const uint8_t *in, size_t n);
+size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out); /* out >= encoded_len */
+
+/* Static table (Appendix A), 1-based index 1..61. */
+#define HPACK_STATIC_COUNT 61
+bool hpack_static_entry(unsigned index, const char **name, const char **value);
+
+/* --- request encoding (done once, at start-up) ---------------------------- */
+
+/* Encodes the request header block every stream sends: :method, :scheme,
+ * :authority (the user's Host header value when given), :path, then the
+ * user's headers lowercased, minus the connection-specific ones HTTP/2
+ * forbids (RFC 9113 §8.2.2: connection, keep-alive, proxy-connection,
+ * transfer-encoding, upgrade; te unless "trailers") and host, then
+ * content-length when there is a body and the user gave none. Static-table
+ * indices where an entry matches exactly (or by name), literals without
+ * indexing otherwise (§6.2.2), so no dynamic table is ever involved.
+ * Returns the malloc'd block and *len; NULL on allocation failure. */
+uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len);
+
+/* --- complete decoder (RFC 7541 §3, §4, §6) -------------------------------- */
+
+#define HPACK_TABLE_MAX 4096 /* the most we ever allow: the protocol's default */
+
+struct hpack_decoder {
+    uint32_t limit;       /* SETTINGS_HEADER_TABLE_SIZE we advertised (<= HPACK_TABLE_MAX) */
+    uint32_t capacity;    /* current maximum size (from size updates) */
+    uint32_t size;        /* sum of entry sizes (name + value + 32 each, §4.1) */
+    uint32_t count;       /* entries */
+    uint32_t head;        /* internal: ring slot of the next insert */
+    uint32_t tail;        /* internal: arena offset just past the newest entry */
+    uint16_t off[HPACK_TABLE_MAX / 32]; /* internal: entry offsets into arena */
+    uint16_t nlen[HPACK_TABLE_MAX / 32];
+    uint16_t vlen[HPACK_TABLE_MAX / 32];
+    uint8_t arena[HPACK_TABLE_MAX];     /* entry bytes, oldest first, compacted on insert: never wraps */
+};
+
+void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit);
+
+/* Called once per decoded field, in order. Non-zero return aborts decoding
+ * (hpack_decode returns that value). */
+typedef int (*hpack_field_fn)(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen);
+
+/* Decodes one complete header block, updating the dynamic table. scratch
+ * (scratch_cap bytes) holds Huffman-decoded names and values. Returns 0 or a
+ * HPACK_ERR_* (or the callback's non-zero value). */
+int hpack_decode(struct hpack_decoder *d, const uint8_t *p, size_t n, uint8_t *scratch, size_t scratch_cap,
+                 hpack_field_fn fn, void *ctx);
+
+/* --- hot path: :status only, table size 0, resumable at any byte ---------- */
+
+/* shb advertises SETTINGS_HEADER_TABLE_SIZE 0, so the peer's blocks never
+ * reference a dynamic entry and nothing is ever inserted. The scanner reads
+ * :status and measures and steps over every other field without copying or
+ * Huffman-decoding it. Header blocks split across HEADERS and CONTINUATION
+ * frames are fed fragment by fragment. */
+struct hpack_status_scan {
+    uint8_t state;       /* internal */
+    uint8_t flags;       /* internal */
+    uint8_t ilen;        /* internal: partial integer */
+    uint64_t ival;       /* internal */
+    uint64_t skip;       /* internal: string bytes left to skip */
+    uint8_t sbuf[8];     /* internal: :status value bytes (3 digits, maybe Huffman) */
+    uint8_t slen;        /* internal */
+    uint16_t status;     /* the :status found, 0 if none yet */
+};
+
+void hpack_status_scan_init(struct hpack_status_scan *s);
+/* Feeds one fragment of a header block. last: this fragment ends the block
+ * (END_HEADERS). Returns 0, or a HPACK_ERR_* (including a reference to the
+ * dynamic table, a size update above 0, a block ending mid-field, or a
+ * malformed :status). After the last fragment, s->status holds :status (0:
+ * the block had none — a malformed response, RFC 9113 §8.3.2). */
+int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t n, bool last);
+
+#endif

@@ -1,0 +1,1482 @@
+/* test/unit_hpack.c — HPACK: integers, Huffman, the RFC 7541 Appendix C
+ * examples, the dynamic table against a reference model, the :status
+ * scanner under every way of splitting a block, the request block, and a
+ * robustness loop over random and mutated blocks.
+ *
+ * Every fragment fed to the scanner is an exact-size heap copy, so under ASan
+ * a read past what a feed delivered is caught. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpack.h"
+#include "t.h"
+
+/* The scanner's error for a malformed or repeated :status (hpack.c). */
+#define SCAN_STATUS_ERR HPACK_ERR_STATUS
+
+/* ------------------------------------------------------------ helpers */
+
+/* Hex text (spaces ignored) -> bytes. Returns the length. */
+static size_t unhex(const char *hex, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    int hi = -1;
+    for (; *hex; hex++) {
+        int c = (unsigned char)*hex, v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            continue;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            if (n < cap)
+                out[n] = (uint8_t)(hi << 4 | v);
+            n++;
+            hi = -1;
+        }
+    }
+    return n;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void) /* xorshift64*, fixed seed */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static size_t rnd_below(size_t n)
+{
+    return n ? (size_t)(rnd() % n) : 0;
+}
+
+/* A growing byte buffer to build blocks with. */
+struct blk {
+    uint8_t *b;
+    size_t n, cap;
+};
+
+static void b_need(struct blk *k, size_t more)
+{
+    if (k->n + more <= k->cap)
+        return;
+    size_t cap = k->cap ? k->cap : 64;
+    while (cap < k->n + more)
+        cap *= 2;
+    uint8_t *nb = realloc(k->b, cap);
+    if (!nb) {
+        printf("out of memory\n");
+        exit(2);
+    }
+    k->b = nb;
+    k->cap = cap;
+}
+
+static void b_bytes(struct blk *k, const void *p, size_t n)
+{
+    b_need(k, n);
+    if (n)
+        memcpy(k->b + k->n, p, n);
+    k->n += n;
+}
+
+static void b_byte(struct blk *k, uint8_t v)
+{
+    b_bytes(k, &v, 1);
+}
+
+static void b_int(struct blk *k, unsigned prefix, uint8_t first, uint64_t v)
+{
+    uint8_t tmp[16];
+    size_t n = hpack_int_encode(tmp, sizeof tmp, prefix, first, v);
+    b_bytes(k, tmp, n);
+}
+
+static void b_hex(struct blk *k, const char *hex)
+{
+    size_t n = unhex(hex, NULL, 0);
+    b_need(k, n);
+    unhex(hex, k->b + k->n, n);
+    k->n += n;
+}
+
+/* A string literal (§5.2), raw or Huffman-coded. */
+static void b_str(struct blk *k, const void *s, size_t n, bool huff)
+{
+    if (!huff) {
+        b_int(k, 7, 0x00, n);
+        b_bytes(k, s, n);
+        return;
+    }
+    size_t hn = hpack_huffman_encoded_len(s, n);
+    b_int(k, 7, 0x80, hn);
+    b_need(k, hn);
+    hpack_huffman_encode(s, n, k->b + k->n);
+    k->n += hn;
+}
+
+/* A literal field: kind 0x40 (incremental), 0x00 (without), 0x10 (never);
+ * name_index 0: literal name. */
+static void b_lit(struct blk *k, uint8_t kind, unsigned name_index, const char *name, bool nhuff,
+                  const void *value, size_t vlen, bool vhuff)
+{
+    b_int(k, kind == 0x40 ? 6 : 4, kind, name_index);
+    if (!name_index)
+        b_str(k, name, strlen(name), nhuff);
+    b_str(k, value, vlen, vhuff);
+}
+
+static void b_free(struct blk *k)
+{
+    free(k->b);
+    k->b = NULL;
+    k->n = k->cap = 0;
+}
+
+/* Decoded fields as text, "name: value\n" each. */
+struct list {
+    char text[1 << 17];
+    size_t len;
+    int n;
+};
+
+static int collect(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
+{
+    struct list *l = ctx;
+    if (l->len + nlen + vlen + 3 >= sizeof l->text)
+        return 99;
+    memcpy(l->text + l->len, name, nlen);
+    l->len += nlen;
+    memcpy(l->text + l->len, ": ", 2);
+    l->len += 2;
+    memcpy(l->text + l->len, value, vlen);
+    l->len += vlen;
+    l->text[l->len++] = '\n';
+    l->text[l->len] = '\0';
+    l->n++;
+    return 0;
+}
+
+static struct list *list_new(void)
+{
+    struct list *l = calloc(1, sizeof *l);
+    if (!l) {
+        printf("out of memory\n");
+        exit(2);
+    }
+    return l;
+}
+
+static uint8_t scratch[65536];
+
+/* Decodes hex into l (cleared first). */
+static int decode_hex(struct hpack_decoder *d, const char *hex, struct list *l)
+{
+    uint8_t buf[512];
+    size_t n = unhex(hex, buf, sizeof buf);
+    l->len = 0;
+    l->n = 0;
+    l->text[0] = '\0';
+    return hpack_decode(d, buf, n, scratch, sizeof scratch, collect, l);
+}
+
+/* The dynamic table as text, newest first, via indexed-field lookups. */
+static bool table_text(struct hpack_decoder *d, struct list *l)
+{
+    l->len = 0;
+    l->n = 0;
+    l->text[0] = '\0';
+    for (uint32_t i = 1; i <= d->count; i++) {
+        uint8_t b[8];
+        size_t n = hpack_int_encode(b, sizeof b, 7, 0x80, HPACK_STATIC_COUNT + i);
+        if (hpack_decode(d, b, n, scratch, sizeof scratch, collect, l) != 0)
+            return false;
+    }
+    /* One past the end is an index error. */
+    uint8_t b[8];
+    size_t n = hpack_int_encode(b, sizeof b, 7, 0x80, HPACK_STATIC_COUNT + d->count + 1);
+    struct list *junk = list_new();
+    bool ok = hpack_decode(d, b, n, scratch, sizeof scratch, collect, junk) == HPACK_ERR_INDEX;
+    free(junk);
+    return ok;
+}
+
+/* ------------------------------------------------------------ integers */
+
+static bool int_round_trip(unsigned prefix, uint64_t v)
+{
+    uint8_t b[16];
+    size_t n = hpack_int_encode(b, sizeof b, prefix, 0x00, v);
+    const uint8_t *p = b;
+    uint64_t got = ~(uint64_t)0;
+    int rc = hpack_int_decode(&p, b + n, prefix, &got);
+    return n > 0 && rc == 0 && got == v && p == b + n;
+}
+
+static int int_decode_hex(const char *hex, unsigned prefix, uint64_t *v, size_t *used)
+{
+    uint8_t b[32];
+    size_t n = unhex(hex, b, sizeof b);
+    const uint8_t *p = b;
+    int rc = hpack_int_decode(&p, b + n, prefix, v);
+    *used = (size_t)(p - b);
+    return rc;
+}
+
+static void test_integers(void)
+{
+    uint8_t b[16];
+    size_t n = hpack_int_encode(b, sizeof b, 5, 0xe0, 10);
+    T_CHECK("int: C.1.1 10 with a 5-bit prefix is one octet 01010 (prefix bits kept)",
+            n == 1 && b[0] == 0xea, "n=%zu b0=%02x", n, b[0]);
+    n = hpack_int_encode(b, sizeof b, 5, 0x00, 1337);
+    T_CHECK("int: C.1.2 1337 with a 5-bit prefix is 1f 9a 0a",
+            n == 3 && b[0] == 0x1f && b[1] == 0x9a && b[2] == 0x0a, "n=%zu", n);
+    n = hpack_int_encode(b, sizeof b, 8, 0x00, 42);
+    T_CHECK("int: C.1.3 42 at an octet boundary is 2a", n == 1 && b[0] == 0x2a, "n=%zu", n);
+
+    uint64_t v;
+    size_t used;
+    int rc = int_decode_hex("ea", 5, &v, &used);
+    T_CHECK("int: C.1.1 decodes (prefix bits above N ignored)", rc == 0 && v == 10 && used == 1, "rc=%d", rc);
+    rc = int_decode_hex("1f9a0a", 5, &v, &used);
+    T_CHECK("int: C.1.2 decodes to 1337, 3 octets", rc == 0 && v == 1337 && used == 3, "rc=%d v=%llu", rc,
+            (unsigned long long)v);
+    rc = int_decode_hex("2a", 8, &v, &used);
+    T_CHECK("int: C.1.3 decodes to 42", rc == 0 && v == 42 && used == 1, "rc=%d", rc);
+
+    bool ok = true;
+    for (unsigned prefix = 1; prefix <= 8; prefix++) {
+        uint64_t m = ((uint64_t)1 << prefix) - 1;
+        const uint64_t vals[] = { 0,       1,       m - 1,         m,           m + 1,      m + 126,
+                                  m + 127, m + 128, m + 16383,     m + 16384,   1337,       65535,
+                                  65536,   1u << 28, UINT32_MAX - 1, UINT32_MAX };
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+            ok &= T_QUIET("int: round trip", int_round_trip(prefix, vals[i]), "prefix %u value %llu", prefix,
+                          (unsigned long long)vals[i]);
+    }
+    T_CHECK("int: round trips at 2^N-2, 2^N-1, 2^N, 127/128 continuation edges, 2^32-1, prefixes 1..8", ok,
+            "see above");
+
+    n = hpack_int_encode(b, sizeof b, 7, 0x80, 127);
+    T_CHECK("int: 127 with a 7-bit prefix is ff 00", n == 2 && b[0] == 0xff && b[1] == 0x00, "n=%zu", n);
+    n = hpack_int_encode(b, sizeof b, 8, 0, UINT32_MAX);
+    T_CHECK("int: 2^32-1 with an 8-bit prefix takes 6 octets", n == 6, "n=%zu", n);
+    n = hpack_int_encode(b, sizeof b, 1, 0, UINT64_MAX);
+    T_CHECK("int: 2^64-1 encodes (11 octets)", n == 11, "n=%zu", n);
+    n = hpack_int_encode(b, 2, 5, 0, 1337);
+    T_CHECK("int: encode into too small a buffer returns 0", n == 0, "n=%zu", n);
+    n = hpack_int_encode(b, sizeof b, 0, 0, 1);
+    size_t n9 = hpack_int_encode(b, sizeof b, 9, 0, 1);
+    const uint8_t one = 1, *q = &one;
+    int rc0 = hpack_int_decode(&q, &one + 1, 0, &v), rc9 = hpack_int_decode(&q, &one + 1, 9, &v);
+    T_CHECK("int: prefixes 0 and 9 refused", n == 0 && n9 == 0 && rc0 == HPACK_ERR_INTEGER &&
+            rc9 == HPACK_ERR_INTEGER && q == &one, "n=%zu", n);
+
+    /* Overflow and over-long encodings (§5.1: implementation limits). */
+    n = hpack_int_encode(b, sizeof b, 5, 0, (uint64_t)UINT32_MAX + 1);
+    const uint8_t *p = b;
+    rc = hpack_int_decode(&p, b + n, 5, &v);
+    T_CHECK("int: 2^32 is HPACK_ERR_INTEGER", rc == HPACK_ERR_INTEGER, "rc=%d", rc);
+    n = hpack_int_encode(b, sizeof b, 1, 0, UINT64_MAX);
+    p = b;
+    rc = hpack_int_decode(&p, b + n, 1, &v);
+    T_CHECK("int: 2^64-1 is HPACK_ERR_INTEGER", rc == HPACK_ERR_INTEGER, "rc=%d", rc);
+    rc = int_decode_hex("1f 80 80 80 80 00", 5, &v, &used);
+    T_CHECK("int: five continuation octets (zero padded) still decode", rc == 0 && v == 31 && used == 6,
+            "rc=%d v=%llu", rc, (unsigned long long)v);
+    rc = int_decode_hex("1f 80 80 80 80 80 00", 5, &v, &used);
+    T_CHECK("int: a sixth continuation octet is HPACK_ERR_INTEGER", rc == HPACK_ERR_INTEGER, "rc=%d", rc);
+    rc = int_decode_hex("ff ff ff ff ff 7f", 8, &v, &used);
+    T_CHECK("int: 35-bit value is HPACK_ERR_INTEGER", rc == HPACK_ERR_INTEGER, "rc=%d", rc);
+
+    rc = int_decode_hex("", 5, &v, &used);
+    T_CHECK("int: empty input is HPACK_ERR_TRUNCATED", rc == HPACK_ERR_TRUNCATED, "rc=%d", rc);
+    rc = int_decode_hex("1f", 5, &v, &used);
+    T_CHECK("int: prefix all ones, nothing after: truncated", rc == HPACK_ERR_TRUNCATED && used == 0, "rc=%d",
+            rc);
+    rc = int_decode_hex("1f 9a", 5, &v, &used);
+    T_CHECK("int: continuation bit set on the last octet: truncated", rc == HPACK_ERR_TRUNCATED && used == 0,
+            "rc=%d", rc);
+}
+
+/* ------------------------------------------------------------- Huffman */
+
+struct huff_example {
+    const char *text, *hex;
+};
+
+/* The Huffman strings of C.4 and C.6. */
+static const struct huff_example huff_examples[] = {
+    { "www.example.com", "f1e3 c2e5 f23a 6ba0 ab90 f4ff" },
+    { "no-cache", "a8eb 1064 9cbf" },
+    { "custom-key", "25a8 49e9 5ba9 7d7f" },
+    { "custom-value", "25a8 49e9 5bb8 e8b4 bf" },
+    { "302", "6402" },
+    { "307", "640e ff" },
+    { "private", "aec3 771a 4b" },
+    { "Mon, 21 Oct 2013 20:13:21 GMT", "d07a be94 1054 d444 a820 0595 040b 8166 e082 a62d 1bff" },
+    { "Mon, 21 Oct 2013 20:13:22 GMT", "d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff" },
+    { "https://www.example.com", "9d29 ad17 1863 c78f 0b97 c8e9 ae82 ae43 d3" },
+    { "gzip", "9bd9 ab" },
+    { "foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1",
+      "94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 "
+      "b106 3d50 07" },
+    { ":status", "b884 8d36 a3" }, /* the scanner's constant */
+};
+
+static long huff_decode_hex(const char *hex, uint8_t *out, size_t cap)
+{
+    uint8_t in[64];
+    size_t n = unhex(hex, in, sizeof in);
+    uint8_t *copy = malloc(n ? n : 1); /* exact size: ASan sees over-reads */
+    memcpy(copy, in, n);
+    long r = hpack_huffman_decode(copy, n, out, cap);
+    free(copy);
+    return r;
+}
+
+static bool huff_round_trip(const uint8_t *s, size_t n)
+{
+    size_t hn = hpack_huffman_encoded_len(s, n);
+    uint8_t *enc = malloc(hn ? hn : 1);
+    uint8_t *dec = malloc(n ? n : 1);
+    size_t w = hpack_huffman_encode(s, n, enc);
+    long r = hpack_huffman_decode(enc, w, dec, n);
+    bool ok = w == hn && r == (long)n && (n == 0 || memcmp(dec, s, n) == 0);
+    free(enc);
+    free(dec);
+    return ok;
+}
+
+static void test_huffman(void)
+{
+    bool ok = true;
+    for (size_t i = 0; i < sizeof huff_examples / sizeof huff_examples[0]; i++) {
+        const struct huff_example *e = &huff_examples[i];
+        uint8_t want[64], got[64], dec[128];
+        size_t wn = unhex(e->hex, want, sizeof want);
+        size_t tn = strlen(e->text);
+        size_t hn = hpack_huffman_encoded_len((const uint8_t *)e->text, tn);
+        size_t gn = hpack_huffman_encode((const uint8_t *)e->text, tn, got);
+        ok &= T_QUIET("huffman: RFC example encodes", hn == wn && gn == wn && memcmp(got, want, wn) == 0, "%s",
+                      e->text);
+        long dn = huff_decode_hex(e->hex, dec, sizeof dec);
+        ok &= T_QUIET("huffman: RFC example decodes", dn == (long)tn && memcmp(dec, e->text, tn) == 0, "%s: %ld",
+                      e->text, dn);
+    }
+    T_CHECK("huffman: every C.4/C.6 string (and \":status\") encodes and decodes as the RFC shows", ok,
+            "see above");
+
+    uint8_t all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (uint8_t)i;
+    T_CHECK("huffman: all 256 octet values in one string round-trip", huff_round_trip(all, 256), "mismatch");
+    ok = true;
+    for (int i = 0; i < 256; i++) {
+        ok &= T_QUIET("huffman: single octet", huff_round_trip(all + i, 1), "octet %d", i);
+        uint8_t two[2] = { (uint8_t)i, (uint8_t)(255 - i) };
+        ok &= T_QUIET("huffman: pair", huff_round_trip(two, 2), "octet %d", i);
+    }
+    T_CHECK("huffman: each octet alone and in pairs round-trips", ok, "see above");
+    ok = true;
+    for (int i = 0; i < 2000; i++) {
+        uint8_t s[300];
+        size_t n = rnd_below(sizeof s + 1);
+        bool ascii = rnd() & 1;
+        for (size_t j = 0; j < n; j++)
+            s[j] = ascii ? (uint8_t)(' ' + rnd_below(95)) : (uint8_t)rnd();
+        ok &= T_QUIET("huffman: random round trip", huff_round_trip(s, n), "iteration %d", i);
+    }
+    T_CHECK("huffman: 2000 random strings round-trip", ok, "see above");
+    T_CHECK("huffman: empty string", huff_round_trip(all, 0) && hpack_huffman_encoded_len(all, 0) == 0, "bad");
+
+    uint8_t out[64];
+    long r = huff_decode_hex("1f", out, sizeof out); /* 'a' 00011 + 111 */
+    T_CHECK("huffman: 3 bits of all-ones padding ok", r == 1 && out[0] == 'a', "r=%ld", r);
+    r = huff_decode_hex("1f ff", out, sizeof out);
+    T_CHECK("huffman: 11 bits of padding is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("ff", out, sizeof out);
+    T_CHECK("huffman: a whole octet of padding is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("18", out, sizeof out); /* 'a' + 000 */
+    T_CHECK("huffman: padding not all ones is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("1d", out, sizeof out); /* 'a' + 101 */
+    T_CHECK("huffman: padding with a zero bit is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("ffff fffc", out, sizeof out); /* EOS (30 ones) + 00 */
+    T_CHECK("huffman: EOS in the string is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("ffff ffff", out, sizeof out); /* EOS + 11 */
+    T_CHECK("huffman: EOS then padding is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("1fff ffff ff", out, sizeof out); /* 'a', then EOS, then pad */
+    T_CHECK("huffman: EOS after a symbol is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("fe", out, sizeof out); /* first octet of a 10+ bit code */
+    T_CHECK("huffman: a code cut short is an error", r == HPACK_ERR_HUFFMAN, "r=%ld", r);
+    r = huff_decode_hex("f1e3 c2e5 f23a 6ba0 ab90 f4ff", out, 14);
+    T_CHECK("huffman: output one short is HPACK_ERR_TOO_LONG", r == HPACK_ERR_TOO_LONG, "r=%ld", r);
+    r = huff_decode_hex("f1e3 c2e5 f23a 6ba0 ab90 f4ff", out, 15);
+    T_CHECK("huffman: output exactly the size decodes", r == 15 && memcmp(out, "www.example.com", 15) == 0,
+            "r=%ld", r);
+    r = hpack_huffman_decode((const uint8_t *)"\x1f", 1, NULL, 0);
+    T_CHECK("huffman: no output space at all is HPACK_ERR_TOO_LONG", r == HPACK_ERR_TOO_LONG, "r=%ld", r);
+}
+
+static void test_static(void)
+{
+    const char *n = NULL, *v = NULL;
+    bool ok = hpack_static_entry(1, &n, &v) && strcmp(n, ":authority") == 0 && strcmp(v, "") == 0;
+    ok &= hpack_static_entry(16, &n, &v) && strcmp(n, "accept-encoding") == 0 && strcmp(v, "gzip, deflate") == 0;
+    ok &= hpack_static_entry(8, &n, &v) && strcmp(n, ":status") == 0 && strcmp(v, "200") == 0;
+    ok &= hpack_static_entry(14, &n, &v) && strcmp(v, "500") == 0;
+    ok &= hpack_static_entry(61, &n, &v) && strcmp(n, "www-authenticate") == 0;
+    ok &= !hpack_static_entry(0, &n, &v) && !hpack_static_entry(62, &n, &v);
+    T_CHECK("static: Appendix A entries 1, 8, 14, 16, 61; 0 and 62 refused", ok, "mismatch");
+}
+
+/* ----------------------------------------------------- Appendix C examples */
+
+static void check_c2(const char *name, const char *hex, const char *want_fields, const char *want_table,
+                     uint32_t want_size)
+{
+    struct hpack_decoder d;
+    hpack_decoder_init(&d, 4096);
+    struct list *l = list_new(), *t = list_new();
+    int rc = decode_hex(&d, hex, l);
+    bool tab = table_text(&d, t);
+    T_CHECK(name,
+            rc == 0 && strcmp(l->text, want_fields) == 0 && tab && strcmp(t->text, want_table) == 0 &&
+                d.size == want_size,
+            "rc=%d fields=[%s] table=[%s] size=%u", rc, l->text, t->text, (unsigned)d.size);
+    free(l);
+    free(t);
+}
+
+static void test_c2(void)
+{
+    check_c2("C.2.1 literal with indexing: custom-key: custom-header, table size 55",
+             "400a 6375 7374 6f6d 2d6b 6579 0d63 7573 746f 6d2d 6865 6164 6572", "custom-key: custom-header\n",
+             "custom-key: custom-header\n", 55);
+    check_c2("C.2.2 literal without indexing: :path: /sample/path, table empty",
+             "040c 2f73 616d 706c 652f 7061 7468", ":path: /sample/path\n", "", 0);
+    check_c2("C.2.3 literal never indexed: password: secret, table empty",
+             "1008 7061 7373 776f 7264 0673 6563 7265 74", "password: secret\n", "", 0);
+    check_c2("C.2.4 indexed: :method: GET, table empty", "82", ":method: GET\n", "", 0);
+}
+
+struct c_step {
+    const char *hex, *fields, *table;
+    uint32_t size;
+};
+
+static void check_sequence(const char *name, uint32_t limit, const struct c_step *steps, int nsteps)
+{
+    struct hpack_decoder d;
+    hpack_decoder_init(&d, limit);
+    struct list *l = list_new(), *t = list_new();
+    for (int i = 0; i < nsteps; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "%s.%d: fields, dynamic table and its size", name, i + 1);
+        int rc = decode_hex(&d, steps[i].hex, l);
+        bool tab = table_text(&d, t);
+        T_CHECK(label,
+                rc == 0 && strcmp(l->text, steps[i].fields) == 0 && tab && strcmp(t->text, steps[i].table) == 0 &&
+                    d.size == steps[i].size,
+                "rc=%d\nfields=[%s]\ntable=[%s]\nsize=%u", rc, l->text, t->text, (unsigned)d.size);
+    }
+    free(l);
+    free(t);
+}
+
+#define REQ1 ":method: GET\n:scheme: http\n:path: /\n:authority: www.example.com\n"
+#define REQ2 REQ1 "cache-control: no-cache\n"
+#define REQ3 ":method: GET\n:scheme: https\n:path: /index.html\n:authority: www.example.com\ncustom-key: custom-value\n"
+#define TAB1 ":authority: www.example.com\n"
+#define TAB2 "cache-control: no-cache\n" TAB1
+#define TAB3 "custom-key: custom-value\n" TAB2
+
+static const struct c_step c3[] = {
+    { "8286 8441 0f77 7777 2e65 7861 6d70 6c65 2e63 6f6d", REQ1, TAB1, 57 },
+    { "8286 84be 5808 6e6f 2d63 6163 6865", REQ2, TAB2, 110 },
+    { "8287 85bf 400a 6375 7374 6f6d 2d6b 6579 0c63 7573 746f 6d2d 7661 6c75 65", REQ3, TAB3, 164 },
+};
+
+static const struct c_step c4[] = {
+    { "8286 8441 8cf1 e3c2 e5f2 3a6b a0ab 90f4 ff", REQ1, TAB1, 57 },
+    { "8286 84be 5886 a8eb 1064 9cbf", REQ2, TAB2, 110 },
+    { "8287 85bf 4088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf", REQ3, TAB3, 164 },
+};
+
+#define DATE1 "date: Mon, 21 Oct 2013 20:13:21 GMT\n"
+#define DATE2 "date: Mon, 21 Oct 2013 20:13:22 GMT\n"
+#define LOC "location: https://www.example.com\n"
+#define CC "cache-control: private\n"
+#define COOKIE "set-cookie: foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1\n"
+#define RESP1 ":status: 302\n" CC DATE1 LOC
+#define RESP2 ":status: 307\n" CC DATE1 LOC
+#define RESP3 ":status: 200\n" CC DATE2 LOC "content-encoding: gzip\n" COOKIE
+#define RTAB1 LOC DATE1 CC ":status: 302\n"
+#define RTAB2 ":status: 307\n" LOC DATE1 CC
+#define RTAB3 COOKIE "content-encoding: gzip\n" DATE2
+
+static const char c51_hex[] = "4803 3330 3258 0770 7269 7661 7465 611d 4d6f 6e2c 2032 3120 4f63 7420 3230 3133"
+                              "2032 303a 3133 3a32 3120 474d 546e 1768 7474 7073 3a2f 2f77 7777 2e65 7861 6d70"
+                              "6c65 2e63 6f6d";
+static const char c52_hex[] = "4803 3330 37c1 c0bf";
+static const char c53_hex[] = "88c1 611d 4d6f 6e2c 2032 3120 4f63 7420 3230 3133 2032 303a 3133 3a32 3220 474d"
+                              "54c0 5a04 677a 6970 7738 666f 6f3d 4153 444a 4b48 514b 425a 584f 5157 454f 5049"
+                              "5541 5851 5745 4f49 553b 206d 6178 2d61 6765 3d33 3630 303b 2076 6572 7369 6f6e"
+                              "3d31";
+static const char c61_hex[] = "4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6"
+                              "2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3";
+static const char c62_hex[] = "4883 640e ffc1 c0bf";
+static const char c63_hex[] = "88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab"
+                              "77ad 94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f"
+                              "9587 3160 65c0 03ed 4ee5 b106 3d50 07";
+
+static const struct c_step c5[] = {
+    { c51_hex, RESP1, RTAB1, 222 },
+    { c52_hex, RESP2, RTAB2, 222 },
+    { c53_hex, RESP3, RTAB3, 215 },
+};
+
+static const struct c_step c6[] = {
+    { c61_hex, RESP1, RTAB1, 222 },
+    { c62_hex, RESP2, RTAB2, 222 },
+    { c63_hex, RESP3, RTAB3, 215 },
+};
+
+static void test_appendix_c(void)
+{
+    test_c2();
+    check_sequence("C.3 requests without Huffman", 4096, c3, 3);
+    check_sequence("C.4 requests with Huffman", 4096, c4, 3);
+    check_sequence("C.5 responses without Huffman, table 256", 256, c5, 3);
+    check_sequence("C.6 responses with Huffman, table 256", 256, c6, 3);
+}
+
+/* ------------------------------------------------------- decoder edges */
+
+static int abort_cb(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
+{
+    (void)ctx, (void)name, (void)nlen, (void)value, (void)vlen;
+    return 42;
+}
+
+static int decode_blk(struct hpack_decoder *d, const struct blk *k, struct list *l)
+{
+    l->len = 0;
+    l->n = 0;
+    l->text[0] = '\0';
+    uint8_t *copy = malloc(k->n ? k->n : 1);
+    memcpy(copy, k->b, k->n);
+    int rc = hpack_decode(d, copy, k->n, scratch, sizeof scratch, collect, l);
+    free(copy);
+    return rc;
+}
+
+static void test_decoder_edges(void)
+{
+    struct hpack_decoder d;
+    struct list *l = list_new(), *t = list_new();
+    int rc;
+
+    hpack_decoder_init(&d, 4096);
+    decode_hex(&d, c3[0].hex, l);
+    rc = decode_hex(&d, "20", l);
+    T_CHECK("table: size update to 0 empties it", rc == 0 && d.count == 0 && d.size == 0 && d.capacity == 0,
+            "rc=%d count=%u", rc, (unsigned)d.count);
+    rc = decode_hex(&d, "400a 6375 7374 6f6d 2d6b 6579 0d63 7573 746f 6d2d 6865 6164 6572", l);
+    T_CHECK("table: with capacity 0 an indexed literal inserts nothing",
+            rc == 0 && d.count == 0 && strcmp(l->text, "custom-key: custom-header\n") == 0, "rc=%d", rc);
+    rc = decode_hex(&d, "20 3fe1 1f 82", l); /* 0, then 4096, then a field */
+    T_CHECK("table: two size updates at the start of a block, back to 4096",
+            rc == 0 && d.capacity == 4096 && strcmp(l->text, ":method: GET\n") == 0, "rc=%d cap=%u", rc,
+            (unsigned)d.capacity);
+    rc = decode_hex(&d, "3fe2 1f", l); /* 4097 */
+    T_CHECK("table: size update above the limit (4097 > 4096) is HPACK_ERR_TABLE_SIZE",
+            rc == HPACK_ERR_TABLE_SIZE, "rc=%d", rc);
+    rc = decode_hex(&d, "82 20", l);
+    T_CHECK("table: size update after a field is HPACK_ERR_TABLE_SIZE (§4.2)", rc == HPACK_ERR_TABLE_SIZE,
+            "rc=%d", rc);
+
+    hpack_decoder_init(&d, 256);
+    rc = decode_hex(&d, "3fe1 01", l); /* 256 */
+    T_CHECK("table: size update to exactly the limit (256)", rc == 0 && d.capacity == 256, "rc=%d", rc);
+    rc = decode_hex(&d, "3fe2 01", l); /* 257 */
+    T_CHECK("table: size update to limit+1 (257) refused", rc == HPACK_ERR_TABLE_SIZE, "rc=%d", rc);
+    decode_hex(&d, c51_hex, l);
+    rc = decode_hex(&d, "3f 5b", l); /* 31 + 91 = 122 */
+    T_CHECK("table: shrinking to 122 evicts the oldest entries (§4.3)",
+            rc == 0 && d.count == 1 && d.size == 63 && table_text(&d, t) && strcmp(t->text, LOC) == 0,
+            "rc=%d count=%u size=%u", rc, (unsigned)d.count, (unsigned)d.size);
+
+    /* §4.4: an entry larger than the capacity empties the table. */
+    hpack_decoder_init(&d, 256);
+    decode_hex(&d, c51_hex, l);
+    struct blk k = { 0 };
+    char big[300];
+    memset(big, 'v', sizeof big);
+    b_lit(&k, 0x40, 0, "x", false, big, 224, false); /* 1 + 224 + 32 = 257 */
+    rc = decode_blk(&d, &k, l);
+    T_CHECK("table: an entry one byte over capacity empties the table, field still delivered",
+            rc == 0 && d.count == 0 && d.size == 0 && l->n == 1 && l->len == 1 + 2 + 224 + 1, "rc=%d count=%u",
+            rc, (unsigned)d.count);
+    b_free(&k);
+    b_lit(&k, 0x40, 0, "x", false, big, 223, false); /* exactly 256 */
+    rc = decode_blk(&d, &k, l);
+    T_CHECK("table: an entry of exactly the capacity is kept", rc == 0 && d.count == 1 && d.size == 256,
+            "rc=%d count=%u size=%u", rc, (unsigned)d.count, (unsigned)d.size);
+    b_free(&k);
+
+    /* §4.4: the new entry's name is the name of the entry it evicts. */
+    hpack_decoder_init(&d, 256);
+    b_lit(&k, 0x40, 0, "the-name-of-an-old-entry", false, big, 150, false); /* 24+150+32 = 206 */
+    decode_blk(&d, &k, l);
+    b_free(&k);
+    b_lit(&k, 0x40, 62, NULL, false, "new", 3, false); /* 24+3+32 = 59: evicts the source */
+    rc = decode_blk(&d, &k, l);
+    bool tab = table_text(&d, t);
+    T_CHECK("table: name taken from the entry that the insert evicts (§4.4)",
+            rc == 0 && d.count == 1 && d.size == 59 && tab &&
+                strcmp(t->text, "the-name-of-an-old-entry: new\n") == 0,
+            "rc=%d table=[%s]", rc, t->text);
+    b_free(&k);
+
+    /* The same, where the insert also has to compact the arena, with the
+     * source name in the part that is evicted (arena rotation). */
+    hpack_decoder_init(&d, 4096);
+    char aname[1000], bname[10];
+    for (size_t i = 0; i < sizeof aname; i++)
+        aname[i] = (char)('a' + i % 26);
+    memset(bname, 'b', sizeof bname);
+    struct blk name_a = { 0 };
+    b_bytes(&name_a, aname, sizeof aname);
+    b_byte(&name_a, 0);
+    b_lit(&k, 0x40, 0, (const char *)name_a.b, false, big, 300, false);
+    b_lit(&k, 0x40, 0, "", false, big, 200, false); /* filler */
+    rc = decode_blk(&d, &k, l);
+    b_free(&k);
+    char bstr[11];
+    memcpy(bstr, bname, 10);
+    bstr[10] = 0;
+    char v900[900], v2000[2000];
+    memset(v900, '9', sizeof v900);
+    memset(v2000, '2', sizeof v2000);
+    b_lit(&k, 0x40, 0, bstr, false, v900, sizeof v900, false);
+    rc |= decode_blk(&d, &k, l); /* A(1332) + filler(232) + B(942) = 2506, arena tail 2410 */
+    b_free(&k);
+    b_lit(&k, 0x40, 64, NULL, false, v2000, sizeof v2000, true); /* name of A; evicts A and the filler */
+    rc |= decode_blk(&d, &k, l);
+    b_free(&k);
+    tab = table_text(&d, t);
+    struct blk want = { 0 };
+    b_bytes(&want, aname, sizeof aname);
+    b_bytes(&want, ": ", 2);
+    b_bytes(&want, v2000, sizeof v2000);
+    b_bytes(&want, "\n", 1);
+    b_bytes(&want, bstr, 10);
+    b_bytes(&want, ": ", 2);
+    b_bytes(&want, v900, sizeof v900);
+    b_bytes(&want, "\n", 2); /* with the NUL */
+    T_CHECK("table: evicted name survives a compaction of the arena",
+            rc == 0 && tab && d.count == 2 && d.size == 3032 + 942 && strcmp(t->text, (const char *)want.b) == 0,
+            "rc=%d count=%u size=%u", rc, (unsigned)d.count, (unsigned)d.size);
+    b_free(&want);
+    b_free(&name_a);
+
+    /* Compaction while the new entry's name is a live entry's. */
+    hpack_decoder_init(&d, 4096);
+    char v1500[1500], bn[101];
+    memset(v1500, 'f', sizeof v1500);
+    memset(bn, 'n', 100);
+    bn[100] = 0;
+    b_lit(&k, 0x40, 0, "", false, v1500, sizeof v1500, false); /* 1532, arena [0, 1500) */
+    b_lit(&k, 0x40, 0, bn, false, v1500, 1000, false);         /* 1132, arena [1500, 2600) */
+    rc = decode_blk(&d, &k, l);
+    b_free(&k);
+    b_lit(&k, 0x40, 62, NULL, false, v1500, sizeof v1500, false); /* 1632: evicts the first, compacts */
+    rc |= decode_blk(&d, &k, l);
+    b_free(&k);
+    tab = table_text(&d, t);
+    b_bytes(&want, bn, 100);
+    b_bytes(&want, ": ", 2);
+    b_bytes(&want, v1500, 1500);
+    b_bytes(&want, "\n", 1);
+    b_bytes(&want, bn, 100);
+    b_bytes(&want, ": ", 2);
+    b_bytes(&want, v1500, 1000);
+    b_bytes(&want, "\n", 2);
+    T_CHECK("table: compaction keeps a live name that the new entry reuses",
+            rc == 0 && tab && d.count == 2 && d.size == 1632 + 1132 && strcmp(t->text, (const char *)want.b) == 0,
+            "rc=%d count=%u size=%u", rc, (unsigned)d.count, (unsigned)d.size);
+    b_free(&want);
+
+    hpack_decoder_init(&d, 4096);
+    rc = decode_hex(&d, "80", l);
+    T_CHECK("decode: index 0 is HPACK_ERR_INDEX (§6.1)", rc == HPACK_ERR_INDEX, "rc=%d", rc);
+    rc = decode_hex(&d, "be", l);
+    T_CHECK("decode: index 62 with an empty table is HPACK_ERR_INDEX", rc == HPACK_ERR_INDEX, "rc=%d", rc);
+    rc = decode_hex(&d, "7e 01 61", l); /* incremental, name index 62 */
+    T_CHECK("decode: literal with name index 62 with an empty table is HPACK_ERR_INDEX", rc == HPACK_ERR_INDEX,
+            "rc=%d", rc);
+    rc = decode_hex(&d, "bd", l);
+    T_CHECK("decode: index 61 is www-authenticate", rc == 0 && strcmp(l->text, "www-authenticate: \n") == 0,
+            "rc=%d", rc);
+    rc = decode_hex(&d, "0f 2b 03 736862", l); /* user-agent: shb */
+    T_CHECK("decode: literal without indexing, name index 58 (4-bit prefix + continuation)",
+            rc == 0 && strcmp(l->text, "user-agent: shb\n") == 0 && d.count == 0, "rc=%d", rc);
+
+    int trunc_ok = 1;
+    uint8_t full[512];
+    size_t fn = unhex(c61_hex, full, sizeof full);
+    for (size_t cut = 1; cut < fn; cut++) {
+        hpack_decoder_init(&d, 256);
+        uint8_t *copy = malloc(cut);
+        memcpy(copy, full, cut);
+        rc = hpack_decode(&d, copy, cut, scratch, sizeof scratch, NULL, NULL);
+        free(copy);
+        /* Field boundaries of C.6.1: after 4, 11, 35 bytes. */
+        bool boundary = cut == 4 || cut == 11 || cut == 35;
+        trunc_ok &= T_QUIET("decode: truncated", boundary ? rc == 0 : rc == HPACK_ERR_TRUNCATED, "cut %zu rc %d",
+                            cut, rc);
+    }
+    T_CHECK("decode: C.6.1 cut at every byte: HPACK_ERR_TRUNCATED except at field boundaries", trunc_ok,
+            "see above");
+
+    hpack_decoder_init(&d, 4096);
+    uint8_t c41[64];
+    size_t c41n = unhex(c4[0].hex, c41, sizeof c41);
+    uint8_t small[10];
+    rc = hpack_decode(&d, c41, c41n, small, sizeof small, collect, l);
+    T_CHECK("decode: Huffman value larger than scratch is HPACK_ERR_TOO_LONG", rc == HPACK_ERR_TOO_LONG, "rc=%d",
+            rc);
+    hpack_decoder_init(&d, 4096);
+    rc = hpack_decode(&d, c41, c41n, scratch, sizeof scratch, abort_cb, NULL);
+    T_CHECK("decode: a callback's non-zero return aborts and is returned", rc == 42, "rc=%d", rc);
+    uint8_t ua[] = { 0x7a, 0x03, 's', 'h', 'b' }; /* user-agent: shb, incremental */
+    rc = hpack_decode(&d, ua, sizeof ua, scratch, sizeof scratch, abort_cb, NULL);
+    T_CHECK("decode: a callback abort on a literal returns before inserting", rc == 42 && d.count == 0, "rc=%d",
+            rc);
+    rc = decode_hex(&d, "0f 27 81 ff", l); /* server: <Huffman 0xff> */
+    T_CHECK("decode: bad Huffman value is HPACK_ERR_HUFFMAN", rc == HPACK_ERR_HUFFMAN, "rc=%d", rc);
+    rc = decode_hex(&d, "0f 27 7f ff ff ff ff 0f", l);
+    T_CHECK("decode: string length over 2^32-1 is HPACK_ERR_INTEGER", rc == HPACK_ERR_INTEGER, "rc=%d", rc);
+    rc = decode_hex(&d, "0f 27 05 6162", l);
+    T_CHECK("decode: string longer than the block is HPACK_ERR_TRUNCATED", rc == HPACK_ERR_TRUNCATED, "rc=%d",
+            rc);
+    rc = hpack_decode(&d, NULL, 0, NULL, 0, NULL, NULL);
+    T_CHECK("decode: empty block", rc == 0, "rc=%d", rc);
+    rc = decode_hex(&d, "00 00 00", l);
+    T_CHECK("decode: empty literal name and value", rc == 0 && strcmp(l->text, ": \n") == 0, "rc=%d", rc);
+    rc = hpack_decode(&d, (const uint8_t *)"\x00\x80\x80", 3, NULL, 0, collect, l);
+    T_CHECK("decode: empty Huffman strings need no scratch", rc == 0, "rc=%d", rc);
+    free(l);
+    free(t);
+}
+
+/* -------------------------------------- dynamic table vs. a reference model */
+
+struct mentry {
+    uint8_t *name, *value;
+    size_t nlen, vlen;
+};
+
+struct model {
+    struct mentry e[HPACK_TABLE_MAX / 32 + 1];
+    size_t count, size, cap;
+};
+
+static void model_evict_one(struct model *m)
+{
+    struct mentry *e = &m->e[--m->count];
+    m->size -= e->nlen + e->vlen + 32;
+    free(e->name);
+    free(e->value);
+}
+
+static uint8_t *memdup(const void *p, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+    if (n)
+        memcpy(c, p, n);
+    return c;
+}
+
+static void model_insert(struct model *m, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
+{
+    uint8_t *nc = memdup(name, nlen), *vc = memdup(value, vlen); /* copy first: §4.4 */
+    size_t es = nlen + vlen + 32;
+    if (es > m->cap) {
+        while (m->count)
+            model_evict_one(m);
+        free(nc);
+        free(vc);
+        return;
+    }
+    while (m->count && m->size + es > m->cap)
+        model_evict_one(m);
+    memmove(&m->e[1], &m->e[0], m->count * sizeof m->e[0]);
+    m->e[0] = (struct mentry){ nc, vc, nlen, vlen };
+    m->count++;
+    m->size += es;
+}
+
+struct one_field {
+    const uint8_t *name, *value;
+    size_t nlen, vlen;
+    int n;
+};
+
+static int grab(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
+{
+    struct one_field *f = ctx;
+    f->name = name;
+    f->nlen = nlen;
+    f->value = value;
+    f->vlen = vlen;
+    f->n++;
+    return 0;
+}
+
+static void rnd_bytes(uint8_t *p, size_t n)
+{
+    int kind = (int)rnd_below(3);
+    for (size_t i = 0; i < n; i++)
+        p[i] = kind == 0 ? (uint8_t)rnd() : kind == 1 ? (uint8_t)('a' + rnd_below(26)) : (uint8_t)(' ' + rnd_below(95));
+}
+
+static bool small_phase;
+
+static size_t rnd_len(void)
+{
+    if (small_phase)
+        return rnd_below(8);
+    switch (rnd_below(10)) {
+    case 0: return 0;
+    case 1: case 2: return rnd_below(2000);
+    case 3: return 4000 + rnd_below(200); /* often bigger than the capacity */
+    default: return rnd_below(40);
+    }
+}
+
+static void test_model(void)
+{
+    struct hpack_decoder *d = malloc(sizeof *d);
+    struct model *m = calloc(1, sizeof *m);
+    hpack_decoder_init(d, 4096);
+    m->cap = 4096;
+    static uint8_t name[4200], value[4200];
+    bool ok = true;
+    int max_count = 0, full_lookups = 0, evicted_name_refs = 0;
+    for (int step = 0; step < 1000 && ok; step++) {
+        struct blk k = { 0 };
+        small_phase = step / 250 % 2 == 1; /* phases of small entries fill the slots */
+        if (rnd_below(20) == 0) { /* §6.3 at the start of the block */
+            size_t cap = rnd_below(3) == 0 ? 4096 : rnd_below(4097);
+            b_int(&k, 5, 0x20, cap);
+            m->cap = cap;
+            while (m->count && m->size > m->cap)
+                model_evict_one(m);
+        }
+        size_t nlen, vlen = rnd_len();
+        const uint8_t *nsrc;
+        unsigned name_index = 0;
+        if (m->count && rnd_below(3) == 0) {
+            size_t i = rnd_below(m->count);
+            name_index = HPACK_STATIC_COUNT + 1 + (unsigned)i;
+            nsrc = m->e[i].name;
+            nlen = m->e[i].nlen;
+            if (m->size + nlen + vlen + 32 > m->cap)
+                evicted_name_refs++;
+        } else {
+            nlen = rnd_below(4) == 0 ? rnd_len() : rnd_below(12);
+            rnd_bytes(name, nlen);
+            nsrc = name;
+        }
+        rnd_bytes(value, vlen);
+        /* Sometimes a non-indexed literal first: it must not touch the table. */
+        if (rnd_below(4) == 0)
+            b_lit(&k, rnd_below(2) ? 0x00 : 0x10, 0, "x-plain", false, "v", 1, true);
+        b_int(&k, 6, 0x40, name_index);
+        if (!name_index)
+            b_str(&k, nsrc, nlen, rnd_below(2));
+        b_str(&k, value, vlen, rnd_below(2));
+        uint8_t *nsave = memdup(nsrc, nlen);
+        struct one_field f = { 0 };
+        uint8_t *copy = memdup(k.b, k.n);
+        int rc = hpack_decode(d, copy, k.n, scratch, sizeof scratch, grab, &f);
+        free(copy);
+        ok &= T_QUIET("model: decode", rc == 0, "step %d rc %d", step, rc);
+        model_insert(m, nsave, nlen, value, vlen);
+        free(nsave);
+        b_free(&k);
+        ok &= T_QUIET("model: count and size", d->count == m->count && d->size == m->size,
+                      "step %d: count %u/%zu size %u/%zu", step, (unsigned)d->count, m->count, (unsigned)d->size,
+                      m->size);
+        if ((int)m->count > max_count)
+            max_count = (int)m->count;
+        for (size_t i = 0; i < m->count && ok; i++) {
+            uint8_t b[8];
+            size_t n = hpack_int_encode(b, sizeof b, 7, 0x80, HPACK_STATIC_COUNT + 1 + i);
+            struct one_field g = { 0 };
+            rc = hpack_decode(d, b, n, scratch, sizeof scratch, grab, &g);
+            const struct mentry *e = &m->e[i];
+            ok &= T_QUIET("model: lookup",
+                          rc == 0 && g.n == 1 && g.nlen == e->nlen && g.vlen == e->vlen &&
+                              (!e->nlen || memcmp(g.name, e->name, e->nlen) == 0) &&
+                              (!e->vlen || memcmp(g.value, e->value, e->vlen) == 0),
+                          "step %d index %zu", step, i + 1);
+            full_lookups++;
+        }
+    }
+    small_phase = false;
+    T_CHECK("table: 1000 varied inserts (size updates, names from live and evicted entries, "
+            "entries over capacity) match a reference model at every index",
+            ok, "see above");
+    printf("  model: %d lookups, up to %d entries, %d names from entries the insert evicts\n", full_lookups,
+           max_count, evicted_name_refs);
+
+    /* Many tiny entries: the slot ring fills to 128 and wraps. */
+    hpack_decoder_init(d, 4096);
+    while (m->count)
+        model_evict_one(m);
+    m->cap = 4096;
+    ok = true;
+    for (int i = 0; i < 700 && ok; i++) {
+        struct blk k = { 0 };
+        size_t vlen = (size_t)(i % 3 == 0 || i >= 500 ? 0 : i % 7); /* the last 200: 32 bytes each */
+        rnd_bytes(value, vlen);
+        b_lit(&k, 0x40, 0, "", false, value, vlen, false);
+        int rc = hpack_decode(d, k.b, k.n, scratch, sizeof scratch, NULL, NULL);
+        model_insert(m, (const uint8_t *)"", 0, value, vlen);
+        b_free(&k);
+        ok &= T_QUIET("ring: insert", rc == 0 && d->count == m->count && d->size == m->size, "i %d", i);
+        for (size_t j = 0; j < m->count && ok; j += 17) {
+            uint8_t b[8];
+            size_t n = hpack_int_encode(b, sizeof b, 7, 0x80, HPACK_STATIC_COUNT + 1 + j);
+            struct one_field g = { 0 };
+            rc = hpack_decode(d, b, n, scratch, sizeof scratch, grab, &g);
+            ok &= T_QUIET("ring: lookup",
+                          rc == 0 && g.vlen == m->e[j].vlen && (!g.vlen || memcmp(g.value, m->e[j].value, g.vlen) == 0),
+                          "i %d j %zu", i, j);
+        }
+    }
+    T_CHECK("table: 700 entries of 32..38 bytes: the 128 slots fill and wrap, lookups match",
+            ok && d->count == 128 && d->size == 4096,
+            "count=%u", (unsigned)d->count);
+    while (m->count)
+        model_evict_one(m);
+    free(m);
+    free(d);
+}
+
+/* ------------------------------------------------------ status scanner */
+
+static int scan_cuts(const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts, uint16_t *status)
+{
+    struct hpack_status_scan s;
+    hpack_status_scan_init(&s);
+    size_t start = 0;
+    int rc = 0;
+    for (size_t i = 0; i <= ncuts; i++) {
+        size_t stop = i < ncuts ? cuts[i] : n;
+        uint8_t *frag = memdup(b + start, stop - start);
+        rc = hpack_status_scan_feed(&s, frag, stop - start, i == ncuts);
+        free(frag);
+        if (rc)
+            break;
+        start = stop;
+    }
+    *status = s.status;
+    return rc;
+}
+
+static int scan_step(const uint8_t *b, size_t n, size_t step, uint16_t *status)
+{
+    size_t ncuts = n ? (n - 1) / step : 0;
+    size_t *cuts = malloc((ncuts ? ncuts : 1) * sizeof *cuts);
+    for (size_t i = 0; i < ncuts; i++)
+        cuts[i] = (i + 1) * step;
+    int rc = scan_cuts(b, n, cuts, ncuts, status);
+    free(cuts);
+    return rc;
+}
+
+struct first_status {
+    char v[16];
+    bool found;
+};
+
+static int find_status(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
+{
+    struct first_status *f = ctx;
+    if (!f->found && nlen == 7 && memcmp(name, ":status", 7) == 0) {
+        f->found = true;
+        size_t c = vlen < sizeof f->v - 1 ? vlen : sizeof f->v - 1;
+        memcpy(f->v, value, c);
+        f->v[c] = 0;
+    }
+    return 0;
+}
+
+/* Feeds the block whole, split in two at every byte (every 37th past 4 KB),
+ * one byte at a time, in 7-byte chunks, and whole followed by an empty last
+ * fragment: every way must give want_rc, and want_status when want_rc is 0.
+ * Blocks the scanner accepts are also decoded with hpack_decode (table size
+ * 0), which must find the same :status. */
+static void scan_all_ways(const char *name, const uint8_t *b, size_t n, int want_rc, uint16_t want_status)
+{
+    bool ok = true;
+    uint16_t st;
+    int rc;
+#define SCAN_EXPECT(how, ...)                                                                                  \
+    ok &= T_QUIET(name, rc == want_rc && (want_rc != 0 || st == want_status), how ": rc=%d status=%u",       \
+                  __VA_ARGS__, rc, (unsigned)st)
+    rc = scan_cuts(b, n, NULL, 0, &st);
+    SCAN_EXPECT("whole%s", "");
+    for (size_t k = 1; k < n; k += (k < 4096 ? 1 : 37)) {
+        rc = scan_cuts(b, n, &k, 1, &st);
+        SCAN_EXPECT("split at %zu", k);
+    }
+    rc = scan_step(b, n, 1, &st);
+    SCAN_EXPECT("byte by byte%s", "");
+    rc = scan_step(b, n, 7, &st);
+    SCAN_EXPECT("7-byte chunks%s", "");
+    {
+        struct hpack_status_scan s;
+        hpack_status_scan_init(&s);
+        uint8_t *copy = memdup(b, n);
+        rc = hpack_status_scan_feed(&s, copy, n, false);
+        free(copy);
+        if (rc == 0)
+            rc = hpack_status_scan_feed(&s, NULL, 0, true);
+        st = s.status;
+        SCAN_EXPECT("whole, then an empty last fragment%s", "");
+    }
+#undef SCAN_EXPECT
+    if (want_rc == 0) {
+        struct hpack_decoder d;
+        hpack_decoder_init(&d, 0);
+        struct first_status f = { { 0 }, false };
+        uint8_t *copy = memdup(b, n);
+        rc = hpack_decode(&d, copy, n, scratch, sizeof scratch, find_status, &f);
+        free(copy);
+        unsigned dv = f.found ? (unsigned)atoi(f.v) : 0;
+        ok &= T_QUIET(name, rc == 0 && dv == want_status, "hpack_decode: rc=%d status=%u", rc, dv);
+    }
+    T_CHECK(name, ok, "see above");
+}
+
+static void scan_hex(const char *name, const char *hex, int want_rc, uint16_t want_status)
+{
+    size_t n = unhex(hex, NULL, 0);
+    uint8_t *b = malloc(n ? n : 1);
+    unhex(hex, b, n);
+    scan_all_ways(name, b, n, want_rc, want_status);
+    free(b);
+}
+
+/* x-pad literal fields of varied lengths (1- to 3-octet length integers),
+ * raw and Huffman-coded, up to about total bytes. */
+static void add_padding(struct blk *k, size_t total)
+{
+    static char pad[20000];
+    memset(pad, 'p', sizeof pad);
+    size_t lens[] = { 0, 1, 126, 127, 128, 1000, 16383, 16384, 5000 };
+    size_t start = k->n;
+    for (int i = 0; k->n - start < total; i++) {
+        size_t vlen = lens[i % 9];
+        uint8_t kind = (uint8_t[]){ 0x00, 0x10, 0x40 }[i % 3];
+        b_lit(k, kind, 0, "x-pad", i % 2, pad, vlen, i % 4 == 1);
+    }
+}
+
+static void test_scanner(void)
+{
+    scan_hex("scan: C.5.1 (literal :status 302, incremental, name index 8)", c51_hex, 0, 302);
+    scan_hex("scan: C.6.1 (same, Huffman)", c61_hex, 0, 302);
+    scan_hex("scan: C.5.2 refers to the dynamic table: HPACK_ERR_INDEX", c52_hex, HPACK_ERR_INDEX, 0);
+    scan_hex("scan: C.6.3 refers to the dynamic table: HPACK_ERR_INDEX", c63_hex, HPACK_ERR_INDEX, 0);
+    scan_hex("scan: indexed :status 200", "88", 0, 200);
+    scan_hex("scan: indexed :status 500 (index 14)", "8e", 0, 500);
+    scan_hex("scan: literal :status 302, indexed name, without indexing", "08 03 333032", 0, 302);
+    scan_hex("scan: literal :status 302, indexed name, never indexed", "18 03 333032", 0, 302);
+    scan_hex("scan: literal :status 302, indexed name 14, incremental", "4e 03 333032", 0, 302);
+    scan_hex("scan: Huffman-coded :status 302", "08 82 6402", 0, 302);
+    scan_hex("scan: Huffman-coded :status 307 (3 octets)", "08 83 640eff", 0, 307);
+    scan_hex("scan: literal name \":status\"", "00 07 3a737461747573 03 333032", 0, 302);
+    scan_hex("scan: Huffman literal name \":status\", Huffman value", "10 85 b8848d36a3 82 6402", 0, 302);
+    struct blk k = { 0 };
+    b_lit(&k, 0x00, 0, ":statur", false, "302", 3, false);
+    b_lit(&k, 0x00, 0, ":statu", false, "303", 3, false);
+    b_lit(&k, 0x00, 0, ":statuss", false, "304", 3, false);
+    b_lit(&k, 0x00, 0, ":Status", false, "305", 3, false);
+    size_t at = k.n;
+    b_lit(&k, 0x10, 0, "abcdefg", true, "306", 3, false); /* Huffman, 5 octets like ":status" */
+    T_CHECK("scan: the Huffman lookalike name is 5 octets, like \":status\"", k.b[at + 1] == 0x85, "%02x",
+            k.b[at + 1]);
+    b_lit(&k, 0x10, 0, ":statu", true, "307", 3, false);
+    b_lit(&k, 0x40, 0, "", true, "308", 3, false);
+    scan_all_ways("scan: lookalike names (raw and Huffman, same lengths) are not :status", k.b, k.n, 0, 0);
+    b_free(&k);
+    scan_hex("scan: size update 0 at the start", "20 88", 0, 200);
+    scan_hex("scan: two size updates 0 at the start", "20 20 89", 0, 204);
+    scan_hex("scan: :status not first", "0f 27 05 6e67696e78 0f 10 03 616263 8d", 0, 404);
+    scan_hex("scan: missing :status gives status 0", "0f 27 05 6e67696e78 6c 01 30", 0, 0);
+    scan_hex("scan: empty block gives status 0", "", 0, 0);
+    scan_hex("scan: empty literal name and value", "00 00 00 88", 0, 200);
+    scan_hex("scan: dynamic index (62) is HPACK_ERR_INDEX", "be", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: dynamic index after :status is HPACK_ERR_INDEX", "88 c1", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: literal with dynamic name index is HPACK_ERR_INDEX", "0f 30 01 61", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: indexed field 0 is HPACK_ERR_INDEX", "80", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: size update 1 is HPACK_ERR_TABLE_SIZE", "21 88", HPACK_ERR_TABLE_SIZE, 0);
+    scan_hex("scan: size update 4096 is HPACK_ERR_TABLE_SIZE", "3f e1 1f 88", HPACK_ERR_TABLE_SIZE, 0);
+    scan_hex("scan: size update after a field is HPACK_ERR_TABLE_SIZE", "88 20", HPACK_ERR_TABLE_SIZE, 0);
+    scan_hex("scan: block ends inside a value", "08 03 3330", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside a name index", "0f", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside a name", "00 85 b884", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends after a name", "00 03 616263", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside a value length", "88 0f 27 7f 80", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside a size update", "3f", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: value length over 2^32-1 is HPACK_ERR_INTEGER", "0f 27 7f ff ff ff ff 0f",
+             HPACK_ERR_INTEGER, 0);
+    scan_hex("scan: six continuation octets is HPACK_ERR_INTEGER", "0f 27 7f 80 80 80 80 80 00",
+             HPACK_ERR_INTEGER, 0);
+    scan_hex("scan: :status 2 digits", "08 02 3230", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status 4 digits", "08 04 32303030", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status not digits", "08 03 32306f", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status 099", "08 03 303939", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status value of 9 octets", "08 09 323030323030323030", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status Huffman value with bad padding", "08 81 64", HPACK_ERR_HUFFMAN, 0);
+    scan_hex("scan: Huffman :status \"30a\"", "08 82 6403", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: second :status is an error (RFC 9113 §8.3)", "88 08 03 333032", SCAN_STATUS_ERR, 0);
+
+    /* Big blocks: ~48 KB of fields the scanner steps over. */
+    b_byte(&k, 0x88);
+    add_padding(&k, 48 * 1024);
+    scan_all_ways("scan: :status 200 then 48 KB of x-pad fields", k.b, k.n, 0, 200);
+    b_free(&k);
+    add_padding(&k, 48 * 1024);
+    b_lit(&k, 0x00, 0, ":status", true, "404", 3, true);
+    add_padding(&k, 1024);
+    scan_all_ways("scan: 48 KB of x-pad fields, then Huffman :status 404", k.b, k.n, 0, 404);
+    b_free(&k);
+    add_padding(&k, 48 * 1024);
+    scan_all_ways("scan: 48 KB of x-pad fields and no :status", k.b, k.n, 0, 0);
+    b_free(&k);
+
+    /* After an error the scanner keeps failing. */
+    struct hpack_status_scan s;
+    hpack_status_scan_init(&s);
+    int rc1 = hpack_status_scan_feed(&s, (const uint8_t *)"\xbe", 1, false);
+    int rc2 = hpack_status_scan_feed(&s, (const uint8_t *)"\x88", 1, true);
+    T_CHECK("scan: an error sticks", rc1 == HPACK_ERR_INDEX && rc2 == HPACK_ERR_INDEX, "%d %d", rc1, rc2);
+}
+
+/* ---------------------------------------------------- request encoding */
+
+static struct shb_opts base_opts(void)
+{
+    struct shb_opts o;
+    memset(&o, 0, sizeof o);
+    o.method = "GET";
+    strcpy(o.url.authority, "example.com:8080");
+    o.url.target = "/";
+    return o;
+}
+
+/* Encodes o's request and decodes it back (table size 4096: the request
+ * must leave the table empty, since it never indexes). */
+static bool request_is(const struct shb_opts *o, const char *want, uint8_t **bytes, size_t *blen)
+{
+    size_t len = 0;
+    uint8_t *req = hpack_encode_request(o, &len);
+    if (!req)
+        return false;
+    struct hpack_decoder d;
+    hpack_decoder_init(&d, 4096);
+    struct list *l = list_new();
+    int rc = hpack_decode(&d, req, len, scratch, sizeof scratch, collect, l);
+    bool ok = rc == 0 && d.count == 0 && strcmp(l->text, want) == 0;
+    if (!ok)
+        printf("  rc=%d count=%u got:\n%s", rc, (unsigned)d.count, l->text);
+    free(l);
+    if (bytes) {
+        *bytes = req;
+        *blen = len;
+    } else {
+        free(req);
+    }
+    return ok;
+}
+
+static bool contains(const uint8_t *b, size_t n, const char *hex)
+{
+    uint8_t pat[64];
+    size_t pn = unhex(hex, pat, sizeof pat);
+    for (size_t i = 0; i + pn <= n; i++)
+        if (memcmp(b + i, pat, pn) == 0)
+            return true;
+    return false;
+}
+
+#define DEFAULTS "user-agent: shb\naccept: */*\n"
+
+static void test_request(void)
+{
+    struct shb_opts o = base_opts();
+    uint8_t *req;
+    size_t len;
+    bool ok = request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS,
+                         &req, &len);
+    struct blk want = { 0 };
+    b_hex(&want, "82 86 01");
+    b_str(&want, "example.com:8080", 16, true);
+    b_hex(&want, "84 0f2b 03 736862 0f04 03 2a2f2a");
+    T_CHECK("request: default GET: indexed :method/:scheme/:path, :authority literal (Huffman), user-agent, accept",
+            ok && len == want.n && memcmp(req, want.b, len) == 0, "len %zu want %zu", len, want.n);
+    b_free(&want);
+    free(req);
+
+    o = base_opts();
+    o.method = NULL;
+    o.url.https = true;
+    o.url.target = "/index.html";
+    T_CHECK("request: https and /index.html use static entries 7 and 5",
+            request_is(&o, ":method: GET\n:scheme: https\n:authority: example.com:8080\n:path: /index.html\n" DEFAULTS,
+                       &req, &len) &&
+                len > 3 && req[0] == 0x82 && req[1] == 0x87 && contains(req, len, "85 0f2b"),
+            "wrong bytes");
+    free(req);
+
+    struct shb_header ct[] = { { "Content-Type", "application/json" } };
+    uint8_t body[] = "{\"a\":1}";
+    o = base_opts();
+    o.method = "POST";
+    o.url.target = "/api?x=1&y=2";
+    o.headers = ct;
+    o.nheaders = 1;
+    o.body = body;
+    o.body_len = 7;
+    o.has_body = true;
+    T_CHECK("request: POST with a body gets content-length after the user headers",
+            request_is(&o, ":method: POST\n:scheme: http\n:authority: example.com:8080\n:path: /api?x=1&y=2\n" DEFAULTS
+                           "content-type: application/json\ncontent-length: 7\n",
+                       &req, &len) &&
+                req[0] == 0x83 && contains(req, len, "0f 10") && contains(req, len, "0f 0d"),
+            "wrong bytes");
+    free(req);
+
+    o = base_opts();
+    o.method = NULL;
+    o.has_body = true; /* -d '' */
+    T_CHECK("request: empty body: default method POST, content-length: 0",
+            request_is(&o, ":method: POST\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                           "content-length: 0\n",
+                       NULL, NULL),
+            "wrong fields");
+
+    struct shb_header cl[] = { { "Content-Length", "3" } };
+    o = base_opts();
+    o.method = "PUT";
+    o.headers = cl;
+    o.nheaders = 1;
+    o.body = body;
+    o.body_len = 3;
+    o.has_body = true;
+    T_CHECK("request: PUT (literal :method, name index 2) with the user's Content-Length only",
+            request_is(&o, ":method: PUT\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                           "content-length: 3\n",
+                       &req, &len) &&
+                req[0] == 0x02,
+            "wrong bytes");
+    free(req);
+
+    o = base_opts();
+    o.method = "HEAD";
+    T_CHECK("request: HEAD (literal :method)",
+            request_is(&o, ":method: HEAD\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS, &req,
+                       &len) &&
+                req[0] == 0x02,
+            "wrong bytes");
+    free(req);
+
+    struct shb_header hs[] = { { "X-B", "2" }, { "HOST", "other.test:81" }, { "host", "second.test" },
+                               { "ACCEPT", "text/html" } };
+    o = base_opts();
+    o.headers = hs;
+    o.nheaders = 4;
+    T_CHECK("request: user Host becomes :authority and is not sent; user Accept replaces the default",
+            request_is(&o, ":method: GET\n:scheme: http\n:authority: other.test:81\n:path: /\nuser-agent: shb\n"
+                           "x-b: 2\naccept: text/html\n",
+                       NULL, NULL),
+            "wrong fields");
+
+    struct shb_header conn[] = { { "Connection", "keep-alive" },   { "Keep-Alive", "timeout=5" },
+                                 { "Transfer-Encoding", "chunked" }, { "Upgrade", "h2c" },
+                                 { "Proxy-Connection", "close" },    { "TE", "gzip" },
+                                 { "X-Kept", "yes" } };
+    o = base_opts();
+    o.headers = conn;
+    o.nheaders = 7;
+    o.disable_keepalive = true;
+    T_CHECK("request: connection, keep-alive, transfer-encoding, upgrade, proxy-connection, te: gzip dropped",
+            request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                           "x-kept: yes\n",
+                       NULL, NULL),
+            "wrong fields");
+
+    struct shb_header te[] = { { "TE", "Trailers" } };
+    o = base_opts();
+    o.headers = te;
+    o.nheaders = 1;
+    T_CHECK("request: te: trailers kept (lowercased name, value normalised)",
+            request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                           "te: trailers\n",
+                       NULL, NULL),
+            "wrong fields");
+
+    static char longv[600];
+    memset(longv, 'Z', sizeof longv - 1);
+    struct shb_header mixed[] = { { "X-Custom-Header", "Mixed Case Value" }, { "User-Agent", "Bench/1.0" },
+                                  { "Accept-Encoding", "gzip, deflate" }, { "COOKIE", "a=b" },
+                                  { "X-LONG", longv },  { "x-empty", "" } };
+    o = base_opts();
+    o.headers = mixed;
+    o.nheaders = 6;
+    char want_text[2048];
+    snprintf(want_text, sizeof want_text,
+             ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\naccept: */*\n"
+             "x-custom-header: Mixed Case Value\nuser-agent: Bench/1.0\naccept-encoding: gzip, deflate\n"
+             "cookie: a=b\nx-long: %s\nx-empty: \n",
+             longv);
+    T_CHECK("request: names lowercased (literal and static-name), values kept, exact static pair indexed",
+            request_is(&o, want_text, &req, &len) && contains(req, len, "90") && contains(req, len, "0f 11"),
+            "wrong fields or bytes");
+    free(req);
+}
+
+/* ---------------------------------------------------------- robustness */
+
+static bool known_rc(int rc)
+{
+    return rc == 0 || (rc <= HPACK_ERR_TRUNCATED && rc >= HPACK_ERR_STATUS);
+}
+
+static void robust_one(struct hpack_decoder *d, const uint8_t *b, size_t n, bool *ok, int *accepted)
+{
+    uint8_t *copy = memdup(b, n);
+    int rc = hpack_decode(d, copy, n, scratch, sizeof scratch, NULL, NULL);
+    *ok &= T_QUIET("robust: decode rc", known_rc(rc), "rc=%d", rc);
+    if (rc == 0)
+        (*accepted)++;
+
+    /* Scanner: whole and randomly split must agree. */
+    uint16_t st_whole, st_split;
+    int rw = scan_cuts(copy, n, NULL, 0, &st_whole);
+    size_t cuts[4], nc = 0;
+    size_t ncuts = n > 1 ? rnd_below(4) + 1 : 0;
+    for (size_t i = 0; i < ncuts; i++) {
+        size_t c = 1 + rnd_below(n - 1);
+        if (nc == 0 || c > cuts[nc - 1])
+            cuts[nc++] = c;
+    }
+    int rs = scan_cuts(copy, n, cuts, nc, &st_split);
+    *ok &= T_QUIET("robust: scan rc", known_rc(rw) && rw == rs && (rw != 0 || st_whole == st_split),
+                   "whole %d/%u split %d/%u", rw, (unsigned)st_whole, rs, (unsigned)st_split);
+
+    /* Against a table-size-0 decoder: where both accept, same :status; where
+     * the decoder accepts, the scanner fails only over :status itself. */
+    struct hpack_decoder d0;
+    hpack_decoder_init(&d0, 0);
+    struct first_status f = { { 0 }, false };
+    int r0 = hpack_decode(&d0, copy, n, scratch, sizeof scratch, find_status, &f);
+    if (r0 == 0 && rw == 0)
+        *ok &= T_QUIET("robust: scanner vs decoder status", st_whole == (f.found ? (unsigned)atoi(f.v) : 0u),
+                       "scan %u decoder %s", (unsigned)st_whole, f.v);
+    if (r0 == 0 && rw != 0)
+        *ok &= T_QUIET("robust: scanner fails only on :status", f.found && (rw == SCAN_STATUS_ERR || rw == HPACK_ERR_HUFFMAN),
+                       "rw=%d", rw);
+    free(copy);
+}
+
+static void test_robustness(void)
+{
+    struct hpack_decoder *d = malloc(sizeof *d);
+    hpack_decoder_init(d, 4096);
+    bool ok = true;
+    int accepted = 0;
+    uint8_t b[128];
+    for (int i = 0; i < 4000; i++) {
+        size_t n = rnd_below(sizeof b);
+        int style = (int)rnd_below(3);
+        for (size_t j = 0; j < n; j++) {
+            uint8_t v = (uint8_t)rnd();
+            if (style == 1 && j % 4 == 0) /* bias toward plausible first octets */
+                v = (uint8_t)((v & 0x0f) | (uint8_t[]){ 0x00, 0x10, 0x40, 0x80 }[rnd_below(4)]);
+            if (style == 2)
+                v &= 0x8f; /* small lengths and indices */
+            b[j] = v;
+        }
+        robust_one(d, b, n, &ok, &accepted);
+        if (rnd_below(50) == 0)
+            hpack_decoder_init(d, (uint32_t)rnd_below(4097));
+    }
+    T_CHECK("robust: 4000 random blocks through hpack_decode and the scanner: clean errors only", ok, "see above");
+
+    /* Mutations of valid blocks. */
+    const char *seeds[] = { c3[0].hex, c3[1].hex, c3[2].hex, c4[0].hex, c4[1].hex, c4[2].hex, c51_hex, c52_hex,
+                            c53_hex,  c61_hex,   c62_hex,   c63_hex,   "08 82 6402",
+                            "00 85 b8848d36a3 03 333032", "20 88 0f27 05 6e67696e78" };
+    int accepted2 = 0;
+    ok = true;
+    for (int i = 0; i < 4000; i++) {
+        const char *seed = seeds[rnd_below(sizeof seeds / sizeof seeds[0])];
+        uint8_t m[256];
+        size_t n = unhex(seed, m, sizeof m - 8);
+        int nmut = 1 + (int)rnd_below(3);
+        for (int j = 0; j < nmut && n; j++) {
+            size_t at = rnd_below(n);
+            switch (rnd_below(5)) {
+            case 0: m[at] ^= (uint8_t)(1u << rnd_below(8)); break;
+            case 1: m[at] = (uint8_t)rnd(); break;
+            case 2: n = at; break; /* truncate */
+            case 3:
+                memmove(m + at + 1, m + at, n - at);
+                m[at] = (uint8_t)rnd();
+                n++;
+                break;
+            default: memmove(m + at, m + at + 1, n - at - 1); n--; break;
+            }
+        }
+        if (rnd_below(2))
+            hpack_decoder_init(d, rnd_below(2) ? 256 : 4096);
+        robust_one(d, m, n, &ok, &accepted2);
+    }
+    T_CHECK("robust: 4000 mutated RFC/scanner blocks: clean errors only, scanner split-independent", ok,
+            "see above");
+    printf("  robust: %d random and %d mutated blocks decoded without error\n", accepted, accepted2);
+    free(d);
+}
+
+int main(void)
+{
+    test_integers();
+    test_huffman();
+    test_static();
+    test_appendix_c();
+    test_decoder_edges();
+    test_model();
+    test_scanner();
+    test_request();
+    test_robustness();
+    T_DONE();
+}
