@@ -15,7 +15,7 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c h1.c hpack.c stats.c report.c worker.c uring/uring.c
+CORE = cli.c h1.c h2.c hpack.c stats.c report.c worker.c uring/uring.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
 HDRS = $(wildcard *.h uring/*.h)

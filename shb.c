@@ -22,6 +22,8 @@
 
 #include "cli.h"
 #include "h1.h"
+#include "h2.h"
+#include "hpack.h"
 #include "report.h"
 #include "stats.h"
 #include "worker.h"
@@ -150,8 +152,6 @@ int main(int argc, char **argv)
     case CLI_OK:
         break;
     }
-    if (o.http2)
-        die(2, "--http2 is not supported yet");
     if (o.http3)
         die(2, "--http3 is not supported yet");
     if (o.url.https)
@@ -162,10 +162,21 @@ int main(int argc, char **argv)
     socklen_t addrlen;
     resolve(&o, &addr, &addrlen);
 
+    /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
+     * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
+     * references and literals). */
     size_t req_len;
-    uint8_t *req = h1_build_request(&o, &req_len);
+    uint8_t *req = o.http2 ? hpack_encode_request(&o, &req_len) : h1_build_request(&o, &req_len);
     if (!req)
         die(1, "out of memory");
+    struct h2_config h2cfg = {
+        .request_block = req,
+        .request_block_len = req_len,
+        .body = o.body,
+        .body_len = o.body_len,
+        .has_body = o.has_body,
+        .parallel = o.parallel,
+    };
 
     /* A -n run never needs more connections than requests, and every thread
      * gets at least one connection. */
@@ -198,6 +209,7 @@ int main(int argc, char **argv)
             .addrlen = addrlen,
             .request = req,
             .request_len = req_len,
+            .h2 = o.http2 ? &h2cfg : NULL,
             .head = strcmp(o.method, "HEAD") == 0,
             .keepalive = !o.disable_keepalive,
             .connections = (uint32_t)share(conns, threads, i),
@@ -245,7 +257,7 @@ int main(int argc, char **argv)
     }
     struct report_info ri = {
         .url = o.url_text,
-        .protocol = "HTTP/1.1",
+        .protocol = o.http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = conns,
         .duration_ns = end_ns - run.start_ns,

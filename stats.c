@@ -141,6 +141,10 @@ const char *err_kind_name(enum err_kind k)
         return "closed";
     case ERR_PROTOCOL:
         return "protocol";
+    case ERR_STREAM_RESET:
+        return "stream reset";
+    case ERR_REFUSED:
+        return "refused";
     case ERR_KINDS:
         break;
     }

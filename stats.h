@@ -65,12 +65,16 @@ enum err_kind {
     ERR_CONNECT_TIMEOUT, /* --connect-timeout expired */
     ERR_RESET,           /* the connection failed while a request was in flight */
     ERR_CLOSED,          /* the server closed with a response cut short */
-    ERR_PROTOCOL,        /* a response we could not frame (bad status line, length, chunk, 101) */
+    ERR_PROTOCOL,        /* a response we could not frame (bad status line, length, chunk, 101;
+                            an HTTP/2 protocol or compression error) */
+    ERR_STREAM_RESET,    /* HTTP/2: the server reset the stream (RST_STREAM) */
+    ERR_REFUSED,         /* HTTP/2: refused (GOAWAY / REFUSED_STREAM) more often than shb retries */
     ERR_KINDS
 };
 #define ERR_FIRST_NON_CONNECT ERR_RESET
 
-const char *err_kind_name(enum err_kind k); /* "connect", "connect timeout", "reset", "closed", "protocol" */
+/* "connect", "connect timeout", "reset", "closed", "protocol", "stream reset", "refused" */
+const char *err_kind_name(enum err_kind k);
 
 #define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
 

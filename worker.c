@@ -3,7 +3,13 @@
  * submit -> wait for a batch of completions -> feed the bytes to the protocol
  * engine -> queue what it produced -> submit. Each connection lives in a
  * registered file slot with one multishot receive drawing from the worker's
- * provided buffer ring; its request bytes are the one buffer main built. */
+ * provided buffer ring.
+ *
+ * HTTP/1.1 sends the one request buffer main built, a request at a time.
+ * HTTP/2 engines append frames to their own output buffers while a batch of
+ * completions is processed; each connection with something to say is sent
+ * once, after the batch (spec, How it works: the requests a batch produced
+ * leave together). */
 #define _GNU_SOURCE
 #include "worker.h"
 
@@ -17,6 +23,7 @@
 #include <unistd.h>
 
 #include "h1.h"
+#include "h2.h"
 #include "uring/uring.h"
 
 volatile int shb_stop_requested;
@@ -28,6 +35,13 @@ volatile int shb_stop_requested;
 #define TICK_NS 100000000ull /* Ctrl-C is noticed within this */
 #define RECV_BUF_SIZE 16384
 #define BUF_GROUP 0
+
+/* A request the server provably did not process (HTTP/2 GOAWAY or
+ * REFUSED_STREAM) is sent again, but not forever: a server that refuses
+ * everything must still let a -n run end. HTTP/1.1 retries once, for the
+ * keep-alive race only. */
+#define MAX_RETRIES 15
+#define H1_MAX_RETRIES 1
 
 enum op { OP_CONNECT = 1, OP_LINK_TIMEOUT, OP_RECV, OP_SEND, OP_TICK, OP_DEADLINE, OP_CANCEL };
 
@@ -44,20 +58,31 @@ static inline enum op ud_op(uint64_t ud) { return (enum op)(ud & 0xff); }
 static inline uint32_t ud_gen(uint64_t ud) { return (uint32_t)(ud >> 8) & GEN_MASK; }
 static inline uint32_t ud_idx(uint64_t ud) { return (uint32_t)(ud >> 32); }
 
+/* A request's tag (HTTP/2 streams carry it through the engine): its start
+ * time relative to the run in the low 56 bits, its retry count above. */
+#define TAG_TIME_MASK ((1ull << 56) - 1)
+static inline uint64_t tag_make(uint64_t rel_ns, unsigned retries) { return (rel_ns & TAG_TIME_MASK) | ((uint64_t)retries << 56); }
+static inline unsigned tag_retries(uint64_t tag) { return (unsigned)(tag >> 56); }
+
 enum conn_state { CONN_CLOSED, CONN_CONNECTING, CONN_OPEN };
 
 struct conn {
     uint32_t gen;
     uint8_t state;
     bool recv_armed;
-    bool busy;        /* a request is on the wire and its response not complete */
-    bool retry;       /* a request already counted as started waits for a new connection */
-    bool retried;     /* ... and it has been retried once: the next failure is an error */
-    bool wants_open;  /* socket() failed: try again on the next tick */
-    uint32_t sent;    /* request bytes the kernel has taken */
+    bool wants_open;    /* socket() failed: try again on the next tick */
+    bool sending;       /* a send is in flight (HTTP/2: one at a time) */
+    bool in_flush_list;
     uint32_t responses; /* completed on this socket */
+    /* HTTP/1.1: one request at a time */
+    bool busy;          /* a request is on the wire and its response not complete */
+    uint8_t retries;    /* of the request on the wire */
+    uint32_t sent;      /* request bytes the kernel has taken */
     uint64_t started_ns;
     struct h1_scanner sc;
+    /* HTTP/2 */
+    struct h2_conn *h2;
+    void *h2_mem;
 };
 
 struct state {
@@ -66,11 +91,20 @@ struct state {
     struct uring_bufring bufs;
     struct conn *conns;
     uint32_t nconns;
-    uint64_t budget_left; /* -n: requests not started yet */
-    uint64_t in_flight;   /* started and not yet ended (including ones waiting to be retried) */
+    bool http2;
+    uint64_t budget_left;  /* -n: requests not started yet */
+    uint64_t in_flight;    /* started and not yet ended, including those waiting to be retried */
+    uint64_t retry_waiting[MAX_RETRIES + 1]; /* requests to send again, by how often they were tried */
+    uint64_t retry_total;
+    uint64_t start_ns;
     uint64_t now;
     bool stopping;
     unsigned wait_nr;
+    enum err_kind abort_kind; /* what HTTP/2 streams of a failing connection count as */
+    struct conn *event_conn;  /* the connection whose engine is reporting events */
+    uint32_t *flush_list;  /* HTTP/2 connections with output to send after this batch */
+    uint32_t nflush;
+    uint8_t *h2_mem;
     struct shb_kernel_timespec connect_ts, tick_ts, deadline_ts;
 };
 
@@ -97,6 +131,68 @@ static unsigned pow2_at_least(unsigned v)
 
 static uint32_t conn_idx(const struct state *st, const struct conn *c) { return (uint32_t)(c - st->conns); }
 
+/* ---- request accounting ------------------------------------------------- *
+ * Every request taken here ends exactly once: request_ok, request_error, or
+ * back into retry_waiting (still in flight) to be taken again. */
+
+/* Takes the next request to send: one waiting to be retried first, else a
+ * new one from the budget. Returns false when there is nothing to send. */
+static bool take_request(struct state *st, unsigned *retries)
+{
+    if (st->stopping)
+        return false;
+    if (st->retry_total) {
+        /* The most-tried first: on HTTP/2 it then gets the lowest stream id
+         * of its new connection, the one a server's GOAWAY keeps. */
+        for (unsigned r = MAX_RETRIES + 1; r-- > 0;) {
+            if (st->retry_waiting[r]) {
+                st->retry_waiting[r]--;
+                st->retry_total--;
+                *retries = r;
+                return true;
+            }
+        }
+    }
+    if (!st->w->cfg.timed) {
+        if (st->budget_left == 0)
+            return false;
+        st->budget_left--;
+    }
+    st->in_flight++;
+    *retries = 0;
+    return true;
+}
+
+static void request_ok(struct state *st, uint16_t status, uint64_t started_ns)
+{
+    struct stats *s = &st->w->stats;
+    st->in_flight--;
+    s->ok++;
+    if (status < STATUS_MAX)
+        s->status[status]++;
+    hist_record(&s->latency, st->now - started_ns);
+    st->w->end_ns = st->now;
+}
+
+static void request_error(struct state *st, enum err_kind kind)
+{
+    st->in_flight--;
+    st->w->stats.errors[kind]++;
+    st->w->end_ns = st->now;
+}
+
+/* The request was not processed by the server: send it again later, unless
+ * it has been tried too often, which makes it an error of `kind`. */
+static void request_retry(struct state *st, unsigned retries, unsigned max, enum err_kind kind)
+{
+    if (retries >= max || st->stopping) {
+        request_error(st, kind);
+        return;
+    }
+    st->retry_waiting[retries + 1]++;
+    st->retry_total++;
+}
+
 /* ---- connection lifecycle ---------------------------------------------- */
 
 static void conn_open(struct state *st, struct conn *c);
@@ -106,61 +202,6 @@ static void arm_recv(struct state *st, struct conn *c)
     uint32_t i = conn_idx(st, c);
     uring_prep_recv_multishot(uring_sqe(&st->ring), i, BUF_GROUP, ud_make(OP_RECV, c->gen, i));
     c->recv_armed = true;
-}
-
-static void send_request_bytes(struct state *st, struct conn *c)
-{
-    uint32_t i = conn_idx(st, c);
-    const struct worker_config *cfg = &st->w->cfg;
-    uring_prep_send(uring_sqe(&st->ring), i, cfg->request + c->sent, cfg->request_len - c->sent,
-                    ud_make(OP_SEND, c->gen, i));
-}
-
-static void send_request(struct state *st, struct conn *c)
-{
-    c->busy = true;
-    c->sent = 0;
-    c->started_ns = st->now;
-    h1_scanner_reset(&c->sc, st->w->cfg.head);
-    send_request_bytes(st, c);
-}
-
-/* Starts the next request on an idle open connection, if there is one to start. */
-static void start_next(struct state *st, struct conn *c)
-{
-    if (st->stopping)
-        return;
-    if (!st->w->cfg.timed) {
-        if (st->budget_left == 0)
-            return;
-        st->budget_left--;
-    }
-    st->in_flight++;
-    send_request(st, c);
-}
-
-static void request_ok(struct state *st, struct conn *c, const struct h1_response *r)
-{
-    struct stats *s = &st->w->stats;
-    c->busy = false;
-    c->retried = false;
-    c->responses++;
-    st->in_flight--;
-    s->ok++;
-    if (r->status < STATUS_MAX)
-        s->status[r->status]++;
-    hist_record(&s->latency, st->now - c->started_ns);
-    st->w->end_ns = st->now;
-}
-
-static void request_error(struct state *st, struct conn *c, enum err_kind kind)
-{
-    c->busy = false;
-    c->retry = false;
-    c->retried = false;
-    st->in_flight--;
-    st->w->stats.errors[kind]++;
-    st->w->end_ns = st->now;
 }
 
 /* Closes our side: the multishot receive is cancelled by its user_data (the
@@ -178,34 +219,34 @@ static void conn_close(struct state *st, struct conn *c)
     c->gen = (c->gen + 1) & GEN_MASK;
     c->state = CONN_CLOSED;
     c->busy = false;
+    c->sending = false;
 }
 
-/* After a close: open a new connection if this one has work to do, otherwise
+static bool work_left(const struct state *st)
+{
+    return st->retry_total > 0 || st->w->cfg.timed || st->budget_left > 0;
+}
+
+/* After a close: open a new connection if there is work left, otherwise
  * drop the socket from its slot so the server sees it go. */
 static void conn_replace(struct state *st, struct conn *c)
 {
-    bool more = c->retry || st->w->cfg.timed || st->budget_left > 0;
-    if (more && !st->stopping)
+    if (work_left(st) && !st->stopping)
         conn_open(st, c);
     else
         uring_files_set(&st->ring, conn_idx(st, c), -1);
 }
 
-/* A connect attempt failed. It costs one request: the one waiting to be
- * retried, or the next one from the budget — otherwise a dead server would
- * keep a -n run alive forever. */
+/* A connect attempt failed. It costs one request — one waiting to be retried
+ * or the next from the budget — otherwise a dead server would keep a -n run
+ * alive forever. */
 static void connect_failed(struct state *st, struct conn *c, enum err_kind kind)
 {
     c->state = CONN_CLOSED;
     c->gen = (c->gen + 1) & GEN_MASK;
-    if (c->retry) {
-        request_error(st, c, kind);
-    } else if (st->w->cfg.timed || st->budget_left > 0) {
-        if (!st->w->cfg.timed)
-            st->budget_left--;
-        st->w->stats.errors[kind]++;
-        st->w->end_ns = st->now;
-    }
+    unsigned retries;
+    if (take_request(st, &retries))
+        request_error(st, kind);
     conn_replace(st, c);
 }
 
@@ -219,8 +260,8 @@ static void conn_open(struct state *st, struct conn *c)
         c->wants_open = true; /* out of descriptors or memory: retry on the next tick */
         return;
     }
-    /* Requests are written whole, once per response: Nagle would only hold
-     * back the tail of a large request behind a delayed ACK. */
+    /* Requests leave whole, once per batch: Nagle would only hold a batch
+     * back behind the previous one's delayed ACK. */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     int ret = uring_files_set(&st->ring, i, fd);
@@ -232,53 +273,233 @@ static void conn_open(struct state *st, struct conn *c)
     c->state = CONN_CONNECTING;
     c->responses = 0;
     c->recv_armed = false;
+    c->sending = false;
     struct io_uring_sqe *s = uring_sqe(&st->ring);
     uring_prep_connect(s, i, cfg->addr, cfg->addrlen, ud_make(OP_CONNECT, c->gen, i));
     s->flags |= IOSQE_IO_LINK; /* --connect-timeout: the link timeout cancels it */
     uring_prep_link_timeout(uring_sqe(&st->ring), &st->connect_ts, ud_make(OP_LINK_TIMEOUT, c->gen, i));
 }
 
+/* ---- HTTP/1.1 ----------------------------------------------------------- */
+
+static void h1_send_bytes(struct state *st, struct conn *c)
+{
+    uint32_t i = conn_idx(st, c);
+    const struct worker_config *cfg = &st->w->cfg;
+    uring_prep_send(uring_sqe(&st->ring), i, cfg->request + c->sent, cfg->request_len - c->sent,
+                    ud_make(OP_SEND, c->gen, i));
+}
+
+/* Starts the next request on an idle open connection, if there is one. */
+static void h1_start_next(struct state *st, struct conn *c)
+{
+    unsigned retries;
+    if (!take_request(st, &retries))
+        return;
+    c->busy = true;
+    c->retries = (uint8_t)retries;
+    c->sent = 0;
+    c->started_ns = st->now;
+    h1_scanner_reset(&c->sc, st->w->cfg.head);
+    h1_send_bytes(st, c);
+}
+
+static void h1_ok(struct state *st, struct conn *c, const struct h1_response *r)
+{
+    c->busy = false;
+    c->responses++;
+    request_ok(st, r->status, c->started_ns);
+}
+
+static void h1_error(struct state *st, struct conn *c, enum err_kind kind)
+{
+    c->busy = false;
+    request_error(st, kind);
+}
+
 /* The connection broke (EOF, reset, send failure) with maybe a request on it. */
-static void conn_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
+static void h1_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
 {
     if (c->busy) {
         struct h1_response r;
         enum h1_event ev = eof ? h1_scan_eof(&c->sc, &r) : H1_NEED_MORE;
         if (ev == H1_DONE) {
-            request_ok(st, c, &r);
-        } else if (!h1_scan_started(&c->sc) && c->responses > 0 && !c->retried) {
+            h1_ok(st, c, &r);
+        } else if (!h1_scan_started(&c->sc) && c->responses > 0) {
             /* The keep-alive race (RFC 9112 §9.3.1): the server closed an idle
              * connection as our request went out. Nothing of a response
              * arrived, so the request goes again on a new connection. */
             c->busy = false;
-            c->retry = true;
-            c->retried = true;
+            request_retry(st, c->retries, H1_MAX_RETRIES, eof ? ERR_CLOSED : kind);
         } else {
-            request_error(st, c, eof && ev != H1_ERROR ? ERR_CLOSED : kind);
+            h1_error(st, c, eof && ev != H1_ERROR ? ERR_CLOSED : kind);
         }
     }
-    conn_close(st, c);
-    conn_replace(st, c);
+}
+
+static void h1_on_open(struct state *st, struct conn *c)
+{
+    h1_start_next(st, c);
+}
+
+static void h1_on_sent(struct state *st, struct conn *c, int res)
+{
+    c->sent += (uint32_t)res;
+    if (c->busy && c->sent < st->w->cfg.request_len)
+        h1_send_bytes(st, c); /* short send: the rest goes now */
+}
+
+/* Feeds received bytes to the scanner. Returns false if the connection was
+ * closed while doing so. */
+static bool h1_on_data(struct state *st, struct conn *c, const uint8_t *p, size_t n)
+{
+    const struct worker_config *cfg = &st->w->cfg;
+    while (n > 0) {
+        if (!c->busy)
+            return false; /* bytes nobody asked for: the framing can no longer be trusted */
+        size_t used = 0;
+        struct h1_response r;
+        enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
+        p += used;
+        n -= used;
+        if (ev == H1_NEED_MORE)
+            return true;
+        if (ev == H1_ERROR) {
+            h1_error(st, c, ERR_PROTOCOL);
+            return false;
+        }
+        h1_ok(st, c, &r);
+        /* A response that ends before its request was fully sent, or with
+         * bytes behind it, leaves the connection in no state to reuse. */
+        if (r.close || !cfg->keepalive || c->sent < cfg->request_len || n > 0)
+            return false;
+        h1_start_next(st, c);
+    }
+    return true;
+}
+
+/* ---- HTTP/2 ------------------------------------------------------------- */
+
+static void h2_event(void *ctx, const struct h2_event *ev)
+{
+    struct state *st = ctx;
+    unsigned retries = tag_retries(ev->tag);
+    switch (ev->kind) {
+    case H2_EV_RESPONSE:
+        st->event_conn->responses++;
+        request_ok(st, ev->status, st->start_ns + (ev->tag & TAG_TIME_MASK));
+        break;
+    case H2_EV_RESET:
+        request_error(st, ERR_STREAM_RESET);
+        break;
+    case H2_EV_RETRY:
+        /* GOAWAY below this stream or REFUSED_STREAM: provably unprocessed
+         * (RFC 9113 §8.7), so safe to send again. Only a refusal from a
+         * connection that completed nothing counts towards the limit: a
+         * server that closes every fifth request refuses the streams queued
+         * behind it as a matter of course, and that is no reason to give up. */
+        if (st->event_conn->responses > 0 && retries > 0)
+            retries--;
+        request_retry(st, retries, MAX_RETRIES, ERR_REFUSED);
+        break;
+    case H2_EV_ABORTED:
+        request_error(st, st->abort_kind);
+        break;
+    }
+}
+
+static void flush_later(struct state *st, struct conn *c)
+{
+    if (!c->in_flush_list) {
+        c->in_flush_list = true;
+        st->flush_list[st->nflush++] = conn_idx(st, c);
+    }
+}
+
+/* Opens as many streams as the engine allows and there are requests for. */
+static void h2_fill(struct state *st, struct conn *c)
+{
+    unsigned retries;
+    while (h2_can_start(c->h2) && take_request(st, &retries))
+        h2_start(c->h2, tag_make(st->now - st->start_ns, retries));
+    flush_later(st, c);
+}
+
+static void h2_on_open(struct state *st, struct conn *c)
+{
+    c->h2 = h2_conn_init(c->h2_mem, st->w->cfg.h2);
+    h2_fill(st, c);
+}
+
+static void h2_lost(struct state *st, struct conn *c, enum err_kind kind)
+{
+    st->abort_kind = kind;
+    st->event_conn = c;
+    h2_conn_lost(c->h2, h2_event, st);
+}
+
+static void h2_send_out(struct state *st, struct conn *c)
+{
+    size_t len;
+    const uint8_t *out = h2_out(c->h2, &len);
+    if (len == 0)
+        return;
+    uint32_t i = conn_idx(st, c);
+    uring_prep_send(uring_sqe(&st->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
+static void h2_on_sent(struct state *st, struct conn *c, int res)
+{
+    c->sending = false;
+    h2_out_ack(c->h2, (size_t)res);
+    h2_fill(st, c); /* room in the output buffer may let more streams start */
+}
+
+static bool h2_on_data(struct state *st, struct conn *c, const uint8_t *p, size_t n)
+{
+    st->abort_kind = ERR_PROTOCOL;
+    st->event_conn = c;
+    int ret = h2_recv(c->h2, p, n, h2_event, st);
+    if (ret < 0) {
+        /* The engine queued a GOAWAY naming the problem: it goes out on its
+         * own (the old socket lives until that send completes). */
+        if (!c->sending)
+            h2_send_out(st, c);
+        return false;
+    }
+    if (h2_drained(c->h2))
+        return false; /* GOAWAY honoured and nothing left open: replace it */
+    h2_fill(st, c);
+    return true;
 }
 
 /* ---- completions -------------------------------------------------------- */
 
+static void conn_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
+{
+    if (st->http2)
+        h2_lost(st, c, eof ? ERR_CLOSED : kind);
+    else
+        h1_lost(st, c, kind, eof);
+    conn_close(st, c);
+    conn_replace(st, c);
+}
+
 static void on_connect(struct state *st, struct conn *c, int res)
 {
     if (res < 0) {
-        /* -ECANCELED: the linked timeout fired first (RFC-free: io_uring's contract). */
+        /* -ECANCELED: the linked timeout fired first. */
         connect_failed(st, c, res == -ECANCELED || res == -ETIME ? ERR_CONNECT_TIMEOUT : ERR_CONNECT);
         return;
     }
     c->state = CONN_OPEN;
     st->w->stats.connections_opened++;
     arm_recv(st, c);
-    if (c->retry) {
-        c->retry = false;
-        send_request(st, c);
-    } else {
-        start_next(st, c);
-    }
+    if (st->http2)
+        h2_on_open(st, c);
+    else
+        h1_on_open(st, c);
 }
 
 static void on_send(struct state *st, struct conn *c, int res)
@@ -288,47 +509,10 @@ static void on_send(struct state *st, struct conn *c, int res)
         return;
     }
     st->w->stats.bytes_sent += (uint64_t)res;
-    c->sent += (uint32_t)res;
-    if (c->busy && c->sent < st->w->cfg.request_len)
-        send_request_bytes(st, c); /* short send: the rest goes now */
-}
-
-/* Feeds received bytes to the scanner. Returns false if the connection was
- * closed while doing so. */
-static bool feed(struct state *st, struct conn *c, const uint8_t *p, size_t n)
-{
-    const struct worker_config *cfg = &st->w->cfg;
-    while (n > 0) {
-        if (!c->busy) {
-            /* Bytes nobody asked for: the framing can no longer be trusted. */
-            conn_close(st, c);
-            conn_replace(st, c);
-            return false;
-        }
-        size_t used = 0;
-        struct h1_response r;
-        enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
-        p += used;
-        n -= used;
-        if (ev == H1_NEED_MORE)
-            return true;
-        if (ev == H1_ERROR) {
-            request_error(st, c, ERR_PROTOCOL);
-            conn_close(st, c);
-            conn_replace(st, c);
-            return false;
-        }
-        request_ok(st, c, &r);
-        /* A response that ends before its request was fully sent, or with
-         * bytes behind it, leaves the connection in no state to reuse. */
-        if (r.close || !cfg->keepalive || c->sent < cfg->request_len || n > 0) {
-            conn_close(st, c);
-            conn_replace(st, c);
-            return false;
-        }
-        start_next(st, c);
-    }
-    return true;
+    if (st->http2)
+        h2_on_sent(st, c, res);
+    else
+        h1_on_sent(st, c, res);
 }
 
 static void on_recv(struct state *st, struct conn *c, int res, uint32_t flags)
@@ -338,11 +522,16 @@ static void on_recv(struct state *st, struct conn *c, int res, uint32_t flags)
         c->recv_armed = false;
     if (res > 0) {
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+        const uint8_t *p = uring_bufring_addr(&st->bufs, bid);
         st->w->stats.bytes_recv += (uint64_t)res;
-        bool alive = feed(st, c, uring_bufring_addr(&st->bufs, bid), (size_t)res);
+        bool alive = st->http2 ? h2_on_data(st, c, p, (size_t)res) : h1_on_data(st, c, p, (size_t)res);
         uring_bufring_recycle(&st->bufs, bid);
-        if (alive && !more)
+        if (!alive) {
+            conn_close(st, c);
+            conn_replace(st, c);
+        } else if (!more) {
             arm_recv(st, c);
+        }
         return;
     }
     if (res == -ENOBUFS) {
@@ -414,6 +603,20 @@ static void handle_cqe(struct state *st, const struct io_uring_cqe *cqe)
     }
 }
 
+/* After a batch: every HTTP/2 connection that queued frames sends them in one
+ * go, unless its previous send is still in flight (then its completion
+ * brings it back here). */
+static void flush_writes(struct state *st)
+{
+    for (uint32_t k = 0; k < st->nflush; k++) {
+        struct conn *c = &st->conns[st->flush_list[k]];
+        c->in_flush_list = false;
+        if (c->state == CONN_OPEN && !c->sending)
+            h2_send_out(st, c);
+    }
+    st->nflush = 0;
+}
+
 /* ---- the worker --------------------------------------------------------- */
 
 int worker_prepare(struct worker *w)
@@ -426,11 +629,25 @@ int worker_prepare(struct worker *w)
     st->ring.ring_fd = -1;
     w->state = st;
     st->w = w;
+    st->http2 = w->cfg.h2 != NULL;
     st->nconns = w->cfg.connections;
     st->conns = calloc(st->nconns, sizeof(*st->conns));
-    if (!st->conns || stats_init(&w->stats) < 0) {
+    st->flush_list = calloc(st->nconns, sizeof(*st->flush_list));
+    if (!st->conns || !st->flush_list || stats_init(&w->stats) < 0) {
         snprintf(w->error, sizeof(w->error), "out of memory");
         return -1;
+    }
+    if (st->http2) {
+        /* Each connection's engine, stream ring and output buffer: one block,
+         * allocated once, reused by every connection that slot ever holds. */
+        size_t each = (h2_conn_size(w->cfg.h2) + 63) & ~(size_t)63;
+        st->h2_mem = aligned_alloc(64, each * st->nconns);
+        if (!st->h2_mem) {
+            snprintf(w->error, sizeof(w->error), "out of memory for %u HTTP/2 connections", st->nconns);
+            return -1;
+        }
+        for (uint32_t i = 0; i < st->nconns; i++)
+            st->conns[i].h2_mem = st->h2_mem + each * i;
     }
     /* Per turn a connection queues at most a cancel, a connect with its
      * timeout, a receive and a send; uring_sqe() flushes if that overflows. */
@@ -471,6 +688,7 @@ int worker_prepare(struct worker *w)
 void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
 {
     struct state *st = w->state;
+    st->start_ns = start_ns;
     st->now = start_ns;
     w->end_ns = start_ns;
     st->budget_left = w->cfg.timed ? 0 : w->cfg.budget;
@@ -479,9 +697,11 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
         uring_prep_timeout(uring_sqe(&st->ring), &st->deadline_ts, true, ud_make(OP_DEADLINE, 0, 0));
     }
     arm_tick(st);
-    uint32_t first = st->nconns;
-    if (!w->cfg.timed && st->budget_left < first)
-        first = (uint32_t)st->budget_left;
+    /* A -n run opens no more connections than it has requests (HTTP/1.1) or
+     * stream batches (HTTP/2) for. */
+    uint64_t per_conn = st->http2 ? w->cfg.h2->parallel : 1;
+    uint64_t needed = w->cfg.timed ? st->nconns : (st->budget_left + per_conn - 1) / per_conn;
+    uint32_t first = needed < st->nconns ? (uint32_t)needed : st->nconns;
     for (uint32_t i = 0; i < first; i++)
         conn_open(st, &st->conns[i]);
 
@@ -499,6 +719,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
         for (; head != tail; head++)
             handle_cqe(st, uring_cq_at(&st->ring, head));
         uring_cq_advance(&st->ring, head);
+        if (st->nflush)
+            flush_writes(st);
         if (shb_stop_requested)
             st->stopping = true;
     }
@@ -515,6 +737,8 @@ void worker_release(struct worker *w)
         uring_exit(&st->ring); /* the kernel cancels what is pending and drops the sockets */
     if (st->bufs.ring)
         uring_bufring_free(&st->bufs);
+    free(st->h2_mem);
+    free(st->flush_list);
     free(st->conns);
     free(st);
     w->state = NULL;

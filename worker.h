@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "h2.h"
 #include "stats.h"
 
 /* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
@@ -16,8 +17,9 @@ extern volatile int shb_stop_requested;
 struct worker_config {
     const struct sockaddr *addr;  /* resolved once by main */
     socklen_t addrlen;
-    const uint8_t *request;       /* built once; every request is these bytes */
+    const uint8_t *request;       /* HTTP/1.1: built once; every request is these bytes */
     size_t request_len;
+    const struct h2_config *h2;   /* HTTP/2 (prior knowledge), or NULL for HTTP/1.1 */
     bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */
     uint32_t connections;         /* this worker's share */

@@ -1,0 +1,107 @@
+/* h2.h — HTTP/2 client connection engine (RFC 9113), sans-I/O.
+ *
+ * Bytes from the transport go in through h2_recv; what the connection wants
+ * to write accumulates in its output buffer (h2_out / h2_out_ack: the caller
+ * sends it once per loop turn and acknowledges what the kernel took). Stream
+ * outcomes come back through a callback. No syscalls, no clock (the caller
+ * passes a tag per request, e.g. its start time), and no allocation: the
+ * caller gives each connection one block of h2_conn_size() bytes at start-up.
+ *
+ * Transport-agnostic: the same engine runs over TCP (h2c with prior
+ * knowledge) and, later, over TLS with ALPN "h2". */
+#ifndef SHB_H2_H
+#define SHB_H2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpack.h"
+
+/* What every connection of a run shares (read-only, built once by main). */
+struct h2_config {
+    const uint8_t *request_block; /* hpack_encode_request() output */
+    size_t request_block_len;
+    const uint8_t *body;          /* request body (-d), sent as DATA frames */
+    size_t body_len;
+    bool has_body;                /* END_STREAM goes on HEADERS when false */
+    uint32_t parallel;            /* -p: streams in flight per connection, before the peer's limit */
+};
+
+/* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 keeps the peer from
+ * indexing, so responses decode without a dynamic table (hpack.h). */
+#define H2_OUR_HEADER_TABLE_SIZE 0
+#define H2_OUR_INITIAL_WINDOW (16u << 20)      /* per stream */
+#define H2_OUR_CONN_WINDOW (1u << 30)          /* connection, raised by a WINDOW_UPDATE after the preface */
+#define H2_OUR_MAX_FRAME_SIZE 16384
+
+/* Connection-level failures: h2_recv returns one of these (negative) after
+ * queueing a GOAWAY with the matching error code (§7), and reports every open
+ * stream through H2_EV_ABORTED. The caller sends what is queued and closes. */
+#define H2_ERR_PROTOCOL (-1)     /* PROTOCOL_ERROR: frame on wrong stream, bad preface reply, PUSH_PROMISE... */
+#define H2_ERR_FRAME_SIZE (-2)   /* FRAME_SIZE_ERROR (§4.2) */
+#define H2_ERR_COMPRESSION (-3)  /* COMPRESSION_ERROR (§4.3): hpack failure */
+#define H2_ERR_FLOW_CONTROL (-4) /* FLOW_CONTROL_ERROR (§6.9.1): window overflow or peer overran ours */
+#define H2_ERR_OUT_FULL (-5)     /* a control frame (PING/SETTINGS ACK) did not fit: the peer floods us */
+#define H2_ERR_PEER_GOAWAY (-6)  /* peer sent GOAWAY with an error code != NO_ERROR: stream outcomes were reported */
+
+enum h2_event_kind {
+    H2_EV_RESPONSE,   /* stream complete (END_STREAM after headers/data/trailers); status = final :status */
+    H2_EV_RESET,      /* the peer reset the stream (RST_STREAM, error_code) : an error of its own kind */
+    H2_EV_RETRY,      /* the peer did not process the stream (GOAWAY last-stream-id below it, or
+                         RST_STREAM REFUSED_STREAM §8.7): send the request again elsewhere, count nothing */
+    H2_EV_ABORTED,    /* the connection failed (protocol error, or h2_conn_lost) with this stream open */
+};
+
+struct h2_event {
+    enum h2_event_kind kind;
+    uint64_t tag;         /* what the caller passed to h2_start */
+    uint32_t stream_id;
+    uint16_t status;      /* H2_EV_RESPONSE */
+    uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code */
+    bool response_started; /* H2_EV_ABORTED: some response HEADERS had arrived */
+};
+
+typedef void (*h2_event_fn)(void *ctx, const struct h2_event *ev);
+
+struct h2_conn; /* opaque; lives in the caller's block */
+
+/* Bytes a connection needs for this config (struct, stream ring, buffers). */
+size_t h2_conn_size(const struct h2_config *cfg);
+
+/* Starts a connection in mem (h2_conn_size bytes, suitably aligned): queues
+ * the preface, our SETTINGS and the connection WINDOW_UPDATE. May be called
+ * again on the same memory for a new connection. */
+struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg);
+
+/* True when a new stream may start now: fewer than min(parallel, peer's
+ * MAX_CONCURRENT_STREAMS) open, no GOAWAY received, stream ids left, its ring
+ * slot free, and room in the output buffer for its frames. */
+bool h2_can_start(const struct h2_conn *c);
+
+/* Opens the next stream and queues its HEADERS (and DATA as the windows
+ * allow). Returns the stream id, or 0 if !h2_can_start. */
+uint32_t h2_start(struct h2_conn *c, uint64_t tag);
+
+/* Feeds received bytes (any split). Calls fn for every stream outcome.
+ * Returns 0, or an H2_ERR_* after which the connection is finished. */
+int h2_recv(struct h2_conn *c, const uint8_t *p, size_t n, h2_event_fn fn, void *ctx);
+
+/* The transport closed or failed: every open stream is reported (H2_EV_RETRY
+ * for streams above a GOAWAY's last-stream-id, H2_EV_ABORTED otherwise). */
+void h2_conn_lost(struct h2_conn *c, h2_event_fn fn, void *ctx);
+
+/* Pending output: the bytes from the start of the buffer. The caller sends
+ * them (all or part) and then acknowledges how many the kernel took; until
+ * then those bytes stay put (new frames are appended after them). */
+const uint8_t *h2_out(const struct h2_conn *c, size_t *len);
+void h2_out_ack(struct h2_conn *c, size_t n);
+
+/* Streams open right now. */
+uint32_t h2_open_streams(const struct h2_conn *c);
+
+/* GOAWAY received (or ids exhausted) and no stream left open: the caller
+ * closes this connection and opens a new one. */
+bool h2_drained(const struct h2_conn *c);
+
+#endif
