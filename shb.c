@@ -178,12 +178,14 @@ int main(int argc, char **argv)
         .parallel = o.parallel,
     };
 
-    /* A -n run never needs more connections than requests, and every thread
-     * gets at least one connection. */
+    /* A -n run never needs more connections than it has requests for (one
+     * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
+     * one connection. */
     uint32_t conns = o.connections;
     bool timed = o.duration_ns != 0;
-    if (!timed && o.requests < conns)
-        conns = (uint32_t)o.requests;
+    uint64_t per_conn = o.http2 ? o.parallel : 1;
+    if (!timed && (o.requests + per_conn - 1) / per_conn < conns)
+        conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
     unsigned threads = o.threads < conns ? o.threads : conns;
 
     struct worker *workers = calloc(threads, sizeof(*workers));
