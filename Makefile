@@ -15,10 +15,11 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c h1.c h2.c hpack.c stats.c report.c worker.c uring/uring.c
+CORE = cli.c h1.c h2.c hpack.c stats.c report.c worker.c uring/uring.c \
+       tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-HDRS = $(wildcard *.h uring/*.h)
+HDRS = $(wildcard *.h uring/*.h tls13/*.h)
 UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
@@ -76,6 +77,14 @@ build/test/%: test/%.c test/t.h $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+
+# The handshake test replays the RFC 8448-style traces' own ClientHellos
+# through entry points that exist only with -DSHB_TEST.
+HS_TEST_OBJS = $(filter-out build/asan/tls13/handshake.o,$(asan_CORE))
+build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c test/t.h $(HS_TEST_OBJS) $(HDRS)
+	@mkdir -p build/test
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread
 
 # The BearSSL link check runs as a static musl binary: the shipping path.
 build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp

@@ -154,8 +154,6 @@ int main(int argc, char **argv)
     }
     if (o.http3)
         die(2, "--http3 is not supported yet");
-    if (o.url.https)
-        die(2, "https:// is not supported yet (TLS is on its way); use an http:// URL");
     require_kernel();
 
     struct sockaddr_storage addr;
@@ -169,6 +167,15 @@ int main(int argc, char **argv)
     uint8_t *req = o.http2 ? hpack_encode_request(&o, &req_len) : h1_build_request(&o, &req_len);
     if (!req)
         die(1, "out of memory");
+    /* https://: ALPN offers exactly the protocol asked for (RFC 7301), so a
+     * server that cannot speak it says so instead of downgrading us. The
+     * name goes in SNI unless it is an IP literal (RFC 6066 §3). */
+    static const uint8_t alpn_h2[] = "\x02h2", alpn_h1[] = "\x08http/1.1";
+    struct tls_config tlscfg = {
+        .server_name = o.url.host_is_ip ? NULL : o.url.host,
+        .alpn = o.http2 ? alpn_h2 : alpn_h1,
+        .alpn_len = o.http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
+    };
     struct h2_config h2cfg = {
         .request_block = req,
         .request_block_len = req_len,
@@ -212,6 +219,7 @@ int main(int argc, char **argv)
             .request = req,
             .request_len = req_len,
             .h2 = o.http2 ? &h2cfg : NULL,
+            .tls = o.url.https ? &tlscfg : NULL,
             .head = strcmp(o.method, "HEAD") == 0,
             .keepalive = !o.disable_keepalive,
             .connections = (uint32_t)share(conns, threads, i),
@@ -241,6 +249,9 @@ int main(int argc, char **argv)
         pthread_join(tids[i], NULL);
     if (run.abort)
         return 1;
+    for (unsigned i = 0; i < threads; i++)
+        if (workers[i].fatal)
+            die(1, "%s", workers[i].error);
 
     struct stats total;
     if (stats_init(&total) < 0)

@@ -125,7 +125,7 @@ uint64_t stats_errors(const struct stats *s)
 
 uint64_t stats_connect_errors(const struct stats *s)
 {
-    return s->errors[ERR_CONNECT] + s->errors[ERR_CONNECT_TIMEOUT];
+    return s->errors[ERR_CONNECT] + s->errors[ERR_CONNECT_TIMEOUT] + s->errors[ERR_TLS_HANDSHAKE];
 }
 
 const char *err_kind_name(enum err_kind k)
@@ -135,6 +135,8 @@ const char *err_kind_name(enum err_kind k)
         return "connect";
     case ERR_CONNECT_TIMEOUT:
         return "connect timeout";
+    case ERR_TLS_HANDSHAKE:
+        return "tls handshake";
     case ERR_RESET:
         return "reset";
     case ERR_CLOSED:

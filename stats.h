@@ -59,10 +59,11 @@ static inline void hist_record(struct hist *h, uint64_t v)
 }
 
 /* Every request ends as exactly one of: a response (counted by status), or
- * one error of these kinds. The first two are connect errors. */
+ * one error of these kinds. The first three are connect errors. */
 enum err_kind {
     ERR_CONNECT,         /* connect() refused / unreachable / failed */
-    ERR_CONNECT_TIMEOUT, /* --connect-timeout expired */
+    ERR_CONNECT_TIMEOUT, /* --connect-timeout expired (TCP connect + TLS handshake) */
+    ERR_TLS_HANDSHAKE,   /* the TLS handshake failed (an alert, a bad Finished, EOF) */
     ERR_RESET,           /* the connection failed while a request was in flight */
     ERR_CLOSED,          /* the server closed with a response cut short */
     ERR_PROTOCOL,        /* a response we could not frame (bad status line, length, chunk, 101;
@@ -73,7 +74,7 @@ enum err_kind {
 };
 #define ERR_FIRST_NON_CONNECT ERR_RESET
 
-/* "connect", "connect timeout", "reset", "closed", "protocol", "stream reset", "refused" */
+/* "connect", "connect timeout", "tls handshake", "reset", "closed", "protocol", "stream reset", "refused" */
 const char *err_kind_name(enum err_kind k);
 
 #define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
@@ -91,6 +92,6 @@ int stats_init(struct stats *s);    /* zeroes and allocates the histogram */
 void stats_free(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);         /* all kinds */
-uint64_t stats_connect_errors(const struct stats *s); /* ERR_CONNECT + ERR_CONNECT_TIMEOUT */
+uint64_t stats_connect_errors(const struct stats *s); /* ERR_CONNECT + ERR_CONNECT_TIMEOUT + ERR_TLS_HANDSHAKE */
 
 #endif

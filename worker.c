@@ -13,7 +13,9 @@
 #define _GNU_SOURCE
 #include "worker.h"
 
+#include <bearssl.h>
 #include <errno.h>
+#include <sys/random.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 #include "h1.h"
 #include "h2.h"
+#include "tls13/conn.h"
 #include "uring/uring.h"
 
 volatile int shb_stop_requested;
@@ -83,6 +86,11 @@ struct conn {
     /* HTTP/2 */
     struct h2_conn *h2;
     void *h2_mem;
+    /* TLS */
+    struct tls_conn *tls;
+    void *tls_mem;
+    bool handshaking;
+    uint64_t handshake_deadline;
 };
 
 struct state {
@@ -102,9 +110,14 @@ struct state {
     unsigned wait_nr;
     enum err_kind abort_kind; /* what HTTP/2 streams of a failing connection count as */
     struct conn *event_conn;  /* the connection whose engine is reporting events */
-    uint32_t *flush_list;  /* HTTP/2 connections with output to send after this batch */
+    uint32_t *flush_list;  /* connections with output to send after this batch */
     uint32_t nflush;
     uint8_t *h2_mem;
+    bool tls;
+    uint8_t *tls_mem;
+    br_hmac_drbg_context drbg; /* handshake randomness, seeded once */
+    struct conn *plain_conn;   /* the TLS connection delivering plaintext */
+    bool plain_alive;          /* ... and whether its protocol engine still wants it */
     struct shb_kernel_timespec connect_ts, tick_ts, deadline_ts;
 };
 
@@ -282,10 +295,19 @@ static void conn_open(struct state *st, struct conn *c)
 
 /* ---- HTTP/1.1 ----------------------------------------------------------- */
 
+static void flush_later(struct state *st, struct conn *c);
+
 static void h1_send_bytes(struct state *st, struct conn *c)
 {
     uint32_t i = conn_idx(st, c);
     const struct worker_config *cfg = &st->w->cfg;
+    if (st->tls) {
+        /* Sealed now, sent after the batch; what did not fit goes when the
+         * output drains (on_send). */
+        c->sent += (uint32_t)tls_conn_send(c->tls, cfg->request + c->sent, cfg->request_len - c->sent);
+        flush_later(st, c);
+        return;
+    }
     uring_prep_send(uring_sqe(&st->ring), i, cfg->request + c->sent, cfg->request_len - c->sent,
                     ud_make(OP_SEND, c->gen, i));
 }
@@ -438,6 +460,8 @@ static void h2_lost(struct state *st, struct conn *c, enum err_kind kind)
     h2_conn_lost(c->h2, h2_event, st);
 }
 
+static void tls_flush(struct state *st, struct conn *c);
+
 static void h2_send_out(struct state *st, struct conn *c)
 {
     size_t len;
@@ -456,6 +480,15 @@ static void h2_on_sent(struct state *st, struct conn *c, int res)
     h2_fill(st, c); /* room in the output buffer may let more streams start */
 }
 
+/* Sends what the connection has queued now, if no send is in flight. */
+static void conn_flush(struct state *st, struct conn *c)
+{
+    if (st->tls)
+        tls_flush(st, c);
+    else if (!c->sending)
+        h2_send_out(st, c);
+}
+
 static bool h2_on_data(struct state *st, struct conn *c, const uint8_t *p, size_t n)
 {
     st->abort_kind = ERR_PROTOCOL;
@@ -464,8 +497,7 @@ static bool h2_on_data(struct state *st, struct conn *c, const uint8_t *p, size_
     if (ret < 0) {
         /* The engine queued a GOAWAY naming the problem: it goes out on its
          * own (the old socket lives until that send completes). */
-        if (!c->sending)
-            h2_send_out(st, c);
+        conn_flush(st, c);
         return false;
     }
     if (h2_drained(c->h2))
@@ -474,14 +506,143 @@ static bool h2_on_data(struct state *st, struct conn *c, const uint8_t *p, size_
     return true;
 }
 
-/* ---- completions -------------------------------------------------------- */
+/* ---- TLS ---------------------------------------------------------------- *
+ * Plaintext from the protocol engines is sealed into the connection's TLS
+ * output; ciphertext from the socket is opened in place in the receive
+ * buffer and handed to the engines. The handshake counts as part of
+ * connecting: --connect-timeout covers it, and its failure is a connect
+ * error of its own kind. */
 
-static void conn_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
+static void proto_on_open(struct state *st, struct conn *c)
 {
     if (st->http2)
+        h2_on_open(st, c);
+    else
+        h1_on_open(st, c);
+}
+
+static void tls_start(struct state *st, struct conn *c)
+{
+    uint8_t entropy[TLS13_ENTROPY_LEN];
+    br_hmac_drbg_generate(&st->drbg, entropy, sizeof entropy);
+    c->tls = tls_conn_init(c->tls_mem, st->w->cfg.tls, entropy);
+    tls13_wipe(entropy, sizeof entropy);
+    c->handshaking = true;
+    c->handshake_deadline = st->now + st->w->cfg.connect_timeout_ns;
+    flush_later(st, c);
+}
+
+static void tls_flush(struct state *st, struct conn *c)
+{
+    if (st->http2 && tls_conn_ready(c->tls)) {
+        size_t len;
+        const uint8_t *out = h2_out(c->h2, &len);
+        if (len)
+            h2_out_ack(c->h2, tls_conn_send(c->tls, out, len)); /* sealed: the engine may reuse it */
+    }
+    if (c->sending)
+        return;
+    size_t len;
+    const uint8_t *out = tls_conn_out(c->tls, &len);
+    if (len == 0)
+        return;
+    uint32_t i = conn_idx(st, c);
+    uring_prep_send(uring_sqe(&st->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
+/* A run that cannot go on: say why once, and stop every worker. */
+static void worker_fatal(struct state *st, const char *why, const char *detail)
+{
+    if (!st->w->fatal) {
+        snprintf(st->w->error, sizeof(st->w->error), "%s%s", why, detail);
+        st->w->fatal = true;
+    }
+    st->stopping = true;
+    shb_stop_requested = 1;
+}
+
+static void handshake_failed(struct state *st, struct conn *c, enum err_kind kind)
+{
+    (void)c;
+    unsigned retries;
+    if (take_request(st, &retries))
+        request_error(st, kind);
+}
+
+static void tls_plain(void *ctx, uint8_t *p, size_t n)
+{
+    struct state *st = ctx;
+    struct conn *c = st->plain_conn;
+    if (!st->plain_alive)
+        return;
+    bool alive = st->http2 ? h2_on_data(st, c, p, n) : h1_on_data(st, c, p, n);
+    if (!alive)
+        st->plain_alive = false;
+}
+
+static void proto_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof);
+
+static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
+{
+    st->plain_conn = c;
+    st->plain_alive = true;
+    int rc = tls_conn_recv(c->tls, p, n, tls_plain, st);
+    if (rc == TLS_HANDSHAKE_DONE) {
+        c->handshaking = false;
+        /* RFC 7301 §3.2: the server picks; a server that will not speak h2
+         * is a clear error, not a silent downgrade to HTTP/1.1. */
+        if (st->http2 && strcmp(tls_conn_alpn(c->tls), "h2") != 0) {
+            const char *alpn = tls_conn_alpn(c->tls);
+            worker_fatal(st, "the server did not select HTTP/2 with ALPN: it chose ",
+                         *alpn ? alpn : "no protocol (an HTTP/1.1-only server?)");
+            return false;
+        }
+        proto_on_open(st, c);
+    } else if (rc < 0) {
+        conn_flush(st, c); /* our alert, if we sent one */
+        if (rc == TLS_ERR_FALLBACK_TLS12) {
+            worker_fatal(st, "the server negotiated TLS 1.2; ", "shb speaks TLS 1.3 only so far");
+            return false;
+        }
+        if (c->handshaking) {
+            /* Two refusals no retry will change: the server does not speak
+             * TLS 1.3, or (RFC 7301 §3.2) none of the protocols we offered. */
+            int alert = tls_conn_alert(c->tls);
+            if (alert == -70)
+                worker_fatal(st, "the server does not speak TLS 1.3 (it answered protocol_version); ",
+                             "shb speaks TLS 1.3 only so far");
+            else if (alert == -120)
+                worker_fatal(st, "the server does not speak ",
+                             st->http2 ? "HTTP/2 over TLS (ALPN h2 refused: no_application_protocol)"
+                                       : "HTTP/1.1 over TLS (ALPN http/1.1 refused: no_application_protocol)");
+            handshake_failed(st, c, ERR_TLS_HANDSHAKE);
+            return false;
+        }
+        if (st->plain_alive)
+            proto_lost(st, c, rc == TLS_CLOSED ? ERR_CLOSED : rc == TLS_ERR_RECORD ? ERR_PROTOCOL : ERR_RESET,
+                       rc == TLS_CLOSED);
+        return false;
+    }
+    flush_later(st, c);
+    return st->plain_alive;
+}
+
+/* ---- completions -------------------------------------------------------- */
+
+static void proto_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
+{
+    if (st->tls && c->handshaking)
+        handshake_failed(st, c, ERR_TLS_HANDSHAKE); /* EOF or reset mid-handshake */
+    else if (st->http2)
         h2_lost(st, c, eof ? ERR_CLOSED : kind);
     else
         h1_lost(st, c, kind, eof);
+}
+
+static void conn_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
+{
+    proto_lost(st, c, kind, eof);
     conn_close(st, c);
     conn_replace(st, c);
 }
@@ -496,10 +657,10 @@ static void on_connect(struct state *st, struct conn *c, int res)
     c->state = CONN_OPEN;
     st->w->stats.connections_opened++;
     arm_recv(st, c);
-    if (st->http2)
-        h2_on_open(st, c);
+    if (st->tls)
+        tls_start(st, c);
     else
-        h1_on_open(st, c);
+        proto_on_open(st, c);
 }
 
 static void on_send(struct state *st, struct conn *c, int res)
@@ -509,10 +670,19 @@ static void on_send(struct state *st, struct conn *c, int res)
         return;
     }
     st->w->stats.bytes_sent += (uint64_t)res;
-    if (st->http2)
+    if (st->tls) {
+        c->sending = false;
+        tls_conn_out_ack(c->tls, (size_t)res);
+        if (st->http2 && tls_conn_ready(c->tls))
+            h2_fill(st, c); /* sealing made room in the engine's buffer */
+        else if (c->busy && c->sent < st->w->cfg.request_len)
+            h1_send_bytes(st, c); /* the rest of a request larger than the TLS output */
+        flush_later(st, c);
+    } else if (st->http2) {
         h2_on_sent(st, c, res);
-    else
+    } else {
         h1_on_sent(st, c, res);
+    }
 }
 
 static void on_recv(struct state *st, struct conn *c, int res, uint32_t flags)
@@ -522,9 +692,11 @@ static void on_recv(struct state *st, struct conn *c, int res, uint32_t flags)
         c->recv_armed = false;
     if (res > 0) {
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
-        const uint8_t *p = uring_bufring_addr(&st->bufs, bid);
+        uint8_t *p = uring_bufring_addr(&st->bufs, bid);
         st->w->stats.bytes_recv += (uint64_t)res;
-        bool alive = st->http2 ? h2_on_data(st, c, p, (size_t)res) : h1_on_data(st, c, p, (size_t)res);
+        bool alive = st->tls      ? tls_on_data(st, c, p, (size_t)res)
+                     : st->http2 ? h2_on_data(st, c, p, (size_t)res)
+                                 : h1_on_data(st, c, p, (size_t)res);
         uring_bufring_recycle(&st->bufs, bid);
         if (!alive) {
             conn_close(st, c);
@@ -554,9 +726,16 @@ static void on_tick(struct state *st)
         st->stopping = true;
     if (st->stopping)
         return;
-    for (uint32_t i = 0; i < st->nconns; i++)
-        if (st->conns[i].wants_open)
-            conn_open(st, &st->conns[i]);
+    for (uint32_t i = 0; i < st->nconns; i++) {
+        struct conn *c = &st->conns[i];
+        if (c->wants_open) {
+            conn_open(st, c);
+        } else if (c->state == CONN_OPEN && c->handshaking && st->now >= c->handshake_deadline) {
+            handshake_failed(st, c, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
+            conn_close(st, c);
+            conn_replace(st, c);
+        }
+    }
     arm_tick(st);
 }
 
@@ -603,16 +782,16 @@ static void handle_cqe(struct state *st, const struct io_uring_cqe *cqe)
     }
 }
 
-/* After a batch: every HTTP/2 connection that queued frames sends them in one
- * go, unless its previous send is still in flight (then its completion
- * brings it back here). */
+/* After a batch: every connection that queued output (HTTP/2 frames, TLS
+ * records) sends it in one go, unless its previous send is still in flight
+ * (then its completion brings it back here). */
 static void flush_writes(struct state *st)
 {
     for (uint32_t k = 0; k < st->nflush; k++) {
         struct conn *c = &st->conns[st->flush_list[k]];
         c->in_flush_list = false;
-        if (c->state == CONN_OPEN && !c->sending)
-            h2_send_out(st, c);
+        if (c->state == CONN_OPEN)
+            conn_flush(st, c);
     }
     st->nflush = 0;
 }
@@ -648,6 +827,26 @@ int worker_prepare(struct worker *w)
         }
         for (uint32_t i = 0; i < st->nconns; i++)
             st->conns[i].h2_mem = st->h2_mem + each * i;
+    }
+    st->tls = w->cfg.tls != NULL;
+    if (st->tls) {
+        size_t each = (tls_conn_size() + 63) & ~(size_t)63;
+        st->tls_mem = aligned_alloc(64, each * st->nconns);
+        if (!st->tls_mem) {
+            snprintf(w->error, sizeof(w->error), "out of memory for %u TLS connections", st->nconns);
+            return -1;
+        }
+        for (uint32_t i = 0; i < st->nconns; i++)
+            st->conns[i].tls_mem = st->tls_mem + each * i;
+        /* Client randoms and key shares come from one DRBG per worker,
+         * seeded once from the kernel: no syscall per handshake. */
+        uint8_t seed[48];
+        if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+            snprintf(w->error, sizeof(w->error), "getrandom failed: %s", strerror(errno));
+            return -1;
+        }
+        br_hmac_drbg_init(&st->drbg, &br_sha256_vtable, seed, sizeof seed);
+        tls13_wipe(seed, sizeof seed);
     }
     /* Per turn a connection queues at most a cancel, a connect with its
      * timeout, a receive and a send; uring_sqe() flushes if that overflows. */
@@ -738,6 +937,7 @@ void worker_release(struct worker *w)
     if (st->bufs.ring)
         uring_bufring_free(&st->bufs);
     free(st->h2_mem);
+    free(st->tls_mem);
     free(st->flush_list);
     free(st->conns);
     free(st);

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "h2.h"
+#include "tls13/conn.h"
 #include "stats.h"
 
 /* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
@@ -19,7 +20,8 @@ struct worker_config {
     socklen_t addrlen;
     const uint8_t *request;       /* HTTP/1.1: built once; every request is these bytes */
     size_t request_len;
-    const struct h2_config *h2;   /* HTTP/2 (prior knowledge), or NULL for HTTP/1.1 */
+    const struct h2_config *h2;   /* HTTP/2, or NULL for HTTP/1.1 */
+    const struct tls_config *tls; /* https://, or NULL for cleartext */
     bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */
     uint32_t connections;         /* this worker's share */
@@ -32,7 +34,8 @@ struct worker {
     struct worker_config cfg;
     struct stats stats;
     uint64_t end_ns;              /* when the last request of this worker ended */
-    char error[256];              /* set when the worker could not run at all */
+    char error[256];              /* set when the worker could not run, or stopped the run */
+    bool fatal;                   /* the run cannot go on (e.g. no h2 via ALPN): no report */
     void *state;                  /* private: ring, connections, buffers */
 };
 

@@ -1,0 +1,344 @@
+/* tls13/conn.c — TLS 1.3 over a byte stream: records around the handshake
+ * engine, and application data in both directions. */
+#include "tls13/conn.h"
+
+#include <string.h>
+
+#include "tls13/record.h"
+
+/* Output: enough for a whole batch of HTTP/2 frames or an HTTP/1.1 request
+ * in a handful of records, plus the handshake flights. */
+#define OUT_CAP (2 * (TLS13_MAX_PLAINTEXT + 64))
+
+enum tls_state { ST_HANDSHAKE, ST_READY, ST_DONE };
+
+struct tls_conn {
+    uint8_t state;
+    bool sent_ccs;
+    int8_t read_epoch;          /* what received handshake bytes belong to */
+    int err;                    /* sticky result once finished */
+    int alert;                  /* >0 sent by us, <0 received */
+    struct tls13_hs hs;
+    struct tls13_record_dir rd, wr;
+    size_t in_len;              /* bytes of a partial record gathered in in[] */
+    size_t out_len;
+    uint8_t in[TLS13_RECORD_HDR + TLS13_MAX_CIPHERTEXT];
+    uint8_t out[OUT_CAP];
+};
+
+size_t tls_conn_size(void) { return sizeof(struct tls_conn); }
+
+/* ---- output ------------------------------------------------------------ */
+
+static bool seal(struct tls_conn *t, uint8_t ct, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        size_t chunk = n > TLS13_MAX_PLAINTEXT ? TLS13_MAX_PLAINTEXT : n;
+        size_t w = tls13_record_seal(&t->wr, ct, p, chunk, t->out + t->out_len, OUT_CAP - t->out_len);
+        if (w == 0)
+            return false;
+        t->out_len += w;
+        p += chunk;
+        n -= chunk;
+    }
+    return true;
+}
+
+/* Sends an alert (RFC 8446 §6) under the current write keys; best effort. */
+static void send_alert(struct tls_conn *t, uint8_t desc)
+{
+    uint8_t a[2] = { 2 /* fatal */, desc };
+    if (desc == 0)
+        a[0] = 1; /* close_notify is a warning-level alert by tradition */
+    seal(t, TLS13_CT_ALERT, a, sizeof a);
+    t->alert = desc;
+}
+
+static void on_emit(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t n)
+{
+    struct tls_conn *t = ctx;
+    /* Middlebox compatibility (RFC 8446 §D.4): we offer a legacy session id,
+     * so a dummy ChangeCipherSpec precedes our second flight. */
+    if (epoch == TLS13_EPOCH_HANDSHAKE && !t->sent_ccs) {
+        static const uint8_t ccs[] = { TLS13_CT_CHANGE_CIPHER_SPEC, 0x03, 0x03, 0x00, 0x01, 0x01 };
+        if (t->out_len + sizeof ccs <= OUT_CAP) {
+            memcpy(t->out + t->out_len, ccs, sizeof ccs);
+            t->out_len += sizeof ccs;
+        }
+        t->sent_ccs = true;
+    }
+    if (!seal(t, TLS13_CT_HANDSHAKE, p, n) && !t->err)
+        t->err = TLS_ERR_HANDSHAKE; /* cannot happen with OUT_CAP above one flight */
+}
+
+static void on_secret(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
+                      const uint8_t *secret)
+{
+    struct tls_conn *t = ctx;
+    uint8_t key[32], iv[12];
+    tls13_traffic_keys(suite, secret, key, iv);
+    if (write) {
+        tls13_record_key(&t->wr, suite->id, key, iv);
+    } else {
+        tls13_record_key(&t->rd, suite->id, key, iv);
+        t->read_epoch = (int8_t)epoch;
+    }
+    tls13_wipe(key, sizeof key);
+    tls13_wipe(iv, sizeof iv);
+}
+
+static const struct tls13_hs_callbacks callbacks = { .emit = on_emit, .secret = on_secret };
+
+struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN])
+{
+    struct tls_conn *t = mem;
+    t->state = ST_HANDSHAKE;
+    t->sent_ccs = false;
+    t->read_epoch = TLS13_EPOCH_INITIAL;
+    t->err = 0;
+    t->alert = 0;
+    t->in_len = 0;
+    t->out_len = 0;
+    memset(&t->rd, 0, sizeof t->rd);
+    memset(&t->wr, 0, sizeof t->wr);
+    struct tls13_hs_config hc = {
+        .server_name = cfg->server_name,
+        .alpn = cfg->alpn,
+        .alpn_len = cfg->alpn_len,
+    };
+    int rc = tls13_hs_start(&t->hs, &hc, entropy, &callbacks, t);
+    if (rc < 0) {
+        t->state = ST_DONE;
+        t->err = TLS_ERR_HANDSHAKE;
+        t->alert = -rc;
+    }
+    return t;
+}
+
+size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n)
+{
+    if (t->state != ST_READY)
+        return 0;
+    size_t taken = 0;
+    while (taken < n) {
+        size_t room = OUT_CAP - t->out_len;
+        if (room <= tls13_record_overhead())
+            break;
+        size_t chunk = n - taken;
+        if (chunk > TLS13_MAX_PLAINTEXT)
+            chunk = TLS13_MAX_PLAINTEXT;
+        if (chunk > room - tls13_record_overhead())
+            chunk = room - tls13_record_overhead();
+        size_t w = tls13_record_seal(&t->wr, TLS13_CT_APPLICATION_DATA, p + taken, chunk, t->out + t->out_len, room);
+        if (w == 0)
+            break;
+        t->out_len += w;
+        taken += chunk;
+    }
+    return taken;
+}
+
+size_t tls_conn_send_room(const struct tls_conn *t)
+{
+    size_t room = OUT_CAP - t->out_len;
+    return room > tls13_record_overhead() ? room - tls13_record_overhead() : 0;
+}
+
+const uint8_t *tls_conn_out(const struct tls_conn *t, size_t *len)
+{
+    *len = t->out_len;
+    return t->out;
+}
+
+void tls_conn_out_ack(struct tls_conn *t, size_t n)
+{
+    if (n >= t->out_len) {
+        t->out_len = 0;
+        return;
+    }
+    memmove(t->out, t->out + n, t->out_len - n);
+    t->out_len -= n;
+}
+
+/* ---- input ------------------------------------------------------------- */
+
+static int fail(struct tls_conn *t, int err)
+{
+    t->state = ST_DONE;
+    t->err = err;
+    return err;
+}
+
+/* A handshake-engine error: negative alert to send, or a received one. */
+static int handshake_failed(struct tls_conn *t, int rc)
+{
+    if (rc == TLS13_ERR_FALLBACK_TLS12)
+        return fail(t, TLS_ERR_FALLBACK_TLS12);
+    if (rc <= TLS13_ERR_PEER_ALERT_BASE) {
+        t->alert = -(TLS13_ERR_PEER_ALERT_BASE - rc);
+    } else {
+        send_alert(t, (uint8_t)-rc);
+    }
+    return fail(t, TLS_ERR_HANDSHAKE);
+}
+
+static int on_alert(struct tls_conn *t, const uint8_t *p, size_t n)
+{
+    if (n != 2) {
+        send_alert(t, 50); /* decode_error */
+        return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+    }
+    if (p[1] == 0) /* close_notify (RFC 8446 §6.1) */
+        return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_CLOSED);
+    /* Every other alert in TLS 1.3 ends the connection (§6.2), whatever its
+     * level says (user_canceled is followed by close_notify anyway). */
+    if (p[1] == 90)
+        return TLS_OK;
+    t->alert = -(int)p[1];
+    return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_PEER_ALERT);
+}
+
+/* One whole record at rec (header included). */
+static int on_record(struct tls_conn *t, uint8_t *rec, size_t len, tls_plain_fn fn, void *ctx)
+{
+    /* ChangeCipherSpec: only the compatibility dummy, only before the
+     * handshake ends, never protected (RFC 8446 §5). */
+    if (rec[0] == TLS13_CT_CHANGE_CIPHER_SPEC) {
+        if (t->state == ST_HANDSHAKE && len == TLS13_RECORD_HDR + 1 && rec[5] == 1)
+            return TLS_OK;
+        send_alert(t, 10);
+        return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+    }
+    uint8_t ct;
+    uint8_t *plain;
+    size_t plen;
+    int rc = tls13_record_open(&t->rd, rec, len, &ct, &plain, &plen);
+    if (rc < 0) {
+        send_alert(t, (uint8_t)-rc);
+        return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+    }
+    switch (ct) {
+    case TLS13_CT_HANDSHAKE: {
+        rc = tls13_hs_input(&t->hs, (enum tls13_epoch)t->read_epoch, plain, plen);
+        if (rc < 0)
+            return handshake_failed(t, rc);
+        if (rc == TLS13_HS_DONE && t->state == ST_HANDSHAKE) {
+            t->state = ST_READY;
+            return TLS_HANDSHAKE_DONE;
+        }
+        return TLS_OK;
+    }
+    case TLS13_CT_APPLICATION_DATA:
+        if (t->state != ST_READY) {
+            send_alert(t, 10); /* unexpected_message */
+            return fail(t, TLS_ERR_HANDSHAKE);
+        }
+        if (plen)
+            fn(ctx, plain, plen);
+        return TLS_OK;
+    case TLS13_CT_ALERT:
+        return on_alert(t, plain, plen);
+    default:
+        send_alert(t, 10);
+        return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+    }
+}
+
+static size_t record_len(const uint8_t *hdr)
+{
+    return TLS13_RECORD_HDR + ((size_t)hdr[3] << 8 | hdr[4]);
+}
+
+int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx)
+{
+    if (t->state == ST_DONE)
+        return t->err;
+    int result = TLS_OK;
+    /* Finish a record gathered from earlier feeds. */
+    while (t->in_len > 0 && n > 0) {
+        size_t want = t->in_len < TLS13_RECORD_HDR ? TLS13_RECORD_HDR : record_len(t->in);
+        if (want > sizeof t->in) {
+            send_alert(t, 22); /* record_overflow */
+            return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+        }
+        size_t take = want - t->in_len;
+        if (take > n)
+            take = n;
+        memcpy(t->in + t->in_len, p, take);
+        t->in_len += take;
+        p += take;
+        n -= take;
+        if (t->in_len < want)
+            return TLS_OK;
+        if (want == TLS13_RECORD_HDR)
+            continue; /* now we know the record's length */
+        t->in_len = 0;
+        int rc = on_record(t, t->in, want, fn, ctx);
+        if (rc < 0)
+            return rc;
+        if (rc == TLS_HANDSHAKE_DONE)
+            result = rc;
+    }
+    /* Whole records straight from the caller's buffer, decrypted in place. */
+    while (n >= TLS13_RECORD_HDR) {
+        size_t len = record_len(p);
+        if (len > sizeof t->in) {
+            send_alert(t, 22);
+            return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
+        }
+        if (len > n)
+            break;
+        int rc = on_record(t, p, len, fn, ctx);
+        if (rc < 0)
+            return rc;
+        if (rc == TLS_HANDSHAKE_DONE)
+            result = rc;
+        p += len;
+        n -= len;
+    }
+    if (n > 0) {
+        memcpy(t->in, p, n);
+        t->in_len = n;
+    }
+    return result;
+}
+
+bool tls_conn_ready(const struct tls_conn *t) { return t->state == ST_READY; }
+
+const char *tls_conn_alpn(const struct tls_conn *t) { return tls13_hs_alpn(&t->hs); }
+
+int tls_conn_alert(const struct tls_conn *t) { return t->alert; }
+
+const char *tls_alert_name(int alert)
+{
+    switch (alert < 0 ? -alert : alert) {
+    case 0: return "close_notify";
+    case 10: return "unexpected_message";
+    case 20: return "bad_record_mac";
+    case 22: return "record_overflow";
+    case 40: return "handshake_failure";
+    case 42: return "bad_certificate";
+    case 43: return "unsupported_certificate";
+    case 44: return "certificate_revoked";
+    case 45: return "certificate_expired";
+    case 46: return "certificate_unknown";
+    case 47: return "illegal_parameter";
+    case 48: return "unknown_ca";
+    case 49: return "access_denied";
+    case 50: return "decode_error";
+    case 51: return "decrypt_error";
+    case 70: return "protocol_version";
+    case 71: return "insufficient_security";
+    case 80: return "internal_error";
+    case 86: return "inappropriate_fallback";
+    case 90: return "user_canceled";
+    case 109: return "missing_extension";
+    case 110: return "unsupported_extension";
+    case 112: return "unrecognized_name";
+    case 113: return "bad_certificate_status_response";
+    case 115: return "unknown_psk_identity";
+    case 116: return "certificate_required";
+    case 120: return "no_application_protocol";
+    default: return "unknown alert";
+    }
+}

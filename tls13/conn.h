@@ -1,0 +1,72 @@
+/* tls13/conn.h — a TLS connection over a byte stream (TCP): the TLS 1.3
+ * handshake engine plus the record layer, behind the buffer-and-ack contract
+ * the worker uses for every transport.
+ *
+ * Ciphertext in (tls_conn_recv) -> application plaintext out through a
+ * callback; application plaintext in (tls_conn_send) -> records appended to
+ * the output buffer (tls_conn_out / tls_conn_out_ack). Sans-I/O: no
+ * syscalls, no clock, no allocation (the caller gives each connection one
+ * block of tls_conn_size() bytes at start-up); entropy comes in per
+ * handshake. */
+#ifndef SHB_TLS13_CONN_H
+#define SHB_TLS13_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tls13/handshake.h"
+
+struct tls_config {
+    const char *server_name; /* SNI, NULL for an IP literal */
+    const uint8_t *alpn;     /* protocol_name_list body (1-byte length + name, ...) */
+    size_t alpn_len;
+};
+
+/* Results of tls_conn_recv (negative: the connection is finished). */
+#define TLS_OK 0
+#define TLS_HANDSHAKE_DONE 1       /* this call completed the handshake */
+#define TLS_CLOSED (-1)            /* close_notify received */
+#define TLS_ERR_HANDSHAKE (-2)     /* handshake failed (our alert or theirs; see tls_conn_alert) */
+#define TLS_ERR_RECORD (-3)        /* bad record after the handshake (MAC, overflow, unexpected type) */
+#define TLS_ERR_PEER_ALERT (-4)    /* the peer sent a fatal alert after the handshake */
+#define TLS_ERR_FALLBACK_TLS12 (-5) /* the server chose TLS 1.2 */
+
+typedef void (*tls_plain_fn)(void *ctx, uint8_t *p, size_t n);
+
+struct tls_conn;
+
+size_t tls_conn_size(void);
+
+/* Starts a handshake in mem: the ClientHello is queued in the output. */
+struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN]);
+
+/* Feeds ciphertext. p is writable: whole records found in it are decrypted in
+ * place (no copy); a record split across calls is gathered first. Every
+ * piece of application data is passed to fn in order; fn may call
+ * tls_conn_send. Returns TLS_OK, TLS_HANDSHAKE_DONE, or a negative TLS_*. */
+int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx);
+
+bool tls_conn_ready(const struct tls_conn *t);
+
+/* Seals up to n bytes of application data into records (2^14 bytes of
+ * plaintext each). Returns how many bytes were taken: fewer when the output
+ * buffer is full (call again after tls_conn_out_ack). */
+size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n);
+
+/* Room for at least this much plaintext right now (one record's worth). */
+size_t tls_conn_send_room(const struct tls_conn *t);
+
+/* Pending ciphertext: [0, len) stays put until acknowledged. */
+const uint8_t *tls_conn_out(const struct tls_conn *t, size_t *len);
+void tls_conn_out_ack(struct tls_conn *t, size_t n);
+
+/* The negotiated application protocol, "" if none. */
+const char *tls_conn_alpn(const struct tls_conn *t);
+
+/* The alert that ended the handshake or the connection: positive = we sent
+ * it, negative = the peer did, 0 = none. */
+int tls_conn_alert(const struct tls_conn *t);
+const char *tls_alert_name(int alert);
+
+#endif

@@ -1,0 +1,131 @@
+/* tls13/handshake.h — the TLS 1.3 client handshake (RFC 8446 §4), sans-I/O.
+ *
+ * One engine for both transports (picotls's design): handshake messages go
+ * in and out tagged with an epoch, and traffic secrets are handed out per
+ * epoch through a callback. Over TCP the TLS connection wraps them in
+ * records; under QUIC (RFC 9001 §4) they travel in CRYPTO frames.
+ *
+ * Certificates are parsed for framing only and never verified (a benchmarker
+ * trusts every certificate: the help text says so); the server's Finished is
+ * always verified. No syscalls, no clock, no allocation: randomness comes in
+ * as bytes at start. */
+#ifndef SHB_TLS13_HANDSHAKE_H
+#define SHB_TLS13_HANDSHAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tls13/keysched.h"
+
+enum tls13_epoch {
+    TLS13_EPOCH_INITIAL = 0,   /* cleartext: ClientHello, ServerHello, HRR */
+    TLS13_EPOCH_HANDSHAKE = 2, /* EncryptedExtensions .. Finished */
+    TLS13_EPOCH_APP = 3,       /* post-handshake: NewSessionTicket, KeyUpdate */
+};
+
+/* Entropy the caller supplies per handshake: client random, legacy session
+ * id, X25519 private key, P-256 and P-384 private scalars (any bytes; the
+ * engine reduces them as the curves need). */
+#define TLS13_ENTROPY_LEN (32 + 32 + 32 + 32 + 48)
+
+struct tls13_hs_config {
+    const char *server_name;   /* SNI; NULL for an IP literal (RFC 6066 §3: no literals) */
+    const uint8_t *alpn;       /* ALPN protocol_name_list body: 1-byte length + name, repeated */
+    size_t alpn_len;
+    bool quic;                 /* QUIC: no legacy session id, no middlebox CCS, transport parameters below */
+    const uint8_t *quic_params; /* quic_transport_parameters extension body (RFC 9001 §8.2) */
+    size_t quic_params_len;
+};
+
+struct tls13_hs_callbacks {
+    /* Handshake bytes to send at an epoch, in order. */
+    void (*emit)(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t n);
+    /* A new traffic secret: write=true for ours (client), false for the
+     * peer's. Called for HANDSHAKE and APP epochs, and again for APP after a
+     * KeyUpdate. */
+    void (*secret)(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
+                   const uint8_t *secret);
+};
+
+/* Results (negative = fatal: a TLS alert to send, negated). */
+#define TLS13_HS_IN_PROGRESS 0
+#define TLS13_HS_DONE 1                /* client Finished emitted; application data may flow */
+#define TLS13_ERR_FALLBACK_TLS12 (-1000) /* the server chose TLS 1.2: hand the connection to the 1.2 engine */
+#define TLS13_ERR_PEER_ALERT_BASE (-2000) /* -2000 - alert: the peer sent this fatal alert */
+/* otherwise -alert, e.g. -40 handshake_failure, -47 illegal_parameter,
+ * -50 decode_error, -51 decrypt_error (bad Finished), -10 unexpected_message,
+ * -70 protocol_version, -109 missing_extension, -110 unsupported_extension,
+ * -120 no_application_protocol */
+
+/* Opaque in spirit: fields are the engine's. Sized for the largest message
+ * it has to hold whole (ServerHello, EncryptedExtensions, Finished,
+ * NewSessionTicket/KeyUpdate headers); Certificate and CertificateVerify are
+ * hashed and skipped as they stream past, so a long chain costs no memory. */
+struct tls13_hs {
+    uint8_t state;               /* internal: where the handshake stands (handshake.c) */
+    uint8_t hrr_done;            /* a HelloRetryRequest was answered */
+    uint8_t got_cr;              /* CertificateRequest seen: an empty Certificate goes before our Finished */
+    uint8_t sid_len;             /* legacy_session_id sent: 32 over TCP (RFC 8446 §D.4), 0 under QUIC */
+    int err;                     /* sticky: the first negative result, returned ever after */
+    uint16_t suite_id;
+    uint16_t group;              /* the key_share group offered/accepted */
+    const struct tls13_suite *suite;
+    struct tls13_hs_config cfg;  /* copied; the buffers it points to must outlive the handshake */
+    struct tls13_hs_callbacks cb;
+    void *ctx;
+    uint8_t entropy[TLS13_ENTROPY_LEN]; /* private keys wiped once the ServerHello is in */
+    struct tls13_transcript transcript;
+    struct tls13_keysched ks;
+    uint8_t alpn[256];           /* the selected protocol, NUL-terminated ("" if none) */
+    uint16_t cookie_len;
+    uint8_t cookie[512];         /* HRR cookie echoed in ClientHello2 (a longer one is internal_error) */
+    uint32_t msg_len, msg_have;  /* the message being received */
+    uint8_t msg_type;
+    uint8_t msg_mode;            /* how its body is taken: collected, hashed as it streams, or skipped */
+    uint8_t hdr[4];
+    uint8_t hdr_have;
+    uint8_t cw_phase, cw_need;   /* Certificate framing walker (streamed, never stored) */
+    uint32_t cw_acc, cw_skip, cw_left;
+    const uint8_t *test_ch2;     /* SHB_TEST only: ClientHello2 bytes replayed instead of built */
+    size_t test_ch2_len;
+    uint8_t msg[4096];           /* small messages are collected here; ClientHellos are built here */
+    uint8_t quic_params_peer[1024]; /* QUIC: the server's transport parameters */
+    uint16_t quic_params_peer_len;
+};
+
+/* Starts a handshake: emits ClientHello at TLS13_EPOCH_INITIAL. Returns 0 or
+ * a negative alert (e.g. a config that does not fit). */
+int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const uint8_t *entropy,
+                   const struct tls13_hs_callbacks *cb, void *ctx);
+
+/* Feeds handshake bytes received at an epoch (any split, several messages at
+ * once). Returns TLS13_HS_IN_PROGRESS, TLS13_HS_DONE (once, when the
+ * handshake completes; later post-handshake input returns 0), or a negative
+ * error. Messages at the wrong epoch are unexpected_message. */
+int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p, size_t n);
+
+/* The negotiated application protocol ("" when the server chose none). */
+const char *tls13_hs_alpn(const struct tls13_hs *hs);
+
+/* Asks the peer to update its keys and updates ours (RFC 8446 §4.6.3):
+ * emits KeyUpdate(update_requested) at APP and installs our next secret. */
+int tls13_hs_key_update(struct tls13_hs *hs);
+
+#ifdef SHB_TEST
+/* Tests only (build with -DSHB_TEST): like tls13_hs_start, but ch (a whole
+ * ClientHello message, header included, e.g. an RFC 8448-style trace's) is
+ * emitted and hashed instead of one built from cfg. The engine takes the
+ * legacy_session_id from ch and assumes ch offered one x25519 share made
+ * from entropy's X25519 key and the three suites; cfg still says which
+ * extensions count as offered (server_name, ALPN, QUIC). */
+int tls13_hs_start_with_client_hello(struct tls13_hs *hs, const struct tls13_hs_config *cfg,
+                                     const uint8_t *entropy, const struct tls13_hs_callbacks *cb, void *ctx,
+                                     const uint8_t *ch, size_t ch_len);
+/* Tests only: after a HelloRetryRequest, emit and hash these ClientHello2
+ * bytes instead of building them (the new key share is still made from
+ * entropy for the group the HRR selected). Call before feeding the HRR. */
+void tls13_hs_test_client_hello2(struct tls13_hs *hs, const uint8_t *ch2, size_t ch2_len);
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/* tls13/keysched.h — the TLS 1.3 key schedule (RFC 8446 §7) over BearSSL's
+ * SHA-256/384 and HMAC: HKDF-Extract, HKDF-Expand-Label, Derive-Secret, the
+ * transcript hash, traffic keys, Finished, KeyUpdate. Shared by TLS over TCP
+ * and by QUIC (RFC 9001 §5 uses the same HKDF-Expand-Label).
+ *
+ * Sans-I/O, no allocation; secrets live in caller-owned structs. */
+#ifndef SHB_TLS13_KEYSCHED_H
+#define SHB_TLS13_KEYSCHED_H
+
+#include <bearssl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TLS13_MAX_HASH 48 /* SHA-384 */
+
+enum tls13_hash { TLS13_SHA256, TLS13_SHA384 };
+
+/* The three suites (RFC 8446 §B.4). */
+#define TLS_AES_128_GCM_SHA256 0x1301
+#define TLS_AES_256_GCM_SHA384 0x1302
+#define TLS_CHACHA20_POLY1305_SHA256 0x1303
+
+struct tls13_suite {
+    uint16_t id;
+    enum tls13_hash hash;
+    uint8_t key_len; /* 16 or 32 */
+    uint8_t iv_len;  /* 12 */
+};
+
+/* NULL for a suite we do not implement. */
+const struct tls13_suite *tls13_suite_find(uint16_t id);
+size_t tls13_hash_len(enum tls13_hash h);
+
+/* HKDF (RFC 5869) and TLS 1.3's labels (RFC 8446 §7.1). `label` is given
+ * without the "tls13 " prefix. out_len <= 255 * hash length. */
+void tls13_hkdf_extract(enum tls13_hash h, const uint8_t *salt, size_t salt_len, const uint8_t *ikm, size_t ikm_len,
+                        uint8_t *out);
+void tls13_hkdf_expand_label(enum tls13_hash h, const uint8_t *secret, const char *label, const uint8_t *ctx,
+                             size_t ctx_len, uint8_t *out, size_t out_len);
+/* Derive-Secret(secret, label, transcript hash already computed) */
+void tls13_derive_secret(enum tls13_hash h, const uint8_t *secret, const char *label, const uint8_t *thash,
+                         uint8_t *out);
+/* Hash of the empty string, for Derive-Secret(., "derived", "") */
+void tls13_empty_hash(enum tls13_hash h, uint8_t *out);
+
+/* Running transcript hash (RFC 8446 §4.4.1). Both SHA-256 and SHA-384 run
+ * until the suite is known (ServerHello), so nothing needs re-hashing. */
+struct tls13_transcript {
+    br_sha256_context sha256;
+    br_sha384_context sha384;
+};
+void tls13_transcript_init(struct tls13_transcript *t);
+void tls13_transcript_update(struct tls13_transcript *t, const void *p, size_t n);
+void tls13_transcript_hash(const struct tls13_transcript *t, enum tls13_hash h, uint8_t *out); /* does not finish it */
+/* HelloRetryRequest (§4.4.1): replaces ClientHello1 by message_hash(Hash(ClientHello1)). */
+void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h);
+
+/* The schedule proper (RFC 8446 §7.1), without PSK. */
+struct tls13_keysched {
+    enum tls13_hash hash;
+    uint8_t secret[TLS13_MAX_HASH];                /* the current stage's Early / Handshake / Master Secret */
+    uint8_t client_hs[TLS13_MAX_HASH], server_hs[TLS13_MAX_HASH];
+    uint8_t client_app[TLS13_MAX_HASH], server_app[TLS13_MAX_HASH];
+};
+/* Early Secret from a zero PSK. */
+void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h);
+/* Handshake Secret from the (EC)DHE shared secret, and both handshake traffic
+ * secrets; thash = Hash(ClientHello..ServerHello). */
+void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dhe_len, const uint8_t *thash);
+/* Master Secret and both application traffic secrets; thash =
+ * Hash(ClientHello..server Finished). */
+void tls13_ks_master(struct tls13_keysched *ks, const uint8_t *thash);
+
+/* [sender]_write_key and _iv from a traffic secret (§7.3). */
+void tls13_traffic_keys(const struct tls13_suite *s, const uint8_t *secret, uint8_t *key, uint8_t *iv);
+/* Finished verify_data (§4.4.4): HMAC(finished_key(base_key), thash). */
+void tls13_finished(enum tls13_hash h, const uint8_t *base_key, const uint8_t *thash, uint8_t *out);
+/* application_traffic_secret_N+1 (§7.2), in place. */
+void tls13_next_traffic_secret(enum tls13_hash h, uint8_t *secret);
+
+/* Wipes key material. */
+void tls13_wipe(void *p, size_t n);
+
+#endif
