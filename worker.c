@@ -18,6 +18,7 @@
 #include <sys/random.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,12 @@
 #include "uring/uring.h"
 
 volatile int shb_stop_requested;
+
+/* What the target speaks, learnt by the first handshakes and shared by every
+ * worker thread: a server that refuses TLS 1.3 is served by the TLS 1.2
+ * engine from then on, without trying 1.3 again. */
+enum { TARGET_UNKNOWN, TARGET_TLS12, TARGET_TLS13 };
+static _Atomic int target_tls12;
 
 /* How long the kernel may hold out for a full batch before returning what it
  * has (min_wait_usec, Linux 6.12). Short against a loopback round trip, long
@@ -90,6 +97,7 @@ struct conn {
     struct tls_conn *tls;
     void *tls_mem;
     bool handshaking;
+    bool tls12;         /* this handshake runs the TLS 1.2 engine */
     uint64_t handshake_deadline;
 };
 
@@ -525,7 +533,8 @@ static void tls_start(struct state *st, struct conn *c)
 {
     uint8_t entropy[TLS13_ENTROPY_LEN];
     br_hmac_drbg_generate(&st->drbg, entropy, sizeof entropy);
-    c->tls = tls_conn_init(c->tls_mem, st->w->cfg.tls, entropy);
+    c->tls12 = target_tls12 == TARGET_TLS12;
+    c->tls = tls_conn_init(c->tls_mem, st->w->cfg.tls, entropy, c->tls12);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
     c->handshake_deadline = st->now + st->w->cfg.connect_timeout_ns;
@@ -570,10 +579,36 @@ static void handshake_failed(struct state *st, struct conn *c, enum err_kind kin
         request_error(st, kind);
 }
 
+/* The handshake is over: the protocol starts. Returns false when the run
+ * cannot go on. */
+static bool tls_opened(struct state *st, struct conn *c)
+{
+    c->handshaking = false;
+    if (!c->tls12) {
+        int unknown = TARGET_UNKNOWN;
+        atomic_compare_exchange_strong(&target_tls12, &unknown, TARGET_TLS13);
+    }
+    /* RFC 7301 §3.2: the server picks; a server that will not speak h2
+     * is a clear error, not a silent downgrade to HTTP/1.1. */
+    if (st->http2 && strcmp(tls_conn_alpn(c->tls), "h2") != 0) {
+        const char *alpn = tls_conn_alpn(c->tls);
+        worker_fatal(st, "the server did not select HTTP/2 with ALPN: it chose ",
+                     *alpn ? alpn : "no protocol (an HTTP/1.1-only server?)");
+        return false;
+    }
+    proto_on_open(st, c);
+    return true;
+}
+
 static void tls_plain(void *ctx, uint8_t *p, size_t n)
 {
     struct state *st = ctx;
     struct conn *c = st->plain_conn;
+    /* TLS 1.2: the server's Finished and its first bytes (an HTTP/2
+     * SETTINGS) can arrive in one read, so plaintext may come before
+     * tls_conn_recv has returned TLS_HANDSHAKE_DONE. */
+    if (st->plain_alive && c->handshaking && !tls_opened(st, c))
+        st->plain_alive = false;
     if (!st->plain_alive)
         return;
     bool alive = st->http2 ? h2_on_data(st, c, p, n) : h1_on_data(st, c, p, n);
@@ -589,30 +624,26 @@ static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
     st->plain_alive = true;
     int rc = tls_conn_recv(c->tls, p, n, tls_plain, st);
     if (rc == TLS_HANDSHAKE_DONE) {
-        c->handshaking = false;
-        /* RFC 7301 §3.2: the server picks; a server that will not speak h2
-         * is a clear error, not a silent downgrade to HTTP/1.1. */
-        if (st->http2 && strcmp(tls_conn_alpn(c->tls), "h2") != 0) {
-            const char *alpn = tls_conn_alpn(c->tls);
-            worker_fatal(st, "the server did not select HTTP/2 with ALPN: it chose ",
-                         *alpn ? alpn : "no protocol (an HTTP/1.1-only server?)");
+        if (c->handshaking && !tls_opened(st, c))
             return false;
-        }
-        proto_on_open(st, c);
     } else if (rc < 0) {
         conn_flush(st, c); /* our alert, if we sent one */
-        if (rc == TLS_ERR_FALLBACK_TLS12) {
-            worker_fatal(st, "the server negotiated TLS 1.2; ", "shb speaks TLS 1.3 only so far");
-            return false;
-        }
         if (c->handshaking) {
-            /* Two refusals no retry will change: the server does not speak
-             * TLS 1.3, or (RFC 7301 §3.2) none of the protocols we offered. */
             int alert = tls_conn_alert(c->tls);
-            if (alert == -70)
-                worker_fatal(st, "the server does not speak TLS 1.3 (it answered protocol_version); ",
-                             "shb speaks TLS 1.3 only so far");
-            else if (alert == -120)
+            /* A server that does not speak TLS 1.3: it chose 1.2, answered
+             * protocol_version, or (some 1.2-only servers, while no 1.3
+             * handshake has worked yet) handshake_failure. This connection
+             * is replaced by one running the 1.2 engine, as every later one
+             * is; nothing was taken from the budget for it, so nothing is
+             * counted. A 1.2 handshake that fails is an ordinary error. */
+            if (!c->tls12 && (rc == TLS_ERR_FALLBACK_TLS12 || alert == -70 ||
+                              (alert == -40 && target_tls12 != TARGET_TLS13))) {
+                target_tls12 = TARGET_TLS12;
+                return false;
+            }
+            /* A refusal no retry will change (RFC 7301 §3.2): none of the
+             * protocols we offered. */
+            if (alert == -120)
                 worker_fatal(st, "the server does not speak ",
                              st->http2 ? "HTTP/2 over TLS (ALPN h2 refused: no_application_protocol)"
                                        : "HTTP/1.1 over TLS (ALPN http/1.1 refused: no_application_protocol)");

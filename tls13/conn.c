@@ -1,10 +1,13 @@
-/* tls13/conn.c — TLS 1.3 over a byte stream: records around the handshake
- * engine, and application data in both directions. */
+/* tls13/conn.c — TLS over a byte stream: records around the TLS 1.3
+ * handshake engine, and application data in both directions; or, for a
+ * server that does not speak 1.3, BearSSL's TLS 1.2 engine (tls12.c) behind
+ * the same functions. */
 #include "tls13/conn.h"
 
 #include <string.h>
 
 #include "tls13/record.h"
+#include "tls13/tls12.h"
 
 /* Output: enough for a whole batch of HTTP/2 frames or an HTTP/1.1 request
  * in a handful of records, plus the handshake flights. */
@@ -13,17 +16,23 @@
 enum tls_state { ST_HANDSHAKE, ST_READY, ST_DONE };
 
 struct tls_conn {
-    uint8_t state;
-    bool sent_ccs;
-    int8_t read_epoch;          /* what received handshake bytes belong to */
-    int err;                    /* sticky result once finished */
-    int alert;                  /* >0 sent by us, <0 received */
-    struct tls13_hs hs;
-    struct tls13_record_dir rd, wr;
-    size_t in_len;              /* bytes of a partial record gathered in in[] */
-    size_t out_len;
-    uint8_t in[TLS13_RECORD_HDR + TLS13_MAX_CIPHERTEXT];
-    uint8_t out[OUT_CAP];
+    bool tls12;                 /* v12 is in use; every function below dispatches on it */
+    union {
+        struct {                /* TLS 1.3 */
+            uint8_t state;
+            bool sent_ccs;
+            int8_t read_epoch;  /* what received handshake bytes belong to */
+            int err;            /* sticky result once finished */
+            int alert;          /* >0 sent by us, <0 received */
+            struct tls13_hs hs;
+            struct tls13_record_dir rd, wr;
+            size_t in_len;      /* bytes of a partial record gathered in in[] */
+            size_t out_len;
+            uint8_t in[TLS13_RECORD_HDR + TLS13_MAX_CIPHERTEXT];
+            uint8_t out[OUT_CAP];
+        };
+        struct tls12_conn v12;  /* TLS 1.2 */
+    };
 };
 
 size_t tls_conn_size(void) { return sizeof(struct tls_conn); }
@@ -89,9 +98,15 @@ static void on_secret(void *ctx, enum tls13_epoch epoch, bool write, const struc
 
 static const struct tls13_hs_callbacks callbacks = { .emit = on_emit, .secret = on_secret };
 
-struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN])
+struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
+                               bool tls12)
 {
     struct tls_conn *t = mem;
+    t->tls12 = tls12;
+    if (tls12) {
+        tls12_init(&t->v12, cfg, entropy, TLS13_ENTROPY_LEN);
+        return t;
+    }
     t->state = ST_HANDSHAKE;
     t->sent_ccs = false;
     t->read_epoch = TLS13_EPOCH_INITIAL;
@@ -117,6 +132,8 @@ struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const ui
 
 size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n)
 {
+    if (t->tls12)
+        return tls12_send(&t->v12, p, n);
     if (t->state != ST_READY)
         return 0;
     size_t taken = 0;
@@ -140,18 +157,26 @@ size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n)
 
 size_t tls_conn_send_room(const struct tls_conn *t)
 {
+    if (t->tls12)
+        return tls12_send_room(&t->v12);
     size_t room = OUT_CAP - t->out_len;
     return room > tls13_record_overhead() ? room - tls13_record_overhead() : 0;
 }
 
 const uint8_t *tls_conn_out(const struct tls_conn *t, size_t *len)
 {
+    if (t->tls12)
+        return tls12_out(&t->v12, len);
     *len = t->out_len;
     return t->out;
 }
 
 void tls_conn_out_ack(struct tls_conn *t, size_t n)
 {
+    if (t->tls12) {
+        tls12_out_ack(&t->v12, n);
+        return;
+    }
     if (n >= t->out_len) {
         t->out_len = 0;
         return;
@@ -251,6 +276,8 @@ static size_t record_len(const uint8_t *hdr)
 
 int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx)
 {
+    if (t->tls12)
+        return tls12_recv(&t->v12, p, n, fn, ctx);
     if (t->state == ST_DONE)
         return t->err;
     int result = TLS_OK;
@@ -303,11 +330,11 @@ int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, voi
     return result;
 }
 
-bool tls_conn_ready(const struct tls_conn *t) { return t->state == ST_READY; }
+bool tls_conn_ready(const struct tls_conn *t) { return t->tls12 ? tls12_ready(&t->v12) : t->state == ST_READY; }
 
-const char *tls_conn_alpn(const struct tls_conn *t) { return tls13_hs_alpn(&t->hs); }
+const char *tls_conn_alpn(const struct tls_conn *t) { return t->tls12 ? tls12_alpn(&t->v12) : tls13_hs_alpn(&t->hs); }
 
-int tls_conn_alert(const struct tls_conn *t) { return t->alert; }
+int tls_conn_alert(const struct tls_conn *t) { return t->tls12 ? tls12_alert(&t->v12) : t->alert; }
 
 const char *tls_alert_name(int alert)
 {

@@ -1,6 +1,8 @@
 /* tls13/conn.h — a TLS connection over a byte stream (TCP): the TLS 1.3
  * handshake engine plus the record layer, behind the buffer-and-ack contract
- * the worker uses for every transport.
+ * the worker uses for every transport. A connection can instead run
+ * BearSSL's TLS 1.2 client engine (tls12.h), for a server that does not
+ * speak 1.3; every function below then means the same thing.
  *
  * Ciphertext in (tls_conn_recv) -> application plaintext out through a
  * callback; application plaintext in (tls_conn_send) -> records appended to
@@ -30,19 +32,24 @@ struct tls_config {
 #define TLS_ERR_HANDSHAKE (-2)     /* handshake failed (our alert or theirs; see tls_conn_alert) */
 #define TLS_ERR_RECORD (-3)        /* bad record after the handshake (MAC, overflow, unexpected type) */
 #define TLS_ERR_PEER_ALERT (-4)    /* the peer sent a fatal alert after the handshake */
-#define TLS_ERR_FALLBACK_TLS12 (-5) /* the server chose TLS 1.2 */
+#define TLS_ERR_FALLBACK_TLS12 (-5) /* the server chose TLS 1.2: connect again with tls12 (1.3 engine only) */
 
 typedef void (*tls_plain_fn)(void *ctx, uint8_t *p, size_t n);
 
 struct tls_conn;
 
+/* Enough for either engine. */
 size_t tls_conn_size(void);
 
-/* Starts a handshake in mem: the ClientHello is queued in the output. */
-struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN]);
+/* Starts a handshake in mem: the ClientHello is queued in the output.
+ * tls12: offer TLS 1.2 only, through BearSSL's engine (the same SNI and
+ * ALPN list; certificates are not validated either way). */
+struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
+                               bool tls12);
 
 /* Feeds ciphertext. p is writable: whole records found in it are decrypted in
- * place (no copy); a record split across calls is gathered first. Every
+ * place (no copy); a record split across calls is gathered first (the 1.2
+ * engine copies everything into its own buffer instead). Every
  * piece of application data is passed to fn in order; fn may call
  * tls_conn_send. Returns TLS_OK, TLS_HANDSHAKE_DONE, or a negative TLS_*. */
 int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx);
@@ -51,10 +58,13 @@ bool tls_conn_ready(const struct tls_conn *t);
 
 /* Seals up to n bytes of application data into records (2^14 bytes of
  * plaintext each). Returns how many bytes were taken: fewer when the output
- * buffer is full (call again after tls_conn_out_ack). */
+ * buffer is full (call again after tls_conn_out_ack). The 1.2 engine holds
+ * one application data record at a time: it takes nothing more until that
+ * one is acknowledged. */
 size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n);
 
-/* Room for at least this much plaintext right now (one record's worth). */
+/* Room for at least this much plaintext right now (one record's worth; 0
+ * from the 1.2 engine before the handshake ends or while its record waits). */
 size_t tls_conn_send_room(const struct tls_conn *t);
 
 /* Pending ciphertext: [0, len) stays put until acknowledged. */

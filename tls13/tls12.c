@@ -1,0 +1,397 @@
+/* tls13/tls12.c — TLS 1.2 through BearSSL's client engine (RFC 5246).
+ *
+ * The engine already works sans-I/O (recvrec/sendrec for ciphertext,
+ * recvapp/sendapp for plaintext), so this file is mostly glue to conn.h's
+ * contract:
+ *
+ *  - Input: ciphertext is copied into the engine's input buffer as it
+ *    accepts it; every piece of application data it yields goes to the
+ *    callback straight from that buffer.
+ *  - Output: the engine holds one record at a time and builds the next only
+ *    once that one is acknowledged, so a handshake flight (ClientKeyExchange,
+ *    ChangeCipherSpec, Finished: three records) would take three sends.
+ *    Handshake and alert records are therefore moved into hs_out as soon as
+ *    they appear, and the whole flight leaves in one send. Application data
+ *    records are not copied: tls12_out hands out the engine's own buffer,
+ *    which BearSSL leaves alone until the record is acknowledged, exactly
+ *    the "[0, len) stays put until acknowledged" rule. A record that may
+ *    have been handed out that way is never moved ('exposed').
+ *
+ * Besides the API, four fields of br_ssl_engine_context are read or set
+ * (all in the public header, described there as engine state):
+ * rng_os_rand_done (no OS seeding), application_data (the handshake is
+ * done), shutdown_recv (a close_notify came in) and record_type_out (which
+ * pending records are handshake or alert). BearSSL is linked statically,
+ * from the headers it was built with.
+ */
+#include "tls13/tls12.h"
+
+#include <string.h>
+
+enum { ST_HANDSHAKE, ST_READY, ST_DONE };
+
+#define CT_APPLICATION_DATA 23 /* ContentType (RFC 5246 §6.2.1) */
+
+/* ---- accept-any X.509 ---------------------------------------------------
+ * The chain is not validated at all (a benchmarker trusts every
+ * certificate, as the TLS 1.3 engine does); the end-entity certificate (the
+ * first one, RFC 5246 §7.4.2) is decoded only for its public key, which the
+ * engine needs to check the ServerKeyExchange signature (§7.4.3) or to
+ * encrypt the RSA premaster secret (§7.4.7.1). */
+
+static struct tls12_x509 *x509_of(const br_x509_class *const *ctx)
+{
+    return (struct tls12_x509 *)(void *)(uintptr_t)ctx;
+}
+
+static void x509_start_chain(const br_x509_class **ctx, const char *server_name)
+{
+    (void)server_name;
+    struct tls12_x509 *x = x509_of(ctx);
+    x->certs = 0;
+    x->pkey = NULL;
+}
+
+static void x509_start_cert(const br_x509_class **ctx, uint32_t length)
+{
+    (void)length;
+    struct tls12_x509 *x = x509_of(ctx);
+    if (x->certs++ == 0)
+        br_x509_decoder_init(&x->dc, 0, NULL);
+}
+
+static void x509_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
+{
+    struct tls12_x509 *x = x509_of(ctx);
+    if (x->certs == 1)
+        br_x509_decoder_push(&x->dc, buf, len);
+}
+
+static void x509_end_cert(const br_x509_class **ctx) { (void)ctx; }
+
+static unsigned x509_end_chain(const br_x509_class **ctx)
+{
+    struct tls12_x509 *x = x509_of(ctx);
+    if (x->certs == 0)
+        return BR_ERR_X509_EMPTY_CHAIN;
+    x->pkey = br_x509_decoder_get_pkey(&x->dc);
+    if (x->pkey == NULL) {
+        int err = br_x509_decoder_last_error(&x->dc);
+        return err ? (unsigned)err : BR_ERR_X509_TRUNCATED;
+    }
+    return 0;
+}
+
+static const br_x509_pkey *x509_get_pkey(const br_x509_class *const *ctx, unsigned *usages)
+{
+    const struct tls12_x509 *x = x509_of(ctx);
+    /* Both usages: the engine checks the one its cipher suite needs. */
+    if (usages)
+        *usages = x->pkey ? BR_KEYTYPE_KEYX | BR_KEYTYPE_SIGN : 0;
+    return x->pkey;
+}
+
+static const br_x509_class accept_any_vtable = {
+    sizeof(struct tls12_x509), x509_start_chain, x509_start_cert, x509_append,
+    x509_end_cert,             x509_end_chain,   x509_get_pkey,
+};
+
+/* ---- configuration ------------------------------------------------------ */
+
+/* Forward-secret AEAD suites first, then CBC, then RSA key exchange for the
+ * servers that have nothing else. Between AES-GCM and ChaCha20 the faster
+ * one on this CPU goes first (the server usually follows the client's order
+ * unless told otherwise). */
+#define SUITES_AEAD_AES                                                                                         \
+    BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,                       \
+        BR_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, BR_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+#define SUITES_AEAD_CHACHA                                                                                      \
+    BR_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, BR_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
+#define SUITES_REST                                                                                             \
+    BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,                       \
+        BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384, BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384,                   \
+        BR_TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, BR_TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,                         \
+        BR_TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, BR_TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,                         \
+        BR_TLS_RSA_WITH_AES_128_GCM_SHA256, BR_TLS_RSA_WITH_AES_256_GCM_SHA384,                                 \
+        BR_TLS_RSA_WITH_AES_128_CBC_SHA256, BR_TLS_RSA_WITH_AES_256_CBC_SHA256, BR_TLS_RSA_WITH_AES_128_CBC_SHA, \
+        BR_TLS_RSA_WITH_AES_256_CBC_SHA
+
+static const uint16_t suites_aes_first[] = { SUITES_AEAD_AES, SUITES_AEAD_CHACHA, SUITES_REST };
+static const uint16_t suites_chacha_first[] = { SUITES_AEAD_CHACHA, SUITES_AEAD_AES, SUITES_REST };
+
+/* Splits the ALPN protocol_name_list body (RFC 7301 §3.1) into the
+ * NUL-terminated names BearSSL wants. Returns how many, or -1 if it does
+ * not fit. */
+static int alpn_split(struct tls12_conn *t, const uint8_t *p, size_t n)
+{
+    size_t used = 0;
+    int count = 0;
+    while (n > 0) {
+        size_t len = p[0];
+        if (len == 0 || len + 1 > n || count == TLS12_ALPN_MAX || used + len + 1 > sizeof t->alpn_text)
+            return -1;
+        memcpy(t->alpn_text + used, p + 1, len);
+        t->alpn_text[used + len] = '\0';
+        t->alpn_names[count++] = t->alpn_text + used;
+        used += len + 1;
+        p += len + 1;
+        n -= len + 1;
+    }
+    return count;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* Moves the engine's handshake and alert records into hs_out, as long as
+ * none of them can have been handed out and they fit. Acknowledging one lets
+ * the engine go on (it may write the next record of the flight, or finish
+ * failing after a fatal alert). */
+static void pump(struct tls12_conn *t)
+{
+    br_ssl_engine_context *eng = &t->cc.eng;
+    while (t->exposed == 0) {
+        size_t len;
+        unsigned char *rec = br_ssl_engine_sendrec_buf(eng, &len);
+        if (rec == NULL || eng->record_type_out == CT_APPLICATION_DATA || len > sizeof t->hs_out - t->hs_len)
+            return;
+        memcpy(t->hs_out + t->hs_len, rec, len);
+        t->hs_len += len;
+        br_ssl_engine_sendrec_ack(eng, len);
+    }
+}
+
+/* At the end of every call that can change the output: once hs_out is
+ * empty, tls12_out shows the engine's pending record, which must then stay
+ * where it is until acknowledged. */
+static void mark_exposed(struct tls12_conn *t)
+{
+    size_t len;
+    if (t->hs_len == 0 && t->exposed == 0 && br_ssl_engine_sendrec_buf(&t->cc.eng, &len) != NULL)
+        t->exposed = len;
+}
+
+static bool engine_closed(const struct tls12_conn *t)
+{
+    return br_ssl_engine_current_state(&t->cc.eng) == BR_SSL_CLOSED;
+}
+
+const uint8_t *tls12_out(const struct tls12_conn *t, size_t *len)
+{
+    if (t->hs_len > 0) {
+        *len = t->hs_len;
+        return t->hs_out;
+    }
+    const uint8_t *rec = br_ssl_engine_sendrec_buf(&t->cc.eng, len);
+    return rec ? rec : t->hs_out;
+}
+
+void tls12_out_ack(struct tls12_conn *t, size_t n)
+{
+    if (t->hs_len > 0) {
+        if (n >= t->hs_len) {
+            t->hs_len = 0;
+        } else {
+            memmove(t->hs_out, t->hs_out + n, t->hs_len - n);
+            t->hs_len -= n;
+        }
+    } else if (n > 0) {
+        size_t len;
+        if (!engine_closed(t) && br_ssl_engine_sendrec_buf(&t->cc.eng, &len) != NULL)
+            br_ssl_engine_sendrec_ack(&t->cc.eng, n < len ? n : len);
+        t->exposed = t->exposed > n ? t->exposed - n : 0;
+    }
+    if (!engine_closed(t))
+        pump(t);
+    mark_exposed(t);
+}
+
+size_t tls12_send(struct tls12_conn *t, const uint8_t *p, size_t n)
+{
+    if (t->state != ST_READY)
+        return 0;
+    br_ssl_engine_context *eng = &t->cc.eng;
+    size_t taken = 0;
+    while (taken < n) {
+        size_t room;
+        unsigned char *buf = br_ssl_engine_sendapp_buf(eng, &room);
+        if (buf == NULL)
+            break; /* a record is waiting to be sent: one at a time */
+        size_t chunk = n - taken < room ? n - taken : room;
+        memcpy(buf, p + taken, chunk);
+        br_ssl_engine_sendapp_ack(eng, chunk); /* a full buffer becomes a record by itself */
+        taken += chunk;
+    }
+    if (taken > 0)
+        br_ssl_engine_flush(eng, 0);
+    mark_exposed(t);
+    return taken;
+}
+
+size_t tls12_send_room(const struct tls12_conn *t)
+{
+    size_t room;
+    if (t->state != ST_READY || br_ssl_engine_sendapp_buf(&t->cc.eng, &room) == NULL)
+        return 0;
+    return room;
+}
+
+/* ---- input -------------------------------------------------------------- */
+
+/* The connection is over: maps BearSSL's sticky error (alerts at +256
+ * received, +512 sent) onto conn.h's results. */
+static int finish(struct tls12_conn *t, int br_err)
+{
+    bool hs = t->state == ST_HANDSHAKE;
+    int err;
+    if (br_err >= BR_ERR_RECV_FATAL_ALERT && br_err < BR_ERR_SEND_FATAL_ALERT)
+        err = hs ? TLS_ERR_HANDSHAKE : TLS_ERR_PEER_ALERT;
+    else if (br_err == BR_ERR_OK) /* close_notify (RFC 5246 §7.2.1) */
+        err = hs ? TLS_ERR_HANDSHAKE : TLS_CLOSED;
+    else /* our alert, or a failure BearSSL sends none for (bad MAC, bad Finished, ...) */
+        err = hs ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD;
+    t->state = ST_DONE;
+    t->err = err;
+    return err;
+}
+
+/* Where the connection stands after the engine ran. */
+static int status(struct tls12_conn *t)
+{
+    br_ssl_engine_context *eng = &t->cc.eng;
+    if (engine_closed(t))
+        return finish(t, br_ssl_engine_last_error(eng));
+    /* A close_notify came in; ours waits behind a record still being
+     * sent. Nothing more will be read either way. */
+    if (eng->shutdown_recv)
+        return finish(t, BR_ERR_OK);
+    if (t->state == ST_HANDSHAKE && (eng->application_data & 1)) {
+        /* Our Finished is out and the server's verified (§7.4.9). */
+        const char *sel = br_ssl_engine_get_selected_protocol(eng);
+        t->alpn = sel ? sel : "";
+        t->state = ST_READY;
+        return TLS_HANDSHAKE_DONE;
+    }
+    return TLS_OK;
+}
+
+int tls12_recv(struct tls12_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx)
+{
+    if (t->state == ST_DONE)
+        return t->err;
+    br_ssl_engine_context *eng = &t->cc.eng;
+    int result = TLS_OK;
+    for (;;) {
+        size_t len;
+        unsigned char *app = br_ssl_engine_recvapp_buf(eng, &len);
+        if (app != NULL) {
+            fn(ctx, app, len); /* may call tls12_send: the output side only */
+            br_ssl_engine_recvapp_ack(eng, len);
+            continue;
+        }
+        pump(t);
+        int rc = status(t);
+        if (rc < 0) {
+            mark_exposed(t);
+            return rc;
+        }
+        if (rc == TLS_HANDSHAKE_DONE)
+            result = rc;
+        if (n == 0)
+            break;
+        unsigned char *in = br_ssl_engine_recvrec_buf(eng, &len);
+        if (in == NULL) {
+            /* With separate input and output buffers the engine refuses
+             * input only after a close_notify (handled above) or while
+             * application data waits to be read (drained above). */
+            mark_exposed(t);
+            return finish(t, BR_ERR_BAD_STATE);
+        }
+        if (len > n)
+            len = n;
+        memcpy(in, p, len);
+        br_ssl_engine_recvrec_ack(eng, len);
+        p += len;
+        n -= len;
+    }
+    mark_exposed(t);
+    return result;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_t *entropy, size_t entropy_len)
+{
+    br_ssl_client_context *cc = &t->cc;
+    br_ssl_engine_context *eng = &cc->eng;
+    t->state = ST_HANDSHAKE;
+    t->err = 0;
+    t->alert = 0;
+    t->alpn = "";
+    t->exposed = 0;
+    t->hs_len = 0;
+
+    br_ssl_client_zero(cc);
+    br_ssl_engine_set_versions(eng, BR_TLS12, BR_TLS12);
+    if (br_aes_x86ni_ctr_get_vtable() != NULL)
+        br_ssl_engine_set_suites(eng, suites_aes_first, sizeof suites_aes_first / sizeof suites_aes_first[0]);
+    else
+        br_ssl_engine_set_suites(eng, suites_chacha_first, sizeof suites_chacha_first / sizeof suites_chacha_first[0]);
+    /* SHA-256/384 for the PRF (§5) and the transcript; all of SHA-1..512
+     * for the server's ServerKeyExchange signature (§7.4.1.4.1). */
+    br_ssl_engine_set_hash(eng, br_sha1_ID, &br_sha1_vtable);
+    br_ssl_engine_set_hash(eng, br_sha224_ID, &br_sha224_vtable);
+    br_ssl_engine_set_hash(eng, br_sha256_ID, &br_sha256_vtable);
+    br_ssl_engine_set_hash(eng, br_sha384_ID, &br_sha384_vtable);
+    br_ssl_engine_set_hash(eng, br_sha512_ID, &br_sha512_vtable);
+    br_ssl_engine_set_prf_sha256(eng, &br_tls12_sha256_prf);
+    br_ssl_engine_set_prf_sha384(eng, &br_tls12_sha384_prf);
+    br_ssl_engine_set_default_aes_gcm(eng);
+    br_ssl_engine_set_default_chapol(eng);
+    br_ssl_engine_set_default_aes_cbc(eng);
+    br_ssl_engine_set_default_ec(eng);
+    br_ssl_engine_set_default_ecdsa(eng);
+    br_ssl_engine_set_default_rsavrfy(eng);
+    br_ssl_client_set_default_rsapub(cc);
+    t->x509.vtable = &accept_any_vtable;
+    br_ssl_engine_set_x509(eng, &t->x509.vtable);
+    /* A HelloRequest is declined (§7.4.1.1): a load test never renegotiates. */
+    br_ssl_engine_set_all_flags(eng, BR_OPT_NO_RENEGOTIATION);
+    br_ssl_engine_set_buffer(eng, t->iobuf, sizeof t->iobuf, 1);
+
+    int names = cfg->alpn_len ? alpn_split(t, cfg->alpn, cfg->alpn_len) : 0;
+    const char *sni = cfg->server_name;
+    if (names < 0 || (sni && strlen(sni) >= sizeof eng->server_name)) {
+        t->alert = 80; /* internal_error: the configuration does not fit */
+        finish(t, BR_ERR_BAD_PARAM);
+        return;
+    }
+    if (names > 0)
+        br_ssl_engine_set_protocol_names(eng, t->alpn_names, (size_t)names);
+
+    /* The engine's DRBG (client random, ECDHE keys, the RSA premaster
+     * secret) is seeded from the caller's bytes only. Marking the OS seeding
+     * as done keeps br_ssl_client_reset from reading the OS's randomness
+     * (a syscall per handshake). */
+    eng->rng_os_rand_done = 1;
+    br_ssl_engine_inject_entropy(eng, entropy, entropy_len);
+    if (!br_ssl_client_reset(cc, sni, 0)) {
+        finish(t, br_ssl_engine_last_error(eng));
+        return;
+    }
+    pump(t); /* the ClientHello */
+    mark_exposed(t);
+}
+
+bool tls12_ready(const struct tls12_conn *t) { return t->state == ST_READY; }
+
+const char *tls12_alpn(const struct tls12_conn *t) { return t->alpn; }
+
+int tls12_alert(const struct tls12_conn *t)
+{
+    int e = br_ssl_engine_last_error(&t->cc.eng);
+    if (e >= BR_ERR_SEND_FATAL_ALERT)
+        return e - BR_ERR_SEND_FATAL_ALERT;
+    if (e >= BR_ERR_RECV_FATAL_ALERT)
+        return -(e - BR_ERR_RECV_FATAL_ALERT);
+    return t->alert;
+}
