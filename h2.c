@@ -33,8 +33,26 @@
  *   PK_FIXED  fixed units (6-byte settings, PING's 8, RST_STREAM's and
  *             WINDOW_UPDATE's 4, GOAWAY's first 8): used in place when whole,
  *             else gathered in acc.
- * Field blocks cannot interleave (§4.3), so one scanner for the whole
- * connection is enough: no per-stream HPACK state.
+ * Field blocks cannot interleave (§4.3), so one scanner and one HPACK
+ * dynamic table for the whole connection are enough: no per-stream HPACK
+ * state. Every block goes through them in order, whatever its stream's
+ * state: closed streams' blocks and trailers too, since any block may change
+ * the table (§4.3).
+ *
+ * HPACK dynamic table. We advertise SETTINGS_HEADER_TABLE_SIZE 0, but the
+ * table starts at the protocol's 4096 bytes (RFC 9113 §4.3.1, RFC 7541
+ * §4.2), and the peer's encoder lowers it only with a size update at the
+ * start of a block (RFC 7541 §4.2, §6.3), which RFC 9113 §4.3.1 requires
+ * once it has acknowledged our SETTINGS. Some servers (h2o 2.2) never send
+ * one: they insert and refer to entries with our SETTINGS long acknowledged.
+ * RFC 9113 §4.3.1 itself warns that reducing the setting "is not widely
+ * interoperable", so we are lenient rather than strict (a strict decoder
+ * would fail every such connection with COMPRESSION_ERROR): the decoder's
+ * limit stays HPACK_TABLE_MAX (4096) for the whole connection, a size update
+ * may set any capacity up to it, and a peer that never sends one keeps 4096.
+ * Servers that honour the setting insert nothing (nginx starts with a size
+ * update to 0), and then the scanner collects nothing and costs what it did
+ * without a table (hpack.h).
  *
  * Send flow control. Streams with request body left sit in a FIFO (intrusive
  * list through the ring slots). pump() walks it round-robin, one DATA frame
@@ -192,8 +210,8 @@ struct h2_conn {
     uint32_t block_id;     /* stream the current field block belongs to; 0: a closed stream's, results ignored */
     bool block_es;         /* the block's HEADERS carried END_STREAM */
     bool block_done;       /* the scanner has seen the block's last fragment */
-    bool block_bad;        /* the block's :status was malformed: stream error at its end */
-    struct hpack_status_scan scan;
+    struct hpack_status_scan scan; /* the current field block (reset per block) */
+    struct hpack_decoder rtable;   /* the peer's HPACK dynamic table for responses (kept per connection) */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -298,6 +316,9 @@ static void emit(struct h2_conn *c, enum h2_event_kind kind, uint64_t tag, uint3
     struct h2_event ev = {
         .kind = kind, .tag = tag, .stream_id = id, .status = status, .error_code = code,
         .response_started = started,
+        /* A GOAWAY that kept some stream of ours says the server works; it
+         * just closes connections (e.g. every N requests). */
+        .peer_progress = kind == H2_EV_RETRY && c->goaway && c->goaway_last > 0,
     };
     c->fn(c->ctx, &ev);
 }
@@ -509,6 +530,9 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->peer_initial_window = H2_DEFAULT_WINDOW;
     c->send_window = H2_DEFAULT_WINDOW;
     c->hdr_reserve = c->hdr_bytes = framed_len(cfg->request_block_len, H2_MIN_MAX_FRAME);
+    /* The peer's table starts at the protocol's 4096 whatever we advertise
+     * (see the top of the file). */
+    hpack_decoder_init(&c->rtable, HPACK_TABLE_MAX);
 
     /* §3.4: magic, then our SETTINGS (§6.5.2; MAX_FRAME_SIZE stays at its
      * default 16384), then credit for the connection window (§6.9.2: only
@@ -681,8 +705,7 @@ static int begin_headers(struct h2_conn *c)
         s->flags |= SF_STARTED;
     c->block_es = c->fflags & FL_END_STREAM;
     c->block_done = false;
-    c->block_bad = false;
-    hpack_status_scan_init(&c->scan);
+    hpack_status_scan_init(&c->scan, &c->rtable);
     c->need_pad = c->fflags & FL_PADDED;
     c->prio_left = c->fflags & FL_PRIORITY ? 5 : 0; /* deprecated priority fields: skipped (§5.3.2) */
     c->pad = 0;
@@ -973,15 +996,10 @@ static int scan_feed(struct h2_conn *c, const uint8_t *p, size_t n, bool last)
 {
     if (last)
         c->block_done = true;
-    if (c->block_bad)
-        return 0; /* the rest of the block only needs framing */
+    /* A malformed :status (bad digits, repeated) is no decoding error: the
+     * scanner notes it (c->scan.malformed, a stream error at the block's
+     * end) and decodes the rest, which may still change the table. */
     int rc = hpack_status_scan_feed(&c->scan, p, n, last);
-    /* A malformed :status (bad digits, repeated) is a malformed response:
-     * a stream error (§8.1.1), not a COMPRESSION_ERROR. */
-    if (rc == HPACK_ERR_STATUS) {
-        c->block_bad = true;
-        return 0;
-    }
     return rc < 0 ? H2_ERR_COMPRESSION : 0;
 }
 
@@ -1079,7 +1097,7 @@ static int block_complete(struct h2_conn *c)
     if (!s)
         return 0;
     uint16_t st = c->scan.status;
-    if (c->block_bad)
+    if (c->scan.malformed) /* a malformed response (§8.1.1) */
         return stream_error(c, s, EC_PROTOCOL);
     if (s->flags & SF_FINAL) {
         /* Trailers: they end the stream and carry no pseudo-header (§8.1). */

@@ -28,8 +28,9 @@ struct h2_config {
     uint32_t parallel;            /* -p: streams in flight per connection, before the peer's limit */
 };
 
-/* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 keeps the peer from
- * indexing, so responses decode without a dynamic table (hpack.h). */
+/* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 asks the peer not to
+ * index, so responses normally decode without a dynamic table; peers that
+ * index anyway are decoded with a real table (h2.c, hpack.h). */
 #define H2_OUR_HEADER_TABLE_SIZE 0
 #define H2_OUR_INITIAL_WINDOW (16u << 20)      /* per stream */
 #define H2_OUR_CONN_WINDOW (1u << 30)          /* connection, raised by a WINDOW_UPDATE after the preface */
@@ -60,6 +61,8 @@ struct h2_event {
     uint16_t status;      /* H2_EV_RESPONSE */
     uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code */
     bool response_started; /* H2_EV_ABORTED: some response HEADERS had arrived */
+    bool peer_progress;   /* H2_EV_RETRY: the server processed some stream of this connection
+                             (a GOAWAY whose last-stream-id is not 0) */
 };
 
 typedef void (*h2_event_fn)(void *ctx, const struct h2_event *ev);

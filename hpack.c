@@ -46,20 +46,38 @@
  * Status scanner. A byte-driven state machine over one representation at a
  * time: integers are accumulated across fragments, string bytes are skipped
  * by count, and a name is compared against ":status" (or its unique Huffman
- * form) while it is skipped, never copied. Only the :status value (at most 8
+ * form) while it is skipped, never copied. The :status value (at most 8
  * bytes) is collected. A representation that lies whole inside the fragment
  * is parsed directly (scan_field_fast); the state machine takes over at a
  * fragment boundary and for anything unusual, errors included, so both paths
  * give the same result wherever a block is split (the tests check this).
+ *   The dynamic table is the connection's struct hpack_decoder, shared with
+ * hpack_decode's code: table_get for indexed fields and literal names
+ * (§6.1, §6.2; a dynamic entry named ":status" gives the status), evict_to
+ * for size updates (§4.3, §6.3), table_insert / table_clear for literals
+ * with incremental indexing (§4.4, §6.2.1). Such a literal is only inserted
+ * while the capacity holds at least an empty entry (32 bytes, §4.1); then
+ * its literal name and its value are collected into s->col as they arrive,
+ * Huffman-decoded on the fly when the H bit is set (huff_run keeps the cut
+ * code's bits between fragments), and inserted when the value ends. Since an
+ * entry above the capacity just empties the table (§4.4), col never needs
+ * more than capacity - 32 bytes: past that, collecting stops (SF_BIG) and the
+ * insert becomes table_clear. With a capacity under 32 (a peer that honours
+ * our SETTINGS_HEADER_TABLE_SIZE 0 usually says so with a size update to 0)
+ * nothing is collected and the fast path runs as it does without a table.
  * Rules beyond the header's:
  *   - hpack_status_scan_init before every header block (the state says
- *     whether the block has started, for §4.2);
+ *     whether the block has started, for §4.2), with the same table for
+ *     every block of a connection, in order;
  *   - :status must be three digits, 100..999, and may appear once (RFC 9113
- *     §8.3); otherwise HPACK_ERR_STATUS. Where it appears is not checked
- *     (pseudo-header order is h2.c's business);
- *   - names are not validated, and Huffman-coded strings other than a
- *     :status value are never decoded, so their coding errors go unnoticed;
- *   - an error is sticky: later feeds return it again. */
+ *     §8.3); otherwise s->malformed, and decoding goes on so the table stays
+ *     in step. Where it appears is not checked (pseudo-header order is
+ *     h2.c's business);
+ *   - names are not validated, and Huffman-coded strings that are neither a
+ *     :status value nor inserted are never decoded, so their coding errors
+ *     go unnoticed;
+ *   - an error is sticky: later feeds return it again. It leaves the table
+ *     in an unspecified (but valid) state: the connection is finished. */
 #include "hpack.h"
 
 #include <stdlib.h>
@@ -184,11 +202,20 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out)
     return huff_encode(in, n, out, false);
 }
 
-long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+/* Decodes in[0..n) after the bits left over from earlier input (*accp, the
+ * next bits aligned on bit 63, and *nbitsp of them: the start of a code that
+ * the previous input cut, under 30 bits), appending to out[*op .. cap). On
+ * return the bits that make no whole code yet are back in *accp / *nbitsp,
+ * so a string may be decoded in pieces. Returns 0, HPACK_ERR_HUFFMAN (EOS
+ * in the string, §5.2) or HPACK_ERR_TOO_LONG (out full and another symbol
+ * decoded; *op is then cap). */
+static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
+                           size_t *op)
 {
-    uint64_t acc = 0; /* next bits, aligned on bit 63 */
-    unsigned nbits = 0;
-    size_t i = 0, o = 0;
+    uint64_t acc = *accp;
+    unsigned nbits = *nbitsp;
+    size_t i = 0, o = *op;
+    int rc = 0;
     for (;;) {
         while (nbits <= 56 && i < n) {
             acc |= (uint64_t)in[i++] << (56 - nbits);
@@ -200,11 +227,11 @@ long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
         unsigned e = huff_fast[acc >> 56];
         if (e) {
             /* Bits past nbits are zeros, not data: a code that needs them is
-             * not there, and no shorter code can be (prefix-free). */
+             * not there (yet), and no shorter code can be (prefix-free). */
             sym = e & 0xff;
             len = e >> 8;
             if (len > nbits)
-                break;
+                break; /* only when the input is used up: nbits > 56 otherwise */
         } else {
             uint32_t w = (uint32_t)(acc >> 32);
             len = 9;
@@ -214,22 +241,45 @@ long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
                 break;
             sym = huff_sorted[huff_offset[len] + ((w >> (32 - len)) - huff_first[len])];
         }
-        if (sym == 256) /* §5.2: EOS in the string is an error */
-            return HPACK_ERR_HUFFMAN;
-        if (o == cap)
-            return HPACK_ERR_TOO_LONG;
+        if (sym == 256) { /* §5.2: EOS in the string is an error */
+            rc = HPACK_ERR_HUFFMAN;
+            break;
+        }
+        if (o == cap) {
+            rc = HPACK_ERR_TOO_LONG;
+            break;
+        }
         out[o++] = (uint8_t)sym;
         acc <<= len;
         nbits -= len;
     }
-    /* Input exhausted and the rest is no whole code: it is padding. §5.2:
-     * more than 7 bits, or anything but the leading (all-one) bits of EOS,
-     * is an error. */
+    *accp = acc;
+    *nbitsp = nbits;
+    *op = o;
+    return rc;
+}
+
+/* The string's input is exhausted and the bits left are no whole code: they
+ * are padding. §5.2: more than 7 bits, or anything but the leading (all-one)
+ * bits of EOS, is an error. */
+static inline int huff_end(uint64_t acc, unsigned nbits)
+{
     if (nbits > 7)
         return HPACK_ERR_HUFFMAN;
     if (nbits && (acc >> (64 - nbits)) != (1u << nbits) - 1)
         return HPACK_ERR_HUFFMAN;
-    return (long)o;
+    return 0;
+}
+
+long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+    uint64_t acc = 0;
+    unsigned nbits = 0;
+    size_t o = 0;
+    int rc = huff_run(&acc, &nbits, in, n, out, cap, &o);
+    if (rc == 0)
+        rc = huff_end(acc, nbits);
+    return rc ? rc : (long)o;
 }
 
 /* ------------------------------------------------------- static table */
@@ -502,6 +552,14 @@ static void evict_to(struct hpack_decoder *d, uint32_t max)
         evict_oldest(d);
 }
 
+/* §4.4: an entry larger than the capacity is not an error; inserting it
+ * empties the table. */
+static void table_clear(struct hpack_decoder *d)
+{
+    while (d->count)
+        evict_oldest(d);
+}
+
 static void reverse(uint8_t *a, size_t n)
 {
     for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
@@ -519,8 +577,7 @@ static void table_insert(struct hpack_decoder *d, const uint8_t *name, size_t nl
 {
     uint64_t esize = (uint64_t)nlen + vlen + ENTRY_OVERHEAD;
     if (esize > d->capacity) { /* §4.4: not an error; the table ends up empty */
-        while (d->count)
-            evict_oldest(d);
+        table_clear(d);
         return;
     }
     evict_to(d, d->capacity - (uint32_t)esize);
@@ -700,6 +757,8 @@ enum scan_state {
 #define SF_MATCH 0x02  /* the name read so far can still be ":status" */
 #define SF_STATUS 0x04 /* the current value is :status's */
 #define SF_FIELD 0x08  /* a field has been seen: no more size updates (§4.2) */
+#define SF_INDEX 0x10  /* the current literal is inserted (§6.2.1): its strings are collected */
+#define SF_BIG 0x20    /* ... but it is larger than the capacity: collecting stopped, it empties the table (§4.4) */
 
 static const uint8_t status_raw[7] = { ':', 's', 't', 'a', 't', 'u', 's' };
 /* ":status" Huffman-coded. §5.2 pins the padding (the EOS prefix, under 8
@@ -707,32 +766,21 @@ static const uint8_t status_raw[7] = { ':', 's', 't', 'a', 't', 'u', 's' };
  * hpack_huffman_encode. */
 static const uint8_t status_huff[5] = { 0xb8, 0x84, 0x8d, 0x36, 0xa3 };
 
-static void scan_init_keep(struct hpack_status_scan *s)
+void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *table)
 {
+    /* Not a memset: the other fields (col's 4 KB among them) are always
+     * written before they are read. */
+    s->table = table;
     s->state = SS_FIELD;
     s->flags = 0;
-    s->ilen = 0;
-    s->ival = 0;
-    s->skip = 0;
-    s->slen = 0;
+    s->malformed = false;
+    s->status = 0;
+    s->indexing = table->capacity >= ENTRY_OVERHEAD;
 }
 
-void hpack_status_scan_init(struct hpack_status_scan *s)
-{
-    memset(s, 0, sizeof *s);
-    scan_init_keep(s);
-}
-
-static int set_status(struct hpack_status_scan *s, uint16_t v)
-{
-    if (s->status) /* RFC 9113 §8.3: a repeated pseudo-header is malformed */
-        return HPACK_ERR_STATUS;
-    s->status = v;
-    return 0;
-}
-
-/* The :status value in s->sbuf is complete: exactly three digits, 100..999
- * (RFC 9110 §15; 0 would read as "no status"). */
+/* The :status value in in[0..n) is complete: exactly three digits, 100..999
+ * (RFC 9110 §15; 0 would read as "no status"). Returns the status,
+ * HPACK_ERR_STATUS, or HPACK_ERR_HUFFMAN. */
 static int parse_status(const uint8_t *in, size_t n, bool huff)
 {
     uint8_t tmp[16];
@@ -755,62 +803,171 @@ static int parse_status(const uint8_t *in, size_t n, bool huff)
     return x < 100 ? HPACK_ERR_STATUS : x;
 }
 
-static int status_value_done(struct hpack_status_scan *s)
+/* x: a :status value, or parse_status's error. A malformed or repeated
+ * :status makes the response malformed (RFC 9113 §8.3, §8.1.1), a stream
+ * error: it is noted and decoding goes on, since the rest of the block may
+ * still change the table. Bad Huffman is a decoding error (§5.2). */
+static int got_status(struct hpack_status_scan *s, int x)
 {
-    int x = parse_status(s->sbuf, s->slen, s->flags & SF_HUFF);
-    return x < 0 ? x : set_status(s, (uint16_t)x);
+    if (x == HPACK_ERR_HUFFMAN)
+        return x;
+    if (x < 0 || s->status)
+        s->malformed = true;
+    else
+        s->status = (uint16_t)x;
+    return 0;
+}
+
+static bool is_status_name(const uint8_t *name, size_t nlen)
+{
+    return nlen == sizeof status_raw && memcmp(name, status_raw, sizeof status_raw) == 0;
+}
+
+/* Dynamic index i (62 .. 61 + count): is its name ":status"? */
+static bool dyn_is_status(const struct hpack_decoder *d, uint64_t i)
+{
+    uint32_t sl = slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT));
+    return d->nlen[sl] == sizeof status_raw && memcmp(d->arena + d->off[sl], status_raw, sizeof status_raw) == 0;
+}
+
+/* Collects k octets of the current string into col (decoding them when they
+ * are Huffman-coded). Past cmax the entry cannot fit the table whatever
+ * follows: collecting stops (SF_BIG), and the insert will empty the table. */
+static int collect(struct hpack_status_scan *s, const uint8_t *p, size_t k)
+{
+    if (!(s->flags & SF_HUFF)) {
+        if (k > s->cmax - s->clen) {
+            s->flags |= SF_BIG;
+            return 0;
+        }
+        memcpy(s->col + s->clen, p, k);
+        s->clen += (uint32_t)k;
+        return 0;
+    }
+    unsigned nbits = s->hbits;
+    size_t o = s->clen;
+    int rc = huff_run(&s->hacc, &nbits, p, k, s->col, s->cmax, &o);
+    s->hbits = (uint8_t)nbits;
+    s->clen = (uint32_t)o;
+    if (rc == HPACK_ERR_TOO_LONG) {
+        s->flags |= SF_BIG;
+        return 0;
+    }
+    return rc;
+}
+
+/* A string has ended: a collected Huffman string's padding is checked
+ * (§5.2). Strings that are only skipped are never decoded, so their coding
+ * errors go unnoticed. */
+static int string_end(struct hpack_status_scan *s)
+{
+    if ((s->flags & (SF_INDEX | SF_BIG | SF_HUFF)) == (SF_INDEX | SF_HUFF))
+        return huff_end(s->hacc, s->hbits);
+    return 0;
+}
+
+/* The collected literal goes into the table (§4.4, §6.2.1). */
+static void scan_insert(struct hpack_status_scan *s)
+{
+    struct hpack_decoder *d = s->table;
+    if (s->flags & SF_BIG) {
+        table_clear(d);
+        return;
+    }
+    const uint8_t *name = s->col, *unused_v;
+    size_t nlen = s->nlen, unused_vl;
+    long name_off = -1;
+    if (s->name_index) /* checked when the index was read; the table has not changed since */
+        table_get(d, s->name_index, &name, &nlen, &unused_v, &unused_vl, &name_off);
+    table_insert(d, name, nlen, name_off, s->col + s->nlen, s->clen - s->nlen);
 }
 
 static int value_done(struct hpack_status_scan *s)
 {
-    int rc = 0;
-    if (s->flags & SF_STATUS)
-        rc = status_value_done(s);
+    int rc = string_end(s);
+    if (rc == 0 && (s->flags & SF_STATUS))
+        rc = got_status(s, parse_status(s->sbuf, s->slen, s->flags & SF_HUFF));
+    if (rc)
+        return rc;
+    if (s->flags & SF_INDEX)
+        scan_insert(s);
     s->state = SS_FIELD;
-    return rc;
+    return 0;
 }
 
 /* The integer read in state s->state is complete, in s->ival. */
 static int scan_int_done(struct hpack_status_scan *s)
 {
     uint64_t v = s->ival;
+    struct hpack_decoder *d = s->table;
+    const uint8_t *name, *value;
+    size_t nlen, vlen;
+    long name_off;
+    int rc;
     switch (s->state) {
-    case SS_INDEX: /* §6.1; the dynamic table is empty (size 0) */
-        if (v == 0 || v > HPACK_STATIC_COUNT)
-            return HPACK_ERR_INDEX;
+    case SS_INDEX: /* §6.1 */
         s->state = SS_FIELD;
         if (v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST)
-            return set_status(s, static_status[v - STATIC_STATUS_FIRST]);
+            return got_status(s, static_status[v - STATIC_STATUS_FIRST]);
+        if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
+            return rc; /* 0, or beyond both tables (§2.3.3) */
+        if (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)) /* table values are decoded octets */
+            return got_status(s, parse_status(value, vlen, false));
         return 0;
-    case SS_NAME_INDEX:
-        if (v > HPACK_STATIC_COUNT)
-            return HPACK_ERR_INDEX;
+    case SS_NAME_INDEX: /* §6.2 */
+        s->name_index = (uint32_t)v;
+        s->nlen = s->clen = 0;
         if (v == 0) {
+            /* A literal name: name and value are collected together. */
+            if (s->flags & SF_INDEX)
+                s->cmax = d->capacity - ENTRY_OVERHEAD;
             s->state = SS_NLEN0;
             return 0;
         }
-        if (v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST)
+        if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
+            return rc;
+        if ((v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST) ||
+            (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)))
             s->flags |= SF_STATUS;
+        if (s->flags & SF_INDEX) { /* only the value is collected */
+            uint32_t room = d->capacity - ENTRY_OVERHEAD;
+            if (nlen > room)
+                s->flags |= SF_BIG;
+            else
+                s->cmax = room - (uint32_t)nlen;
+        }
         s->state = SS_VLEN0;
         return 0;
-    case SS_SIZE: /* §6.3: above our limit, which is 0 */
-        if (v > 0)
+    case SS_SIZE:
+        /* §6.3, §4.2: a new capacity up to the limit, evicting what no longer
+         * fits. The limit is the protocol's default 4096 although we
+         * advertise 0: see h2.c for why. */
+        if (v > d->limit)
             return HPACK_ERR_TABLE_SIZE;
+        d->capacity = (uint32_t)v;
+        evict_to(d, d->capacity);
+        s->indexing = d->capacity >= ENTRY_OVERHEAD;
         s->state = SS_FIELD;
         return 0;
     case SS_NLEN:
         s->skip = v;
+        s->hacc = 0;
+        s->hbits = 0;
         if (v == ((s->flags & SF_HUFF) ? sizeof status_huff : sizeof status_raw))
             s->flags |= SF_MATCH;
         s->state = SS_NAME;
         if (v == 0)
-            s->state = SS_VLEN0;
+            s->state = SS_VLEN0; /* nlen stays 0 */
         return 0;
     case SS_VLEN:
         s->skip = v;
         s->slen = 0;
-        if ((s->flags & SF_STATUS) && v > sizeof s->sbuf) /* 3 digits: at most 3 octets */
-            return HPACK_ERR_STATUS;
+        s->hacc = 0;
+        s->hbits = 0;
+        if ((s->flags & SF_STATUS) && v > sizeof s->sbuf) { /* 3 digits: at most 3 octets, even Huffman */
+            s->malformed = true;
+            s->flags &= (uint8_t)~SF_STATUS;
+        }
         s->state = SS_VALUE;
         if (v == 0)
             return value_done(s);
@@ -832,23 +989,41 @@ static int scan_int_first(struct hpack_status_scan *s, uint8_t b, unsigned prefi
     return 0; /* continuation octets follow */
 }
 
+/* hpack_int_decode with the one-octet case inline (p < end). */
+static inline bool int_quick(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits, uint64_t *v)
+{
+    unsigned mask = (1u << prefix_bits) - 1;
+    unsigned x = **pp & mask;
+    if (x < mask) {
+        *v = x;
+        (*pp)++;
+        return true;
+    }
+    return hpack_int_decode(pp, end, prefix_bits, v) == 0;
+}
+
 /* Fast path: one whole representation that lies entirely in [*pp, end) and
  * holds nothing unusual, parsed without the state machine. Returns true and
  * advances *pp when it did; false (nothing changed) sends the caller to the
- * state machine, which handles every case, errors included, byte by byte. */
+ * state machine, which handles every case, errors included, byte by byte.
+ * Unusual: a size update, a literal that is inserted (capacity >= 32 only), a
+ * dynamic entry named :status, any :status but the first valid one, any
+ * error. */
 static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, const uint8_t *end)
 {
     const uint8_t *p = *pp;
     uint8_t b = *p;
     uint64_t idx, len;
-    if (b & 0x80) { /* §6.1, a one-octet static index */
+    if (b & 0x80) { /* §6.1, a one-octet index */
         idx = b & 0x7f;
-        if (idx == 0 || idx > HPACK_STATIC_COUNT)
-            return false;
         if (idx >= STATIC_STATUS_FIRST && idx <= STATIC_STATUS_LAST) {
             if (s->status)
                 return false;
             s->status = static_status[idx - STATIC_STATUS_FIRST];
+        } else if (idx == 0 || idx > HPACK_STATIC_COUNT) { /* dynamic (or an error) */
+            if (idx == 0 || idx == 0x7f || idx - HPACK_STATIC_COUNT > s->table->count ||
+                dyn_is_status(s->table, idx))
+                return false;
         }
         s->flags = SF_FIELD;
         *pp = p + 1;
@@ -856,14 +1031,19 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     }
     if ((b & 0xe0) == 0x20) /* size updates are rare: state machine */
         return false;
-    if (hpack_int_decode(&p, end, (b & 0x40) ? 6 : 4, &idx) || idx > HPACK_STATIC_COUNT)
+    if ((b & 0x40) && s->indexing) /* to be inserted: state machine */
+        return false;
+    if (!int_quick(&p, end, (b & 0x40) ? 6 : 4, &idx))
         return false;
     bool status = idx >= STATIC_STATUS_FIRST && idx <= STATIC_STATUS_LAST;
+    if (idx > HPACK_STATIC_COUNT &&
+        (idx - HPACK_STATIC_COUNT > s->table->count || dyn_is_status(s->table, idx)))
+        return false;
     if (idx == 0) {
         if (p >= end)
             return false;
         bool huff = *p & 0x80;
-        if (hpack_int_decode(&p, end, 7, &len) || len > (uint64_t)(end - p))
+        if (!int_quick(&p, end, 7, &len) || len > (uint64_t)(end - p))
             return false;
         status = huff ? len == sizeof status_huff && memcmp(p, status_huff, sizeof status_huff) == 0
                       : len == sizeof status_raw && memcmp(p, status_raw, sizeof status_raw) == 0;
@@ -872,7 +1052,7 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     if (p >= end)
         return false;
     bool huff = *p & 0x80;
-    if (hpack_int_decode(&p, end, 7, &len) || len > (uint64_t)(end - p))
+    if (!int_quick(&p, end, 7, &len) || len > (uint64_t)(end - p))
         return false;
     if (status) {
         int x = s->status || len > sizeof s->sbuf ? -1 : parse_status(p, (size_t)len, huff);
@@ -905,10 +1085,16 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
                 break;
             }
             s->flags = SF_FIELD;
-            if (b & 0x80) /* §6.1 */
+            if (b & 0x80) { /* §6.1 */
                 rc = scan_int_first(s, b, 7, SS_INDEX);
-            else /* §6.2.1 (6-bit index), §6.2.2 and §6.2.3 (4-bit) */
-                rc = scan_int_first(s, b, (b & 0x40) ? 6 : 4, SS_NAME_INDEX);
+                break;
+            }
+            /* §6.2.1 (6-bit index) inserts, §6.2.2 and §6.2.3 (4-bit) do
+             * not. With a capacity under 32 no entry fits and the table is
+             * already empty (an insert would empty it, §4.4): nothing to do. */
+            if ((b & 0x40) && s->indexing)
+                s->flags |= SF_INDEX;
+            rc = scan_int_first(s, b, (b & 0x40) ? 6 : 4, SS_NAME_INDEX);
             break;
         }
         case SS_INDEX:
@@ -934,9 +1120,13 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
                 if (memcmp(p, want + (s->ival - s->skip), k) != 0)
                     s->flags &= (uint8_t)~SF_MATCH;
             }
+            if ((s->flags & (SF_INDEX | SF_BIG)) == SF_INDEX)
+                rc = collect(s, p, k);
             p += k;
             s->skip -= k;
-            if (s->skip == 0) {
+            if (s->skip == 0 && rc == 0) {
+                rc = string_end(s);
+                s->nlen = s->clen;
                 if (s->flags & SF_MATCH)
                     s->flags |= SF_STATUS;
                 s->state = SS_VLEN0;
@@ -949,9 +1139,11 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
                 memcpy(s->sbuf + s->slen, p, k);
                 s->slen = (uint8_t)(s->slen + k);
             }
+            if ((s->flags & (SF_INDEX | SF_BIG)) == SF_INDEX)
+                rc = collect(s, p, k);
             p += k;
             s->skip -= k;
-            if (s->skip == 0)
+            if (s->skip == 0 && rc == 0)
                 rc = value_done(s);
             break;
         }

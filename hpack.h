@@ -20,7 +20,8 @@
 #define HPACK_ERR_INDEX (-4)      /* index 0 or beyond the tables */
 #define HPACK_ERR_TABLE_SIZE (-5) /* size update above the limit, or not at the block start (§4.2) */
 #define HPACK_ERR_TOO_LONG (-6)   /* a decoded field does not fit the caller's buffer */
-#define HPACK_ERR_STATUS (-7)     /* :status malformed (not 3 digits) or repeated (RFC 9113 §8.3) */
+#define HPACK_ERR_STATUS (-7)     /* :status malformed (not 3 digits) or repeated (RFC 9113 §8.3); the
+                                   * scanner reports it as s->malformed, not as a return value */
 
 /* --- primitives (RFC 7541 §5.1, §5.2); shared with QPACK ------------------ */
 
@@ -58,7 +59,7 @@ uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len);
 #define HPACK_TABLE_MAX 4096 /* the most we ever allow: the protocol's default */
 
 struct hpack_decoder {
-    uint32_t limit;       /* SETTINGS_HEADER_TABLE_SIZE we advertised (<= HPACK_TABLE_MAX) */
+    uint32_t limit;       /* the most a size update may set (<= HPACK_TABLE_MAX): see h2.c */
     uint32_t capacity;    /* current maximum size (from size updates) */
     uint32_t size;        /* sum of entry sizes (name + value + 32 each, §4.1) */
     uint32_t count;       /* entries */
@@ -82,30 +83,60 @@ typedef int (*hpack_field_fn)(void *ctx, const uint8_t *name, size_t nlen, const
 int hpack_decode(struct hpack_decoder *d, const uint8_t *p, size_t n, uint8_t *scratch, size_t scratch_cap,
                  hpack_field_fn fn, void *ctx);
 
-/* --- hot path: :status only, table size 0, resumable at any byte ---------- */
+/* --- hot path: :status only, resumable at any byte ---------------------- */
 
-/* shb advertises SETTINGS_HEADER_TABLE_SIZE 0, so the peer's blocks never
- * reference a dynamic entry and nothing is ever inserted. The scanner reads
- * :status and measures and steps over every other field without copying or
- * Huffman-decoding it. Header blocks split across HEADERS and CONTINUATION
- * frames are fed fragment by fragment. */
+/* The scanner reads :status from a response's header block and steps over
+ * every other field by count, without copying or Huffman-decoding it. Header
+ * blocks split across HEADERS and CONTINUATION frames are fed fragment by
+ * fragment; any split gives the same result.
+ *
+ * Dynamic table. shb advertises SETTINGS_HEADER_TABLE_SIZE 0. Most servers
+ * honour it: they insert nothing, usually after a size update to 0 at the
+ * start of their first block (nginx 1.22 does). Some ignore it and keep the
+ * protocol's default of 4096 bytes (h2o 2.2): they insert fields and refer
+ * to them in later blocks. So the scanner keeps the real table of the
+ * connection: `table`, a decoder set up once per connection with
+ * hpack_decoder_init(table, HPACK_TABLE_MAX), through which every block of
+ * the connection goes, in order (RFC 9113 §4.3). Only a literal with
+ * incremental indexing (§6.2.1) is collected, into col (Huffman-decoded), and
+ * only while the table's capacity can hold an entry: with capacity 0 nothing
+ * is ever collected, and the scan is as cheap as without a table. */
+#define HPACK_SCAN_COLLECT (HPACK_TABLE_MAX - 32) /* the largest entry's name + value (§4.1) */
+
 struct hpack_status_scan {
+    struct hpack_decoder *table; /* the connection's dynamic table */
     uint8_t state;       /* internal */
     uint8_t flags;       /* internal */
     uint8_t ilen;        /* internal: partial integer */
+    uint8_t slen;        /* internal */
+    uint8_t hbits;       /* internal: Huffman bits pending while collecting */
+    bool malformed;      /* :status malformed or repeated (RFC 9113 §8.3): a stream error, see below */
+    bool indexing;       /* internal: table->capacity >= 32: literals with incremental indexing insert */
+    uint16_t status;     /* the :status found, 0 if none yet */
+    uint8_t sbuf[8];     /* internal: :status value bytes (3 digits, maybe Huffman) */
     uint64_t ival;       /* internal */
     uint64_t skip;       /* internal: string bytes left to skip */
-    uint8_t sbuf[8];     /* internal: :status value bytes (3 digits, maybe Huffman) */
-    uint8_t slen;        /* internal */
-    uint16_t status;     /* the :status found, 0 if none yet */
+    uint64_t hacc;       /* internal: Huffman accumulator while collecting */
+    uint32_t name_index; /* internal: the collected literal's name index (0: literal name, in col) */
+    uint32_t nlen;       /* internal: literal name bytes at the start of col */
+    uint32_t clen;       /* internal: bytes in col */
+    uint32_t cmax;       /* internal: what col may take before the entry is too big for the table */
+    uint8_t col[HPACK_SCAN_COLLECT]; /* internal: the literal being inserted (never cleared) */
 };
 
-void hpack_status_scan_init(struct hpack_status_scan *s);
+/* Starts a header block (call before every block; cheap: col is not
+ * touched). table: the connection's decoder, kept across its blocks. */
+void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *table);
 /* Feeds one fragment of a header block. last: this fragment ends the block
- * (END_HEADERS). Returns 0, or a HPACK_ERR_* (including a reference to the
- * dynamic table, a size update above 0, a block ending mid-field, or a
- * malformed :status). After the last fragment, s->status holds :status (0:
- * the block had none — a malformed response, RFC 9113 §8.3.2). */
+ * (END_HEADERS). Returns 0, or a HPACK_ERR_* (a reference beyond the tables,
+ * a size update above table->limit or after a field, a block ending
+ * mid-field, an integer overflow, bad Huffman in a :status value or in a
+ * string being inserted): a COMPRESSION_ERROR, after which the table is out
+ * of step and the connection must go; the error is sticky. After the last
+ * fragment, s->status holds :status (0: the block had none — a malformed
+ * response, RFC 9113 §8.3.2). A malformed or repeated :status is not a
+ * decoding error: the scanner sets s->malformed and goes on decoding, so
+ * that the table stays in step; the caller resets the stream (§8.1.1). */
 int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t n, bool last);
 
 #endif

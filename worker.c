@@ -428,7 +428,7 @@ static void h2_event(void *ctx, const struct h2_event *ev)
          * connection that completed nothing counts towards the limit: a
          * server that closes every fifth request refuses the streams queued
          * behind it as a matter of course, and that is no reason to give up. */
-        if (st->event_conn->responses > 0 && retries > 0)
+        if ((ev->peer_progress || st->event_conn->responses > 0) && retries > 0)
             retries--;
         request_retry(st, retries, MAX_RETRIES, ERR_REFUSED);
         break;

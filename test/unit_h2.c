@@ -1328,6 +1328,20 @@ static void build_violation(int i, struct buf *pre, struct buf *b, const char **
     case 48: *name = "violation: field block ends inside a field in an empty CONTINUATION -> COMPRESSION_ERROR";
         { static const uint8_t x[] = { 0x88, 0x00, 0x03 }; f_headers(b, 1, 0, x, 3); }
         f_cont(b, 1, EH, NULL, 0); *rc = H2_ERR_COMPRESSION; break;
+    case 49: *name = "violation: HPACK size update to 0, then a reference to what it evicted -> COMPRESSION_ERROR";
+        { static const uint8_t x[] = { 0x88, 0x40, 0x01, 'a', 0x01, 'b' }; f_headers(pre, 1, EH | ES, x, 6); }
+        { static const uint8_t x[] = { 0x20, 0x88, 0xbe }; f_headers(b, 3, EH | ES, x, 3); }
+        *rc = H2_ERR_COMPRESSION; break;
+    case 50: *name = "violation: HPACK reference past the end of a 1-entry table (63) -> COMPRESSION_ERROR";
+        { static const uint8_t x[] = { 0x88, 0x40, 0x01, 'a', 0x01, 'b' }; f_headers(pre, 1, EH | ES, x, 6); }
+        { static const uint8_t x[] = { 0x88, 0xbe, 0xbf }; f_headers(b, 3, EH | ES, x, 3); }
+        *rc = H2_ERR_COMPRESSION; break;
+    case 51: *name = "violation: HPACK size update above the default 4096 -> COMPRESSION_ERROR";
+        { static const uint8_t x[] = { 0x3f, 0xe2, 0x1f, 0x88 }; f_headers(b, 1, EH | ES, x, 4); }
+        *rc = H2_ERR_COMPRESSION; break;
+    case 52: *name = "violation: HPACK size update after a field -> COMPRESSION_ERROR";
+        { static const uint8_t x[] = { 0x88, 0x20 }; f_headers(b, 1, EH | ES, x, 2); }
+        *rc = H2_ERR_COMPRESSION; break;
     default: *name = NULL; return;
     }
     *code = *rc == H2_ERR_PROTOCOL ? 1 : *rc == H2_ERR_FRAME_SIZE ? 6 : *rc == H2_ERR_FLOW_CONTROL ? 3 : 9;
@@ -1603,6 +1617,209 @@ static void test_every_split(void)
     buf_free(&s);
 }
 
+/* ------------------------------------------------------------ HPACK dynamic table (h2o 2.2) */
+
+/* Literal with incremental indexing (RFC 7541 §6.2.1): name_index (6-bit
+ * prefix) or, when 0, a literal name; strings Huffman-coded when huff. */
+static void hp_int(struct buf *x, unsigned prefix, uint8_t first, size_t v)
+{
+    uint8_t t[16];
+    size_t n = hpack_int_encode(t, sizeof t, prefix, first, v);
+    buf_put(x, t, n);
+}
+
+static void hp_str(struct buf *x, const char *str, bool huff)
+{
+    size_t n = strlen(str);
+    if (!huff) {
+        hp_int(x, 7, 0x00, n);
+        buf_put(x, str, n);
+        return;
+    }
+    uint8_t t[256];
+    size_t hn = hpack_huffman_encode((const uint8_t *)str, n, t);
+    hp_int(x, 7, 0x80, hn);
+    buf_put(x, t, hn);
+}
+
+static void hp_insert(struct buf *x, unsigned name_index, const char *name, const char *value, bool huff)
+{
+    hp_int(x, 6, 0x40, name_index);
+    if (!name_index)
+        hp_str(x, name, huff);
+    hp_str(x, value, huff);
+}
+
+static void hp_bytes(struct buf *x, const char *raw, size_t n)
+{
+    buf_put(x, raw, n);
+}
+
+/* A server that, like h2o 2.2, ignores our SETTINGS_HEADER_TABLE_SIZE 0 and
+ * indexes with the default 4096 bytes: response 1 inserts :status 200 and a
+ * few fields, the later ones refer to them by dynamic index. Along the way:
+ * a block split over CONTINUATION, a malformed response whose block still
+ * inserts, a closed stream's block that inserts, trailers that insert, a
+ * size update to 256 that evicts, and one to 0. Eight streams (1..15) on one
+ * connection. The table after each block, newest (62) first, in comments. */
+static void build_h2o_script(struct buf *s)
+{
+    static const uint32_t kv[] = { 3, 100 };
+    struct buf k = { 0 };
+    f_settings(s, kv, 1);
+    f_frame(s, T_SETTINGS, ACK, 0, NULL, 0);
+
+    hp_insert(&k, 8, NULL, "200", false);                          /* :status 200, 42 bytes */
+    hp_insert(&k, 54, NULL, "h2o/2.2.5", true);                    /* server, 47 */
+    hp_insert(&k, 33, NULL, "Sun, 29 Nov 2026 21:09:44 GMT", true); /* date, 65 */
+    hp_insert(&k, 0, "x-h2o-test", "hello world", true);           /* 53 */
+    f_headers(s, 1, EH, k.b, k.len);                               /* [x-h2o-test, date, server, :status] */
+    f_data(s, 1, ES, 10);
+    k.len = 0;
+
+    hp_bytes(&k, "\xc1\xc0\xbf\xbe\x0f\x0d\x01\x33", 8); /* 65..62, content-length without indexing */
+    f_block(s, 3, 0, k.b, k.len, 3);
+    f_data(s, 3, ES, 1);
+    k.len = 0;
+
+    hp_bytes(&k, "\x48\x03" "2x0", 5); /* :status 2x0 inserted (42), malformed: stream error */
+    hp_insert(&k, 0, "a", "b", false);  /* 34: [a, 2x0, x-h2o-test, date, server, :status] */
+    f_headers(s, 5, EH | ES, k.b, k.len);
+    k.len = 0;
+
+    hp_insert(&k, 0, "c", "d", false); /* stream 5 is closed; 34: [c, a, 2x0, x-h2o-test, date, server, :status] */
+    f_headers(s, 5, EH | ES, k.b, k.len);
+    k.len = 0;
+
+    hp_bytes(&k, "\xc4\xbe\xbf\xc3", 4); /* :status 200 (68), c, a, server */
+    f_headers(s, 7, EH, k.b, k.len);
+    f_data(s, 7, ES, 7);
+    k.len = 0;
+
+    f_headers(s, 9, EH, "\xc4", 1);
+    f_data(s, 9, 0, 5);
+    hp_insert(&k, 0, "grpc-status", "0", true); /* trailers insert too (44): [grpc, c, a, 2x0, x-h2o, date, server, :status] */
+    f_headers(s, 9, EH | ES, k.b, k.len);
+    k.len = 0;
+
+    f_headers(s, 11, EH, "\xc5\xbe", 2); /* :status 200 (69), grpc-status */
+    f_data(s, 11, ES, 11);
+
+    /* 361 bytes; 256 evicts :status, server, date: [grpc, c, a, 2x0, x-h2o-test] */
+    f_headers(s, 13, EH | ES, "\x3f\xe1\x01\x88\xc2", 5);
+    /* size update 0 empties the table; the insert that follows inserts nothing */
+    hp_bytes(&k, "\x20\x8d", 2);
+    hp_insert(&k, 0, "e", "f", false);
+    f_headers(s, 15, EH | ES, k.b, k.len);
+    buf_free(&k);
+}
+
+struct h2o_run {
+    struct ev ev[16];
+    size_t nev;
+    int rc;
+    int rst[16];
+    size_t nrst;
+    bool goaway, ok;
+};
+
+/* Feeds the script to a fresh connection with 8 streams open: whole
+ * (piece 0, cut NULL), in pieces, or split in two at *cut. */
+static void run_h2o(const uint8_t *p, size_t n, size_t piece, const size_t *cut, struct h2o_run *r)
+{
+    struct fx *f = fx_new(8, REQ, sizeof REQ, NULL, 0, false);
+    fx_preface(f);
+    for (int i = 0; i < 8; i++)
+        fx_start(f);
+    int rc;
+    if (cut)
+        rc = fx_feed(f, p, *cut) ?: fx_feed(f, p + *cut, n - *cut);
+    else if (piece)
+        rc = fx_feed_chunks(f, p, n, piece);
+    else
+        rc = fx_feed(f, p, n);
+    memset(r, 0, sizeof *r);
+    r->rc = rc;
+    r->nev = f->nev < 16 ? f->nev : 16;
+    memcpy(r->ev, f->ev, r->nev * sizeof r->ev[0]);
+    struct fr fr;
+    while (fx_next(f, &fr)) {
+        if (fr.type == T_RST && r->nrst < 16)
+            r->rst[r->nrst++] = (int)fr.id;
+        r->goaway |= fr.type == T_GOAWAY;
+    }
+    r->ok = fx_end(f);
+}
+
+static bool h2o_run_good(const struct h2o_run *r)
+{
+    static const struct { enum h2_event_kind k; uint32_t id; uint16_t st; } want[] = {
+        { H2_EV_RESPONSE, 1, 200 }, { H2_EV_RESPONSE, 3, 200 },  { H2_EV_RESET, 5, 0 },
+        { H2_EV_RESPONSE, 7, 200 }, { H2_EV_RESPONSE, 9, 200 },  { H2_EV_RESPONSE, 11, 200 },
+        { H2_EV_RESPONSE, 13, 200 }, { H2_EV_RESPONSE, 15, 404 },
+    };
+    if (r->rc != 0 || r->nev != 8 || r->goaway || r->nrst != 1 || r->rst[0] != 5 || !r->ok)
+        return false;
+    for (size_t i = 0; i < 8; i++)
+        if (r->ev[i].kind != want[i].k || r->ev[i].id != want[i].id || r->ev[i].status != want[i].st ||
+            (want[i].k == H2_EV_RESET && r->ev[i].code != 1))
+            return false;
+    return true;
+}
+
+static void test_dynamic_table(void)
+{
+    struct buf s = { 0 };
+    build_h2o_script(&s);
+    struct h2o_run r;
+    run_h2o(s.b, s.len, 0, NULL, &r);
+    bool whole = h2o_run_good(&r);
+    if (!whole)
+        for (size_t i = 0; i < r.nev; i++)
+            printf("  ev %d id %u st %u code %u\n", (int)r.ev[i].kind, r.ev[i].id, r.ev[i].status, r.ev[i].code);
+    T_CHECK("hpack table: a server indexing despite HEADER_TABLE_SIZE 0 (h2o 2.2): 7 responses ok on one "
+            "connection, the malformed one reset, no GOAWAY",
+            whole, "rc %d nev %zu nrst %zu goaway %d", r.rc, r.nev, r.nrst, r.goaway);
+    run_h2o(s.b, s.len, 1, NULL, &r);
+    T_CHECK("hpack table: the same, one byte at a time", h2o_run_good(&r), "rc %d nev %zu", r.rc, r.nev);
+    run_h2o(s.b, s.len, 7, NULL, &r);
+    T_CHECK("hpack table: the same, 7-byte chunks", h2o_run_good(&r), "rc %d nev %zu", r.rc, r.nev);
+    size_t bad = 0, first_bad = 0;
+    for (size_t cut = 0; cut <= s.len; cut++) {
+        run_h2o(s.b, s.len, 0, &cut, &r);
+        if (!h2o_run_good(&r) && bad++ == 0)
+            first_bad = cut;
+    }
+    T_CHECK("hpack table: the same, split in two at every byte", bad == 0, "%zu of %zu splits differ, first at %zu",
+            bad, s.len + 1, first_bad);
+    buf_free(&s);
+
+    /* -n N -c 1 -p 1 against h2o: one stream at a time, every response after
+     * the first made of references only. */
+    struct fx *f = fx_ready(1, NULL, 0);
+    struct buf k = { 0 }, b = { 0 };
+    bool ok = true;
+    for (uint32_t i = 0; i < 50 && ok; i++) {
+        uint32_t id = fx_start(f);
+        k.len = 0;
+        if (i == 0) {
+            hp_insert(&k, 8, NULL, "200", false);
+            hp_insert(&k, 54, NULL, "h2o/2.2.5", true);
+            hp_insert(&k, 31, NULL, "text/html", true);
+        } else {
+            hp_bytes(&k, "\xc0\xbf\xbe\x0f\x0d\x02" "14", 8);
+        }
+        f_headers(&b, id, EH, k.b, k.len);
+        f_data(&b, id, ES, 14);
+        ok = id == 2 * i + 1 && fx_feedb(f, &b) == 0 && f->nev == i + 1 && f->ev[i].kind == H2_EV_RESPONSE &&
+             f->ev[i].status == 200;
+    }
+    T_CHECK("hpack table: 50 responses one after another, 2..50 by dynamic index only", ok, "nev %zu", f->nev);
+    T_QUIET("hpack table: accounting", fx_end(f), "bad accounting");
+    buf_free(&k);
+    buf_free(&b);
+}
+
 /* ------------------------------------------------------------ robustness */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -1706,6 +1923,7 @@ int main(void)
     test_violations();
     test_conn_lost_and_output();
     test_every_split();
+    test_dynamic_table();
     test_fuzz();
     T_CHECK("accounting: every h2_start'ed tag reported exactly once across all scenarios",
             g_started > 0 && g_once == g_started && g_bad == 0, "%lu started, %lu once, %lu bad", g_started, g_once,

@@ -980,34 +980,89 @@ static void test_model(void)
 
 /* ------------------------------------------------------ status scanner */
 
-static int scan_cuts(const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts, uint16_t *status)
+/* Two decoders hold the same table: same limit, capacity, size and entries
+ * (newest first), wherever in their arenas the bytes sit. */
+static bool tables_equal(const struct hpack_decoder *a, const struct hpack_decoder *b)
 {
-    struct hpack_status_scan s;
-    hpack_status_scan_init(&s);
+    enum { SLOTS = HPACK_TABLE_MAX / 32 };
+    if (a->limit != b->limit || a->capacity != b->capacity || a->size != b->size || a->count != b->count)
+        return false;
+    for (uint32_t i = 1; i <= a->count; i++) {
+        uint32_t sa = (a->head + SLOTS - i) % SLOTS, sb = (b->head + SLOTS - i) % SLOTS;
+        if (a->nlen[sa] != b->nlen[sb] || a->vlen[sa] != b->vlen[sb] ||
+            memcmp(a->arena + a->off[sa], b->arena + b->off[sb], (size_t)a->nlen[sa] + a->vlen[sa]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Scans one block with table t (updated), split at cuts (fragment ends).
+ * Returns the scanner's rc, or SCAN_STATUS_ERR when it returned 0 with
+ * s->malformed set (the scanner reports a malformed :status that way and
+ * goes on decoding). The scan state starts out filled with junk: init must
+ * not depend on what was there. */
+static int scan_cuts_t(struct hpack_decoder *t, const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts,
+                       uint16_t *status)
+{
+    struct hpack_status_scan *s = malloc(sizeof *s);
+    memset(s, 0xa5, sizeof *s);
+    hpack_status_scan_init(s, t);
     size_t start = 0;
     int rc = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t stop = i < ncuts ? cuts[i] : n;
         uint8_t *frag = memdup(b + start, stop - start);
-        rc = hpack_status_scan_feed(&s, frag, stop - start, i == ncuts);
+        rc = hpack_status_scan_feed(s, frag, stop - start, i == ncuts);
         free(frag);
         if (rc)
             break;
         start = stop;
     }
-    *status = s.status;
+    if (rc == 0 && s->malformed)
+        rc = SCAN_STATUS_ERR;
+    *status = s->status;
+    free(s);
     return rc;
 }
 
-static int scan_step(const uint8_t *b, size_t n, size_t step, uint16_t *status)
+/* The limit of the fresh table scan_cuts gives each block. */
+static uint32_t scan_limit;
+
+static int scan_cuts(const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts, uint16_t *status)
 {
-    size_t ncuts = n ? (n - 1) / step : 0;
-    size_t *cuts = malloc((ncuts ? ncuts : 1) * sizeof *cuts);
-    for (size_t i = 0; i < ncuts; i++)
-        cuts[i] = (i + 1) * step;
-    int rc = scan_cuts(b, n, cuts, ncuts, status);
-    free(cuts);
+    struct hpack_decoder *t = malloc(sizeof *t);
+    hpack_decoder_init(t, scan_limit);
+    int rc = scan_cuts_t(t, b, n, cuts, ncuts, status);
+    free(t);
     return rc;
+}
+
+/* Ways of feeding a block of n bytes: 0 whole; 1 one byte at a time; 2 in
+ * 7-byte chunks; 3 + k split in two at k (1 <= k < n). Fills cuts (room for
+ * n entries); returns how many. */
+static size_t way_cuts(int way, size_t n, size_t *cuts)
+{
+    size_t nc = 0;
+    if (way == 1 || way == 2) {
+        size_t step = way == 1 ? 1 : 7;
+        for (size_t at = step; at < n; at += step)
+            cuts[nc++] = at;
+    } else if (way >= 3 && (size_t)(way - 3) >= 1 && (size_t)(way - 3) < n) {
+        cuts[nc++] = (size_t)(way - 3);
+    }
+    return nc;
+}
+
+static const char *way_name(int way, char *buf, size_t cap)
+{
+    if (way == 0)
+        return "whole";
+    if (way == 1)
+        return "byte by byte";
+    if (way == 2)
+        return "7-byte chunks";
+    snprintf(buf, cap, "split at %d", way - 3);
+    return buf;
 }
 
 struct first_status {
@@ -1029,59 +1084,87 @@ static int find_status(void *ctx, const uint8_t *name, size_t nlen, const uint8_
 
 /* Feeds the block whole, split in two at every byte (every 37th past 4 KB),
  * one byte at a time, in 7-byte chunks, and whole followed by an empty last
- * fragment: every way must give want_rc, and want_status when want_rc is 0.
- * Blocks the scanner accepts are also decoded with hpack_decode (table size
- * 0), which must find the same :status. */
-static void scan_all_ways(const char *name, const uint8_t *b, size_t n, int want_rc, uint16_t want_status)
+ * fragment, each time on a fresh table of limit 0 and of limit 4096 (both:
+ * only0 false) or of limit 0 only: every way must give want_rc, and
+ * want_status when want_rc is 0, and leave the same table. Blocks the
+ * scanner accepts are also decoded with hpack_decode on a fresh table of the
+ * same limit, which must find the same :status and leave the same table. */
+static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int want_rc, uint16_t want_status,
+                              bool only0)
 {
     bool ok = true;
     uint16_t st;
     int rc;
-#define SCAN_EXPECT(how, ...)                                                                                  \
-    ok &= T_QUIET(name, rc == want_rc && (want_rc != 0 || st == want_status), how ": rc=%d status=%u",       \
-                  __VA_ARGS__, rc, (unsigned)st)
-    rc = scan_cuts(b, n, NULL, 0, &st);
-    SCAN_EXPECT("whole%s", "");
-    for (size_t k = 1; k < n; k += (k < 4096 ? 1 : 37)) {
-        rc = scan_cuts(b, n, &k, 1, &st);
-        SCAN_EXPECT("split at %zu", k);
-    }
-    rc = scan_step(b, n, 1, &st);
-    SCAN_EXPECT("byte by byte%s", "");
-    rc = scan_step(b, n, 7, &st);
-    SCAN_EXPECT("7-byte chunks%s", "");
-    {
-        struct hpack_status_scan s;
-        hpack_status_scan_init(&s);
-        uint8_t *copy = memdup(b, n);
-        rc = hpack_status_scan_feed(&s, copy, n, false);
-        free(copy);
-        if (rc == 0)
-            rc = hpack_status_scan_feed(&s, NULL, 0, true);
-        st = s.status;
-        SCAN_EXPECT("whole, then an empty last fragment%s", "");
-    }
+    struct hpack_decoder *t = malloc(sizeof *t), *ref = malloc(sizeof *ref);
+    size_t *cuts = malloc((n + 1) * sizeof *cuts);
+    for (int li = 0; li < (only0 ? 1 : 2); li++) {
+        uint32_t limit = li ? 4096 : 0;
+#define SCAN_EXPECT(same_table, how, ...)                                                                      \
+    ok &= T_QUIET(name, rc == want_rc && (want_rc != 0 || st == want_status) && (same_table),                \
+                  "limit %u, " how ": rc=%d status=%u", (unsigned)limit, __VA_ARGS__, rc, (unsigned)st)
+        hpack_decoder_init(ref, limit);
+        rc = scan_cuts_t(ref, b, n, NULL, 0, &st);
+        SCAN_EXPECT(true, "whole%s", "");
+        for (int way = 1; way < 3 + (int)n; way += (way < 3 + 4096 ? 1 : 37)) {
+            char wb[32];
+            size_t nc = way_cuts(way, n, cuts);
+            if (way >= 3 && nc == 0)
+                continue;
+            hpack_decoder_init(t, limit);
+            rc = scan_cuts_t(t, b, n, cuts, nc, &st);
+            SCAN_EXPECT(rc != 0 || tables_equal(t, ref), "%s", way_name(way, wb, sizeof wb));
+        }
+        {
+            struct hpack_status_scan *s = malloc(sizeof *s);
+            hpack_decoder_init(t, limit);
+            hpack_status_scan_init(s, t);
+            uint8_t *copy = memdup(b, n);
+            rc = hpack_status_scan_feed(s, copy, n, false);
+            free(copy);
+            if (rc == 0)
+                rc = hpack_status_scan_feed(s, NULL, 0, true);
+            if (rc == 0 && s->malformed)
+                rc = SCAN_STATUS_ERR;
+            st = s->status;
+            free(s);
+            SCAN_EXPECT(rc != 0 || tables_equal(t, ref), "whole, then an empty last fragment%s", "");
+        }
 #undef SCAN_EXPECT
-    if (want_rc == 0) {
-        struct hpack_decoder d;
-        hpack_decoder_init(&d, 0);
-        struct first_status f = { { 0 }, false };
-        uint8_t *copy = memdup(b, n);
-        rc = hpack_decode(&d, copy, n, scratch, sizeof scratch, find_status, &f);
-        free(copy);
-        unsigned dv = f.found ? (unsigned)atoi(f.v) : 0;
-        ok &= T_QUIET(name, rc == 0 && dv == want_status, "hpack_decode: rc=%d status=%u", rc, dv);
+        if (want_rc == 0) {
+            hpack_decoder_init(t, limit);
+            struct first_status f = { { 0 }, false };
+            uint8_t *copy = memdup(b, n);
+            rc = hpack_decode(t, copy, n, scratch, sizeof scratch, find_status, &f);
+            free(copy);
+            unsigned dv = f.found ? (unsigned)atoi(f.v) : 0;
+            ok &= T_QUIET(name, rc == 0 && dv == want_status && tables_equal(t, ref),
+                          "limit %u, hpack_decode: rc=%d status=%u, same table %d", (unsigned)limit, rc, dv,
+                          tables_equal(t, ref));
+        }
     }
     T_CHECK(name, ok, "see above");
+    free(cuts);
+    free(t);
+    free(ref);
 }
 
-static void scan_hex(const char *name, const char *hex, int want_rc, uint16_t want_status)
+static void scan_all_ways(const char *name, const uint8_t *b, size_t n, int want_rc, uint16_t want_status)
+{
+    scan_all_ways_lim(name, b, n, want_rc, want_status, false);
+}
+
+static void scan_hex_lim(const char *name, const char *hex, int want_rc, uint16_t want_status, bool only0)
 {
     size_t n = unhex(hex, NULL, 0);
     uint8_t *b = malloc(n ? n : 1);
     unhex(hex, b, n);
-    scan_all_ways(name, b, n, want_rc, want_status);
+    scan_all_ways_lim(name, b, n, want_rc, want_status, only0);
     free(b);
+}
+
+static void scan_hex(const char *name, const char *hex, int want_rc, uint16_t want_status)
+{
+    scan_hex_lim(name, hex, want_rc, want_status, false);
 }
 
 /* x-pad literal fields of varied lengths (1- to 3-octet length integers),
@@ -1103,8 +1186,8 @@ static void test_scanner(void)
 {
     scan_hex("scan: C.5.1 (literal :status 302, incremental, name index 8)", c51_hex, 0, 302);
     scan_hex("scan: C.6.1 (same, Huffman)", c61_hex, 0, 302);
-    scan_hex("scan: C.5.2 refers to the dynamic table: HPACK_ERR_INDEX", c52_hex, HPACK_ERR_INDEX, 0);
-    scan_hex("scan: C.6.3 refers to the dynamic table: HPACK_ERR_INDEX", c63_hex, HPACK_ERR_INDEX, 0);
+    scan_hex("scan: C.5.2 on an empty table: HPACK_ERR_INDEX", c52_hex, HPACK_ERR_INDEX, 0);
+    scan_hex("scan: C.6.3 on an empty table: HPACK_ERR_INDEX", c63_hex, HPACK_ERR_INDEX, 0);
     scan_hex("scan: indexed :status 200", "88", 0, 200);
     scan_hex("scan: indexed :status 500 (index 14)", "8e", 0, 500);
     scan_hex("scan: literal :status 302, indexed name, without indexing", "08 03 333032", 0, 302);
@@ -1114,6 +1197,7 @@ static void test_scanner(void)
     scan_hex("scan: Huffman-coded :status 307 (3 octets)", "08 83 640eff", 0, 307);
     scan_hex("scan: literal name \":status\"", "00 07 3a737461747573 03 333032", 0, 302);
     scan_hex("scan: Huffman literal name \":status\", Huffman value", "10 85 b8848d36a3 82 6402", 0, 302);
+    scan_hex("scan: literal name \":status\", incremental, Huffman", "40 85 b8848d36a3 82 6402", 0, 302);
     struct blk k = { 0 };
     b_lit(&k, 0x00, 0, ":statur", false, "302", 3, false);
     b_lit(&k, 0x00, 0, ":statu", false, "303", 3, false);
@@ -1125,6 +1209,7 @@ static void test_scanner(void)
             k.b[at + 1]);
     b_lit(&k, 0x10, 0, ":statu", true, "307", 3, false);
     b_lit(&k, 0x40, 0, "", true, "308", 3, false);
+    b_lit(&k, 0x40, 0, ":statuss", true, "309", 3, false);
     scan_all_ways("scan: lookalike names (raw and Huffman, same lengths) are not :status", k.b, k.n, 0, 0);
     b_free(&k);
     scan_hex("scan: size update 0 at the start", "20 88", 0, 200);
@@ -1133,16 +1218,35 @@ static void test_scanner(void)
     scan_hex("scan: missing :status gives status 0", "0f 27 05 6e67696e78 6c 01 30", 0, 0);
     scan_hex("scan: empty block gives status 0", "", 0, 0);
     scan_hex("scan: empty literal name and value", "00 00 00 88", 0, 200);
-    scan_hex("scan: dynamic index (62) is HPACK_ERR_INDEX", "be", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: empty literal name and value, incremental (a 32-byte entry)", "40 00 00 88", 0, 200);
+    scan_hex("scan: dynamic index (62) of an empty table is HPACK_ERR_INDEX", "be", HPACK_ERR_INDEX, 0);
     scan_hex("scan: dynamic index after :status is HPACK_ERR_INDEX", "88 c1", HPACK_ERR_INDEX, 0);
     scan_hex("scan: literal with dynamic name index is HPACK_ERR_INDEX", "0f 30 01 61", HPACK_ERR_INDEX, 0);
+    scan_hex("scan: incremental literal with dynamic name index is HPACK_ERR_INDEX", "7e 01 61", HPACK_ERR_INDEX,
+             0);
+    scan_hex("scan: one entry inserted (none with limit 0): index 63 (62) is HPACK_ERR_INDEX",
+             "40 01 61 01 62 be 88 bf", HPACK_ERR_INDEX, 0);
     scan_hex("scan: indexed field 0 is HPACK_ERR_INDEX", "80", HPACK_ERR_INDEX, 0);
-    scan_hex("scan: size update 1 is HPACK_ERR_TABLE_SIZE", "21 88", HPACK_ERR_TABLE_SIZE, 0);
-    scan_hex("scan: size update 4096 is HPACK_ERR_TABLE_SIZE", "3f e1 1f 88", HPACK_ERR_TABLE_SIZE, 0);
+    scan_hex_lim("scan: limit 0: size update 1 is HPACK_ERR_TABLE_SIZE", "21 88", HPACK_ERR_TABLE_SIZE, 0, true);
+    scan_hex_lim("scan: limit 0: size update 4096 is HPACK_ERR_TABLE_SIZE", "3f e1 1f 88", HPACK_ERR_TABLE_SIZE, 0,
+                 true);
+    scan_hex_lim("scan: limit 4096: size update 4097 is HPACK_ERR_TABLE_SIZE", "3f e2 1f 88",
+                 HPACK_ERR_TABLE_SIZE, 0, true);
+    {
+        scan_limit = 4096;
+        uint16_t st1, st2;
+        int r1 = scan_cuts((const uint8_t *)"\x3f\xe1\x1f\x88", 4, NULL, 0, &st1);
+        int r2 = scan_cuts((const uint8_t *)"\x3f\xe2\x1f\x88", 4, NULL, 0, &st2);
+        scan_limit = 0;
+        T_CHECK("scan: limit 4096: size update 4096 is fine, 4097 is HPACK_ERR_TABLE_SIZE",
+                r1 == 0 && st1 == 200 && r2 == HPACK_ERR_TABLE_SIZE, "%d/%u %d", r1, (unsigned)st1, r2);
+    }
     scan_hex("scan: size update after a field is HPACK_ERR_TABLE_SIZE", "88 20", HPACK_ERR_TABLE_SIZE, 0);
     scan_hex("scan: block ends inside a value", "08 03 3330", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside an inserted value", "48 03 3330", HPACK_ERR_TRUNCATED, 0);
     scan_hex("scan: block ends inside a name index", "0f", HPACK_ERR_TRUNCATED, 0);
     scan_hex("scan: block ends inside a name", "00 85 b884", HPACK_ERR_TRUNCATED, 0);
+    scan_hex("scan: block ends inside an inserted Huffman name", "40 85 b884", HPACK_ERR_TRUNCATED, 0);
     scan_hex("scan: block ends after a name", "00 03 616263", HPACK_ERR_TRUNCATED, 0);
     scan_hex("scan: block ends inside a value length", "88 0f 27 7f 80", HPACK_ERR_TRUNCATED, 0);
     scan_hex("scan: block ends inside a size update", "3f", HPACK_ERR_TRUNCATED, 0);
@@ -1155,11 +1259,35 @@ static void test_scanner(void)
     scan_hex("scan: :status not digits", "08 03 32306f", SCAN_STATUS_ERR, 0);
     scan_hex("scan: :status 099", "08 03 303939", SCAN_STATUS_ERR, 0);
     scan_hex("scan: :status value of 9 octets", "08 09 323030323030323030", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: :status value of 9 octets, incremental", "48 09 323030323030323030", SCAN_STATUS_ERR, 0);
     scan_hex("scan: :status Huffman value with bad padding", "08 81 64", HPACK_ERR_HUFFMAN, 0);
     scan_hex("scan: Huffman :status \"30a\"", "08 82 6403", SCAN_STATUS_ERR, 0);
     scan_hex("scan: second :status is an error (RFC 9113 §8.3)", "88 08 03 333032", SCAN_STATUS_ERR, 0);
+    scan_hex("scan: a malformed :status does not stop decoding: a later error still shows",
+             "08 03 32306f 80", HPACK_ERR_INDEX, 0);
+    /* Inserted Huffman strings are decoded, so their errors show (§5.2);
+     * skipped ones are not (limit 0 only: nothing is inserted there). */
+    {
+        uint16_t st, st0;
+        int r0 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x81\x00", 6, NULL, 0, &st0);
+        T_CHECK("scan: limit 0: bad Huffman padding in a skipped value goes unnoticed", r0 == 0 && st0 == 200,
+                "%d %u", r0, (unsigned)st0);
+        scan_limit = 4096;
+        int r1 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x81\x00", 6, NULL, 0, &st);
+        int r2 = scan_cuts((const uint8_t *)"\x88\x40\x81\x00\x01\x61", 6, NULL, 0, &st);
+        /* 30 one-bits then 2 more: EOS inside the string */
+        int r3 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x84\xff\xff\xff\xff", 9, NULL, 0, &st);
+        size_t cut = 6;
+        int r4 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x84\xff\xff\xff\xff", 9, &cut, 1, &st);
+        scan_limit = 0;
+        T_CHECK("scan: limit 4096: bad Huffman in an inserted value or name, or EOS, is HPACK_ERR_HUFFMAN",
+                r1 == HPACK_ERR_HUFFMAN && r2 == HPACK_ERR_HUFFMAN && r3 == HPACK_ERR_HUFFMAN &&
+                    r4 == HPACK_ERR_HUFFMAN,
+                "%d %d %d %d", r1, r2, r3, r4);
+    }
 
-    /* Big blocks: ~48 KB of fields the scanner steps over. */
+    /* Big blocks: ~48 KB of fields the scanner steps over (or inserts: the
+     * 0x40 ones, most of them larger than any table). */
     b_byte(&k, 0x88);
     add_padding(&k, 48 * 1024);
     scan_all_ways("scan: :status 200 then 48 KB of x-pad fields", k.b, k.n, 0, 200);
@@ -1174,11 +1302,247 @@ static void test_scanner(void)
     b_free(&k);
 
     /* After an error the scanner keeps failing. */
+    struct hpack_decoder t;
+    hpack_decoder_init(&t, 0);
     struct hpack_status_scan s;
-    hpack_status_scan_init(&s);
+    hpack_status_scan_init(&s, &t);
     int rc1 = hpack_status_scan_feed(&s, (const uint8_t *)"\xbe", 1, false);
     int rc2 = hpack_status_scan_feed(&s, (const uint8_t *)"\x88", 1, true);
     T_CHECK("scan: an error sticks", rc1 == HPACK_ERR_INDEX && rc2 == HPACK_ERR_INDEX, "%d %d", rc1, rc2);
+}
+
+/* ------------------------------------------- status scanner: one table, many blocks */
+
+/* One block of a connection, and what the scanner must make of it. */
+struct seq_step {
+    struct blk k;
+    int want_rc;          /* 0, SCAN_STATUS_ERR (malformed :status) or an error that ends the connection */
+    uint16_t want_status; /* when want_rc is 0 */
+};
+
+static void seq_hex(struct seq_step *st, const char *hex, int want_rc, uint16_t want_status)
+{
+    b_hex(&st->k, hex);
+    st->want_rc = want_rc;
+    st->want_status = want_status;
+}
+
+/* Scans the blocks in order on one table of the given limit (a connection),
+ * every block fed the same way (whole, one byte at a time, 7-byte chunks,
+ * or split in two at k, for every k below the longest block), and decodes
+ * them with hpack_decode on a table of its own. After every block: the
+ * scanner's rc and :status as wanted, and its table equal to hpack_decode's
+ * (malformed :status included: the table must stay in step). The sequence
+ * stops at a block whose want_rc is a decoding error. want_tables[i], when
+ * not NULL, is the table's text after block i (RFC 7541 Appendix C). */
+static void scan_sequence(const char *name, uint32_t limit, struct seq_step *steps, int nsteps,
+                          const char *const *want_tables)
+{
+    bool ok = true;
+    size_t maxn = 1;
+    for (int i = 0; i < nsteps; i++)
+        maxn = steps[i].k.n > maxn ? steps[i].k.n : maxn;
+    size_t *cuts = malloc((maxn + 1) * sizeof *cuts);
+    struct hpack_decoder *ref = malloc((size_t)nsteps * sizeof *ref), *t = malloc(sizeof *t);
+    struct list *l = list_new();
+
+    /* The reference: hpack_decode, block after block. */
+    struct hpack_decoder *d = malloc(sizeof *d);
+    hpack_decoder_init(d, limit);
+    for (int i = 0; i < nsteps; i++) {
+        struct first_status f = { { 0 }, false };
+        uint8_t *copy = memdup(steps[i].k.b, steps[i].k.n);
+        int rc = hpack_decode(d, copy, steps[i].k.n, scratch, sizeof scratch, find_status, &f);
+        free(copy);
+        ref[i] = *d;
+        bool is_err = steps[i].want_rc != 0 && steps[i].want_rc != SCAN_STATUS_ERR;
+        if (is_err)
+            break;
+        unsigned dv = f.found ? (unsigned)atoi(f.v) : 0;
+        ok &= T_QUIET(name, rc == 0 && (steps[i].want_rc != 0 || dv == steps[i].want_status),
+                      "block %d: hpack_decode rc=%d status=%u", i + 1, rc, dv);
+        if (want_tables && want_tables[i]) {
+            struct hpack_decoder *c = malloc(sizeof *c);
+            *c = *d;
+            bool tab = table_text(c, l);
+            ok &= T_QUIET(name, tab && strcmp(l->text, want_tables[i]) == 0, "block %d: table [%s]", i + 1, l->text);
+            free(c);
+        }
+    }
+
+    for (int way = 0; way < 3 + (int)maxn; way++) {
+        if (way >= 4 && way - 3 >= (int)maxn)
+            break;
+        char wb[32];
+        hpack_decoder_init(t, limit);
+        for (int i = 0; i < nsteps; i++) {
+            uint16_t st = 0;
+            size_t nc = way_cuts(way, steps[i].k.n, cuts);
+            int rc = scan_cuts_t(t, steps[i].k.b, steps[i].k.n, cuts, nc, &st);
+            bool good = rc == steps[i].want_rc && (rc != 0 || st == steps[i].want_status);
+            bool is_err = steps[i].want_rc != 0 && steps[i].want_rc != SCAN_STATUS_ERR;
+            if (!is_err)
+                good = good && tables_equal(t, &ref[i]);
+            ok &= T_QUIET(name, good, "%s, block %d: rc=%d (want %d) status=%u (want %u), same table as hpack_decode %d",
+                          way_name(way, wb, sizeof wb), i + 1, rc, steps[i].want_rc, (unsigned)st,
+                          (unsigned)steps[i].want_status, is_err ? -1 : (int)tables_equal(t, &ref[i]));
+            if (is_err || !good)
+                break;
+        }
+    }
+    T_CHECK(name, ok, "see above");
+    for (int i = 0; i < nsteps; i++)
+        b_free(&steps[i].k);
+    free(cuts);
+    free(ref);
+    free(t);
+    free(d);
+    free(l);
+}
+
+static void test_scanner_table(void)
+{
+    /* RFC 7541 C.5 and C.6: three responses on one connection, table 256:
+     * by the decoder's limit, and by a size update from the default 4096. */
+    static const char *const rtabs[3] = { RTAB1, RTAB2, RTAB3 };
+    const char *c5hex[3] = { c51_hex, c52_hex, c53_hex }, *c6hex[3] = { c61_hex, c62_hex, c63_hex };
+    for (int v = 0; v < 4; v++) {
+        struct seq_step st[3] = { 0 };
+        const char **hx = v & 1 ? c6hex : c5hex;
+        if (v & 2)
+            b_hex(&st[0].k, "3f e1 01"); /* size update to 256 (§6.3) */
+        seq_hex(&st[0], hx[0], 0, 302);
+        seq_hex(&st[1], hx[1], 0, 307);
+        seq_hex(&st[2], hx[2], 0, 200);
+        char name[128];
+        snprintf(name, sizeof name, "scan table: RFC 7541 %s, %s: 302, 307, 200, the RFC's tables", v & 1 ? "C.6" : "C.5",
+                 v & 2 ? "limit 4096 and a size update to 256" : "limit 256");
+        scan_sequence(name, v & 2 ? 4096 : 256, st, 3, rtabs);
+    }
+
+    /* :status inserted, then referred to by dynamic index. Table after
+     * each block in the comments, newest (62) first. */
+    {
+        struct seq_step st[12] = { 0 };
+        seq_hex(&st[0], "48 03 333032", 0, 302);       /* [:status 302] */
+        seq_hex(&st[1], "be", 0, 302);
+        seq_hex(&st[2], "7e 03 323031", 0, 201);       /* name from 62: [201, 302] */
+        seq_hex(&st[3], "bf", 0, 302);
+        seq_hex(&st[4], "0f 2f 03 343034", 0, 404);    /* without indexing, name from 62 */
+        seq_hex(&st[5], "48 83 640eff", 0, 307);       /* Huffman "307": [307, 201, 302] */
+        seq_hex(&st[6], "be", 0, 307);
+        seq_hex(&st[7], "48 03 616263 40 01 61 01 62", SCAN_STATUS_ERR, 0); /* [a: b, abc, 307, 201, 302] */
+        seq_hex(&st[8], "c0", 0, 307);                 /* in step after the malformed block */
+        seq_hex(&st[9], "bf", SCAN_STATUS_ERR, 0);     /* dynamic :status abc */
+        seq_hex(&st[10], "88 c0", SCAN_STATUS_ERR, 0); /* two :status */
+        seq_hex(&st[11], "be c1", 0, 201);
+        scan_sequence("scan table: :status inserted (static name, dynamic name, Huffman), then referred to", 4096,
+                      st, 12, NULL);
+    }
+
+    /* Huffman-coded inserted literals, split mid-string by the ways above;
+     * literal and indexed names, a multi-octet name index. */
+    {
+        struct seq_step st[4] = { 0 };
+        b_byte(&st[0].k, 0x88);
+        b_lit(&st[0].k, 0x40, 0, "x-custom-header-name", true, "some Value, with Mixed case 0123456789", 38, true);
+        b_lit(&st[0].k, 0x40, 54, NULL, false, "h2o/2.2.5", 9, true);
+        b_lit(&st[0].k, 0x40, 33, NULL, false, "Sun, 29 Nov 2026 21:09:44 GMT", 29, true);
+        b_lit(&st[0].k, 0x40, 0, "x-raw", false, "\x00\x01\xfe\xff binary", 11, true); /* long codes */
+        st[0].want_status = 200;
+        seq_hex(&st[1], "8d be bf c0 c1", 0, 404);
+        b_byte(&st[2].k, 0x88);
+        /* [x-raw, date, server, x-custom-header-name] */
+        b_lit(&st[2].k, 0x40, 64, NULL, false, "Mon, 30 Nov 2026 00:00:00 GMT", 29, true); /* name from 64 (server) */
+        b_lit(&st[2].k, 0x40, 66, NULL, false, "x", 1, true); /* two-octet name index: x-custom-header-name */
+        st[2].want_status = 200;
+        seq_hex(&st[3], "be bf c0 c1 c2 c3 8e", 0, 500);
+        scan_sequence("scan table: Huffman-coded inserted names and values, split anywhere", 4096, st, 4, NULL);
+    }
+    {
+        struct seq_step st[2] = { 0 };
+        b_byte(&st[0].k, 0x88);
+        b_lit(&st[0].k, 0x40, 0, "x-custom-header-name", true, "v", 1, true);
+        st[0].want_status = 200;
+        seq_hex(&st[1], "be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: limit 0: an incremental literal inserts nothing", 0, st, 2, NULL);
+    }
+
+    /* Entries at and beyond the capacity (§4.4). */
+    {
+        static char v[5000];
+        memset(v, 'v', sizeof v);
+        struct seq_step st[6] = { 0 };
+        b_byte(&st[0].k, 0x88);
+        b_lit(&st[0].k, 0x40, 0, "a", false, v, 100, false);           /* 133 */
+        b_lit(&st[0].k, 0x40, 0, "c", false, v, 223, false);           /* 256: exactly the capacity, evicts a */
+        st[0].want_status = 200;
+        seq_hex(&st[1], "be", 0, 0);
+        b_hex(&st[2].k, "be 88");
+        static const uint8_t nul[200] = { 0 };
+        b_lit(&st[2].k, 0x40, 0, "d", false, nul, 200, true); /* 325 octets coded, 233 decoded: fits */
+        st[2].want_status = 200;
+        T_CHECK("scan table: the Huffman value of 200 NULs is longer than the capacity",
+                hpack_huffman_encoded_len(nul, 200) > 256, "%zu", hpack_huffman_encoded_len(nul, 200));
+        b_hex(&st[3].k, "be 89");
+        b_lit(&st[3].k, 0x40, 0, "e", false, "aaaa", 4, false);
+        b_lit(&st[3].k, 0x40, 0, "f", false, v, 300, true); /* 188 octets coded, 300 decoded: too big */
+        st[3].want_status = 204;
+        b_hex(&st[4].k, "8d");
+        b_lit(&st[4].k, 0x40, 0, "g", false, v, 20, false);
+        b_lit(&st[4].k, 0x40, 62, NULL, false, v, 224, false); /* name g from 62 + 224 + 32 = 257: too big */
+        st[4].want_status = 404;
+        seq_hex(&st[5], "be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: an entry of exactly the capacity fits; larger ones (raw, Huffman, indexed name) "
+                      "empty the table",
+                      256, st, 6, NULL);
+    }
+    {
+        static char v[5000];
+        memset(v, 'w', sizeof v);
+        struct seq_step st[4] = { 0 };
+        b_byte(&st[0].k, 0x88);
+        b_lit(&st[0].k, 0x40, 0, "n", false, v, 4063, false); /* 4096: the whole table, col full */
+        st[0].want_status = 200;
+        seq_hex(&st[1], "be 88", 0, 200);
+        b_byte(&st[2].k, 0x88);
+        b_lit(&st[2].k, 0x40, 0, "n", true, v, 4064, true); /* 4097: too big */
+        st[2].want_status = 200;
+        seq_hex(&st[3], "be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: limit 4096: a 4096-byte entry fits, 4097 empties the table", 4096, st, 4, NULL);
+    }
+
+    /* Size updates (§4.2, §6.3). */
+    {
+        struct seq_step st[3] = { 0 };
+        seq_hex(&st[0], "88 40 01 61 01 62", 0, 200); /* [a: b] */
+        seq_hex(&st[1], "20 be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: size update 0 empties the table: a reference fails", 4096, st, 2, NULL);
+        seq_hex(&st[0], "88 40 01 61 01 62", 0, 200);
+        seq_hex(&st[1], "20 88 40 01 61 01 62", 0, 200); /* capacity 0: nothing inserted */
+        seq_hex(&st[2], "be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: size update 0, then an insert does nothing and a reference fails", 4096, st, 3,
+                      NULL);
+    }
+    {
+        struct seq_step st[5] = { 0 };
+        seq_hex(&st[0], "88 40 01 61 01 62 40 01 63 01 64", 0, 200); /* [c: d, a: b], 68 bytes */
+        seq_hex(&st[1], "20 3f e1 1f 40 01 65 01 66 89 be", 0, 204); /* 0, 4096: [e: f] */
+        seq_hex(&st[2], "40 01 67 01 68 8d", 0, 404);                 /* [g: h, e: f] */
+        seq_hex(&st[3], "3f 03 88 be", 0, 200);                       /* capacity 34: [g: h] */
+        seq_hex(&st[4], "bf", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: size updates evict, shrink and grow the table", 4096, st, 5, NULL);
+    }
+    {
+        struct seq_step st[3] = { 0 };
+        seq_hex(&st[0], "34 88 40 00 00", 0, 200); /* capacity 20: no entry fits */
+        seq_hex(&st[1], "be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: capacity 20: even an empty entry (32) does not fit", 4096, st, 2, NULL);
+        seq_hex(&st[0], "3f e2 01 88", HPACK_ERR_TABLE_SIZE, 0);
+        scan_sequence("scan table: limit 256: size update 257 is HPACK_ERR_TABLE_SIZE", 256, st, 1, NULL);
+        seq_hex(&st[0], "88 be", HPACK_ERR_INDEX, 0);
+        scan_sequence("scan table: limit 256: a reference into the empty table fails", 256, st, 1, NULL);
+    }
 }
 
 /* ---------------------------------------------------- request encoding */
@@ -1371,10 +1735,15 @@ static bool known_rc(int rc)
     return rc == 0 || (rc <= HPACK_ERR_TRUNCATED && rc >= HPACK_ERR_STATUS);
 }
 
+static int robust_tabled;
+
 static void robust_one(struct hpack_decoder *d, const uint8_t *b, size_t n, bool *ok, int *accepted)
 {
     uint8_t *copy = memdup(b, n);
-    int rc = hpack_decode(d, copy, n, scratch, sizeof scratch, NULL, NULL);
+    struct hpack_decoder *before = malloc(sizeof *before), *t1 = malloc(sizeof *t1), *t2 = malloc(sizeof *t2);
+    *before = *d;
+    struct first_status fd = { { 0 }, false };
+    int rc = hpack_decode(d, copy, n, scratch, sizeof scratch, find_status, &fd);
     *ok &= T_QUIET("robust: decode rc", known_rc(rc), "rc=%d", rc);
     if (rc == 0)
         (*accepted)++;
@@ -1405,6 +1774,32 @@ static void robust_one(struct hpack_decoder *d, const uint8_t *b, size_t n, bool
     if (r0 == 0 && rw != 0)
         *ok &= T_QUIET("robust: scanner fails only on :status", f.found && (rw == SCAN_STATUS_ERR || rw == HPACK_ERR_HUFFMAN),
                        "rw=%d", rw);
+
+    /* With d's table (whatever earlier blocks left in it): the scanner, whole
+     * and split, on copies of the table as it was, against hpack_decode on
+     * d. Where the decoder accepts, the scanner accepts too (or fails over
+     * :status), with the same :status and the same table; whole and split
+     * always agree, tables included. */
+    *t1 = *before;
+    *t2 = *before;
+    uint16_t tw, ts;
+    int rtw = scan_cuts_t(t1, copy, n, NULL, 0, &tw);
+    int rts = scan_cuts_t(t2, copy, n, cuts, nc, &ts);
+    *ok &= T_QUIET("robust: tabled scan, whole vs split",
+                   known_rc(rtw) && rtw == rts && (rtw != 0 || tw == ts) &&
+                       ((rtw != 0 && rtw != SCAN_STATUS_ERR) || tables_equal(t1, t2)),
+                   "whole %d/%u split %d/%u", rtw, (unsigned)tw, rts, (unsigned)ts);
+    if (rc == 0) {
+        unsigned dv = fd.found ? (unsigned)atoi(fd.v) : 0u;
+        *ok &= T_QUIET("robust: tabled scan vs hpack_decode",
+                       rtw == 0 ? tw == dv && tables_equal(t1, d)
+                                : fd.found && (rtw == HPACK_ERR_HUFFMAN || (rtw == SCAN_STATUS_ERR && tables_equal(t1, d))),
+                       "scan %d/%u decoder %u, same table %d", rtw, (unsigned)tw, dv, (int)tables_equal(t1, d));
+        robust_tabled += d->count > 0;
+    }
+    free(before);
+    free(t1);
+    free(t2);
     free(copy);
 }
 
@@ -1463,7 +1858,8 @@ static void test_robustness(void)
     }
     T_CHECK("robust: 4000 mutated RFC/scanner blocks: clean errors only, scanner split-independent", ok,
             "see above");
-    printf("  robust: %d random and %d mutated blocks decoded without error\n", accepted, accepted2);
+    printf("  robust: %d random and %d mutated blocks decoded without error (%d with a non-empty table)\n", accepted,
+           accepted2, robust_tabled);
     free(d);
 }
 
@@ -1476,6 +1872,7 @@ int main(void)
     test_decoder_edges();
     test_model();
     test_scanner();
+    test_scanner_table();
     test_request();
     test_robustness();
     T_DONE();
