@@ -5,11 +5,22 @@
 # and whether the targets were met, and exits non-zero only when a tool
 # failed to run.
 #
-#   ROUNDS=3 DURATION=5 CONNECTIONS=50 THREADS=1 bash scripts/bench.sh
+#   ROUNDS=3 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls \
+#   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" bash scripts/bench.sh
 #
-# Rounds alternate shb, wrk, h2load so drift hits all three alike. Client CPU
-# is user+sys from GNU time. Then valgrind counts shb's heap allocations for
-# -n 1000 and -n 50000: they must be equal (memory is fixed at start-up).
+# PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
+# CONNECTIONS connections; h2 is `shb --http2 -c C -p S` beside
+# `h2load -c C -m S` (h2c, prior knowledge) for each CxS of H2_CONFIGS, on
+# nginx's second port (http2_max_concurrent_streams 256); tls is the same
+# over TLS 1.3 (ECDSA P-256 certificate, nginx's third port): shb beside wrk
+# over https (HTTP/1.1, CONNECTIONS connections), `shb --http2` beside
+# h2load (ALPN h2) for each CxS of TLS_H2_CONFIGS, and handshakes per second:
+# `shb --disable-keepalive` beside `wrk -H 'Connection: close'`, one full
+# handshake per request (the server issues no session tickets), whose req/s
+# is the handshake rate. The default PROTOS is h1,h2. Rounds alternate
+# the tools so drift hits all of them alike. Client CPU is user+sys from GNU
+# time. Then valgrind counts shb's heap allocations for -n 1000 and -n 50000
+# (per protocol): they must be equal (memory is fixed at start-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=test/lib.sh
@@ -22,11 +33,53 @@ DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
+PROTOS=${PROTOS:-h1,h2}
+H2_CONFIGS=${H2_CONFIGS:-16x32 4x100}
+TLS_H2_CONFIGS=${TLS_H2_CONFIGS:-16x32}
 SHB=${SHB:-./shb}
 SHB_GLIBC=${SHB_GLIBC:-build/glibc/shb}
 GNU_TIME=/usr/bin/time
 
-for tool in "$SHB" wrk h2load nginx jq "$GNU_TIME"; do
+DO_H1=0
+DO_H2=0
+DO_TLS=0
+for proto in ${PROTOS//,/ }; do
+    case "$proto" in
+        h1) DO_H1=1 ;;
+        h2) DO_H2=1 ;;
+        tls) DO_TLS=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown protocol '$proto' (h1, h2, tls)" >&2; exit 2 ;;
+    esac
+done
+if [ "$DO_H1" = 0 ] && [ "$DO_H2" = 0 ] && [ "$DO_TLS" = 0 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, or a comma-separated list of them)" >&2
+    exit 2
+fi
+# parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
+parse_confs() {
+    local var=$1 conf
+    CONFS=()
+    for conf in $2; do
+        if ! [[ "$conf" =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]]; then
+            echo "bench: $var: '$conf' is not CONNECTIONSxSTREAMS (e.g. 16x32)" >&2
+            exit 2
+        fi
+        CONFS+=("$conf")
+    done
+}
+parse_confs H2_CONFIGS "$H2_CONFIGS"
+H2_CONFS=("${CONFS[@]}")
+parse_confs TLS_H2_CONFIGS "$TLS_H2_CONFIGS"
+TLS_H2_CONFS=("${CONFS[@]}")
+
+TOOLS=("$SHB" h2load nginx jq "$GNU_TIME")
+if [ "$DO_H1" = 1 ] || [ "$DO_TLS" = 1 ]; then
+    TOOLS+=(wrk)
+fi
+if [ "$DO_TLS" = 1 ]; then
+    TOOLS+=(openssl)
+fi
+for tool in "${TOOLS[@]}"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "bench: $tool not found (make; bash scripts/deps.sh)" >&2
         exit 1
@@ -36,13 +89,24 @@ done
 lib_init
 start_nginx test/nginx-bench.conf.in bench || { echo "bench: nginx did not start" >&2; exit 1; }
 URL="http://127.0.0.1:$NGINX_PORT/"
+URL_H2="http://127.0.0.1:$NGINX_PORT2/"
+URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 T=$LIB_TMP
 RESULTS=$T/results # lines: tool round reqs req/s cpu_seconds
 : >"$RESULTS"
 FAILED_TOOLS=0
 
-echo "nginx $(nginx -v 2>&1 | sed 's|.*/||'), 1 worker, $URL"
-echo "$ROUNDS rounds x ${DURATION}s, -c $CONNECTIONS -t $THREADS, $(nproc) CPUs"
+echo "nginx $(nginx -v 2>&1 | sed 's|.*/||'), 1 worker, HTTP/1.1 $URL, h2c $URL_H2, TLS 1.3 $URL_TLS"
+if [ "$DO_H1" = 1 ]; then
+    echo "HTTP/1.1: $ROUNDS rounds x ${DURATION}s, -c $CONNECTIONS -t $THREADS"
+fi
+if [ "$DO_H2" = 1 ]; then
+    echo "HTTP/2:   $ROUNDS rounds x ${DURATION}s, -t $THREADS, connections x streams: ${H2_CONFS[*]}"
+fi
+if [ "$DO_TLS" = 1 ]; then
+    echo "TLS 1.3:  $ROUNDS rounds x ${DURATION}s, -t $THREADS; HTTP/1.1 and handshakes -c $CONNECTIONS; HTTP/2 connections x streams: ${TLS_H2_CONFS[*]}"
+fi
+echo "$(nproc) CPUs"
 echo
 
 # timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in $T/time.
@@ -70,31 +134,75 @@ record() { # tool round reqs rps
         return 0
     fi
     printf '%s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" >>"$RESULTS"
-    printf '  round %s  %-7s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request\n' \
+    printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request\n' \
         "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')"
 }
 
-for round in $(seq 1 "$ROUNDS"); do
-    if timed shb "$round" "$SHB" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"; then
+# shb_round LABEL ROUND ARGS...: one shb run (-j) recorded as LABEL.
+shb_round() {
+    local label=$1 round=$2 reqs rps errs
+    shift 2
+    if timed "$label" "$round" "$SHB" "$@"; then
         reqs=$(jq -r '.requests.ok' "$T/out" 2>/dev/null || true)
         rps=$(jq -r '.requestsPerSec' "$T/out" 2>/dev/null || true)
         errs=$(jq -r '.requests.errors' "$T/out" 2>/dev/null || true)
-        [ "${errs:-0}" = 0 ] || echo "  (shb reported $errs errors)"
-        record shb "$round" "$reqs" "$rps"
+        [ "${errs:-0}" = 0 ] || echo "  (shb reported $errs errors: $(jq -c '.errorKinds' "$T/out" 2>/dev/null))"
+        record "$label" "$round" "$reqs" "$rps"
     fi
-    if timed wrk "$round" wrk -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL"; then
+}
+
+# wrk_round LABEL ROUND ARGS...: one wrk run recorded as LABEL.
+wrk_round() {
+    local label=$1 round=$2 reqs rps
+    shift 2
+    if timed "$label" "$round" wrk "$@"; then
         reqs=$(awk '/ requests in / { print $1 }' "$T/out")
         rps=$(awk '/^Requests\/sec:/ { print $2 }' "$T/out")
         grep -E 'Socket errors|Non-2xx' "$T/out" | sed 's/^ */  (wrk) /' || true
-        record wrk "$round" "$reqs" "$rps"
+        record "$label" "$round" "$reqs" "$rps"
     fi
-    if timed h2load "$round" h2load --h1 -D "$DURATION" -c "$CONNECTIONS" -t "$THREADS" "$URL"; then
+}
+
+# h2load_round LABEL ROUND ARGS...: one h2load run recorded as LABEL.
+h2load_round() {
+    local label=$1 round=$2 reqs rps
+    shift 2
+    if timed "$label" "$round" h2load "$@"; then
         # "requests: N total, N started, N done, N succeeded, N failed, ...":
         # count the succeeded ones ($8), report any failed ($10).
         reqs=$(awk '/^requests: / { print $8 }' "$T/out")
         rps=$(awk '/^finished in / { print $4 }' "$T/out")
         awk '/^requests: / && $10 != 0 { print "  (h2load) " $0 }' "$T/out"
-        record h2load "$round" "$reqs" "$rps"
+        record "$label" "$round" "$reqs" "$rps"
+    fi
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+    if [ "$DO_H1" = 1 ]; then
+        shb_round shb "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"
+        wrk_round wrk "$round" -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL"
+        h2load_round h2load "$round" --h1 -D "$DURATION" -c "$CONNECTIONS" -t "$THREADS" "$URL"
+    fi
+    if [ "$DO_H2" = 1 ]; then
+        for conf in "${H2_CONFS[@]}"; do
+            c=${conf%x*}
+            m=${conf#*x}
+            shb_round "shb-h2-$conf" "$round" --http2 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_H2"
+            h2load_round "h2load-h2-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_H2"
+        done
+    fi
+    if [ "$DO_TLS" = 1 ]; then
+        shb_round shb-tls "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
+        wrk_round wrk-tls "$round" -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
+        for conf in "${TLS_H2_CONFS[@]}"; do
+            c=${conf%x*}
+            m=${conf#*x}
+            shb_round "shb-tls-h2-$conf" "$round" --http2 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_TLS"
+            h2load_round "h2load-tls-h2-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_TLS"
+        done
+        # A full TLS 1.3 handshake per request: the req/s is handshakes/s.
+        shb_round shb-hs "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
+        wrk_round wrk-hs "$round" -H 'Connection: close' -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
     fi
 done
 
@@ -106,42 +214,120 @@ median() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 
-S_RPS=$(median shb 4); W_RPS=$(median wrk 4); H_RPS=$(median h2load 4)
-S_CPU=$(median shb 6); W_CPU=$(median wrk 6); H_CPU=$(median h2load 6)
-
-echo
-echo "median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
-printf '  %-8s %14s %18s\n' tool "req/s" "CPU us/request"
-printf '  %-8s %14.0f %18.3f\n' shb "$S_RPS" "$S_CPU" wrk "$W_RPS" "$W_CPU" h2load "$H_RPS" "$H_CPU" 2>/dev/null
-printf '  %-8s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
-printf '  %-8s %14s %18s\n' "shb/h2ld" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
-
 met() { if awk "BEGIN { exit !($1) }"; then echo "met"; else echo "NOT met"; fi; }
-if [ "$S_RPS" != nan ] && [ "$W_RPS" != nan ]; then
-    rps_mark=$(met "$S_RPS >= $W_RPS")
-    cpu_mark=$(met "$S_CPU <= 0.8 * $W_CPU")
-else
-    rps_mark="n/a"
-    cpu_mark="n/a"
+
+if [ "$DO_H1" = 1 ]; then
+    S_RPS=$(median shb 4); W_RPS=$(median wrk 4); H_RPS=$(median h2load 4)
+    S_CPU=$(median shb 6); W_CPU=$(median wrk 6); H_CPU=$(median h2load 6)
+
+    echo
+    echo "HTTP/1.1: median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
+    printf '  %-8s %14s %18s\n' tool "req/s" "CPU us/request"
+    printf '  %-8s %14.0f %18.3f\n' shb "$S_RPS" "$S_CPU" wrk "$W_RPS" "$W_CPU" h2load "$H_RPS" "$H_CPU" 2>/dev/null
+    printf '  %-8s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
+    printf '  %-8s %14s %18s\n' "shb/h2ld" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+
+    if [ "$S_RPS" != nan ] && [ "$W_RPS" != nan ]; then
+        rps_mark=$(met "$S_RPS >= $W_RPS")
+        cpu_mark=$(met "$S_CPU <= 0.8 * $W_CPU")
+    else
+        rps_mark="n/a"
+        cpu_mark="n/a"
+    fi
+    echo
+    echo "target: shb req/s >= wrk req/s; shb CPU/request <= 0.8 x wrk"
+    echo "  req/s:       $rps_mark ($(ratio "$S_RPS" "$W_RPS") x wrk)"
+    echo "  CPU/request: $cpu_mark ($(ratio "$S_CPU" "$W_CPU") x wrk)"
 fi
-echo
-echo "target: shb req/s >= wrk req/s; shb CPU/request <= 0.8 x wrk"
-echo "  req/s:       $rps_mark ($(ratio "$S_RPS" "$W_RPS") x wrk)"
-echo "  CPU/request: $cpu_mark ($(ratio "$S_CPU" "$W_CPU") x wrk)"
+
+if [ "$DO_H2" = 1 ]; then
+    declare -A H2_RPS_MARK=() H2_CPU_MARK=() H2_RPS_RATIO=() H2_CPU_RATIO=()
+    echo
+    echo "HTTP/2 (h2c): median of $ROUNDS rounds, -t $THREADS, ${DURATION}s each"
+    printf '  %-27s %14s %18s\n' "tool, connections x streams" "req/s" "CPU us/request"
+    for conf in "${H2_CONFS[@]}"; do
+        c=${conf%x*}
+        m=${conf#*x}
+        S_RPS=$(median "shb-h2-$conf" 4); H_RPS=$(median "h2load-h2-$conf" 4)
+        S_CPU=$(median "shb-h2-$conf" 6); H_CPU=$(median "h2load-h2-$conf" 6)
+        printf '  %-27s %14.0f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" 2>/dev/null
+        printf '  %-27s %14s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+        if [ "$S_RPS" != nan ] && [ "$H_RPS" != nan ]; then
+            H2_RPS_MARK[$conf]=$(met "$S_RPS >= 1.1 * $H_RPS")
+            H2_CPU_MARK[$conf]=$(met "$S_CPU <= 0.8 * $H_CPU")
+        else
+            H2_RPS_MARK[$conf]="n/a"
+            H2_CPU_MARK[$conf]="n/a"
+        fi
+        H2_RPS_RATIO[$conf]=$(ratio "$S_RPS" "$H_RPS")
+        H2_CPU_RATIO[$conf]=$(ratio "$S_CPU" "$H_CPU")
+    done
+    echo
+    echo "target: shb >= 1.1 x h2load req/s; shb CPU/request <= 0.8 x h2load"
+    for conf in "${H2_CONFS[@]}"; do
+        echo "  $conf req/s:       ${H2_RPS_MARK[$conf]} (${H2_RPS_RATIO[$conf]} x h2load)"
+        echo "  $conf CPU/request: ${H2_CPU_MARK[$conf]} (${H2_CPU_RATIO[$conf]} x h2load)"
+    done
+fi
+
+if [ "$DO_TLS" = 1 ]; then
+    S_RPS=$(median shb-tls 4); W_RPS=$(median wrk-tls 4)
+    S_CPU=$(median shb-tls 6); W_CPU=$(median wrk-tls 6)
+    echo
+    echo "HTTP/1.1 over TLS 1.3 (ECDSA P-256): median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
+    printf '  %-27s %14s %18s\n' tool "req/s" "CPU us/request"
+    printf '  %-27s %14.0f %18.3f\n' shb "$S_RPS" "$S_CPU" wrk "$W_RPS" "$W_CPU" 2>/dev/null
+    printf '  %-27s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
+    TLS_H1_MARK="n/a"
+    if [ "$S_RPS" != nan ] && [ "$W_RPS" != nan ]; then
+        TLS_H1_MARK=$(met "$S_RPS >= $W_RPS")
+    fi
+    TLS_H1_RATIO=$(ratio "$S_RPS" "$W_RPS")
+
+    declare -A TLS_H2_MARK=() TLS_H2_RATIO=()
+    echo
+    echo "HTTP/2 over TLS 1.3 (ALPN h2): median of $ROUNDS rounds, -t $THREADS, ${DURATION}s each"
+    printf '  %-27s %14s %18s\n' "tool, connections x streams" "req/s" "CPU us/request"
+    for conf in "${TLS_H2_CONFS[@]}"; do
+        c=${conf%x*}
+        m=${conf#*x}
+        S_RPS=$(median "shb-tls-h2-$conf" 4); H_RPS=$(median "h2load-tls-h2-$conf" 4)
+        S_CPU=$(median "shb-tls-h2-$conf" 6); H_CPU=$(median "h2load-tls-h2-$conf" 6)
+        printf '  %-27s %14.0f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" 2>/dev/null
+        printf '  %-27s %14s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+        TLS_H2_MARK[$conf]="n/a"
+        if [ "$S_RPS" != nan ] && [ "$H_RPS" != nan ]; then
+            TLS_H2_MARK[$conf]=$(met "$S_RPS >= 1.1 * $H_RPS")
+        fi
+        TLS_H2_RATIO[$conf]=$(ratio "$S_RPS" "$H_RPS")
+    done
+
+    S_RPS=$(median shb-hs 4); W_RPS=$(median wrk-hs 4)
+    S_CPU=$(median shb-hs 6); W_CPU=$(median wrk-hs 6)
+    echo
+    echo "TLS 1.3 handshakes (one per request): median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
+    printf '  %-27s %14s %18s\n' tool "handshakes/s" "CPU us/handshake"
+    printf '  %-27s %14.0f %18.3f\n' "shb --disable-keepalive" "$S_RPS" "$S_CPU" "wrk -H 'Connection: close'" "$W_RPS" "$W_CPU" 2>/dev/null
+    printf '  %-27s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
+
+    echo
+    echo "target: shb >= wrk req/s (HTTP/1.1 over TLS); shb >= 1.1 x h2load req/s (HTTP/2 over TLS)"
+    echo "  HTTP/1.1 over TLS req/s: $TLS_H1_MARK ($TLS_H1_RATIO x wrk)"
+    for conf in "${TLS_H2_CONFS[@]}"; do
+        echo "  HTTP/2 over TLS $conf req/s: ${TLS_H2_MARK[$conf]} (${TLS_H2_RATIO[$conf]} x h2load)"
+    done
+fi
 
 # --- allocations do not grow with -n ---------------------------------------------------
-echo
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "allocations: valgrind not installed, skipped"
-elif [ ! -x "$SHB_GLIBC" ]; then
-    echo "allocations: $SHB_GLIBC not built (make glibc), skipped"
-    FAILED_TOOLS=$((FAILED_TOOLS + 1))
-else
-    declare -A ALLOCS=()
+# allocs LABEL ARGS...: valgrind's heap summary for shb ARGS -n 1000 and -n 50000.
+allocs() {
+    local label=$1 n line summary a b
+    shift
+    declare -A counts=()
     for n in 1000 50000; do
-        echo "\$ valgrind --tool=memcheck $SHB_GLIBC -n $n -c 10 -t 1 -j $URL"
-        if ! timeout -k 5 600 valgrind --tool=memcheck "$SHB_GLIBC" -n "$n" -c 10 -t 1 -j "$URL" >"$T/vg.out" 2>"$T/vg.err"; then
-            echo "bench: valgrind run -n $n failed" >&2
+        echo "\$ valgrind --tool=memcheck $SHB_GLIBC $* -n $n"
+        if ! timeout -k 5 600 valgrind --tool=memcheck "$SHB_GLIBC" "$@" -n "$n" >"$T/vg.out" 2>"$T/vg.err"; then
+            echo "bench: valgrind run ($label) -n $n failed" >&2
             tail -n 20 "$T/vg.err" >&2
             FAILED_TOOLS=$((FAILED_TOOLS + 1))
             continue
@@ -150,18 +336,37 @@ else
         read -r summary <<<"${line#==*==}"
         echo "  $summary"
         echo "  $(jq -c '.requests' "$T/vg.out" 2>/dev/null || echo 'no JSON report')"
-        ALLOCS[$n]=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' <<<"$line" | tr -d ,)
+        counts[$n]=$(sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' <<<"$line" | tr -d ,)
     done
-    a=${ALLOCS[1000]:-}
-    b=${ALLOCS[50000]:-}
+    a=${counts[1000]:-}
+    b=${counts[50000]:-}
     if [ -n "$a" ] && [ -n "$b" ]; then
         if [ "$a" = "$b" ]; then
-            echo "allocations: equal ($a allocs for -n 1000 and -n 50000): met"
+            echo "allocations ($label): equal ($a allocs for -n 1000 and -n 50000): met"
         else
-            echo "allocations: NOT equal ($a allocs for -n 1000, $b for -n 50000): not met"
+            echo "allocations ($label): NOT equal ($a allocs for -n 1000, $b for -n 50000): not met"
         fi
     else
-        echo "allocations: could not read valgrind's heap summary"
+        echo "allocations ($label): could not read valgrind's heap summary"
+    fi
+}
+
+echo
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "allocations: valgrind not installed, skipped"
+elif [ ! -x "$SHB_GLIBC" ]; then
+    echo "allocations: $SHB_GLIBC not built (make glibc), skipped"
+    FAILED_TOOLS=$((FAILED_TOOLS + 1))
+else
+    if [ "$DO_H1" = 1 ]; then
+        allocs HTTP/1.1 -c 10 -t 1 -j "$URL"
+    fi
+    if [ "$DO_H2" = 1 ]; then
+        allocs HTTP/2 --http2 -c 4 -p 8 -t 1 -j "$URL_H2"
+    fi
+    if [ "$DO_TLS" = 1 ]; then
+        allocs "HTTP/1.1 over TLS" -c 10 -t 1 -j "$URL_TLS"
+        allocs "HTTP/2 over TLS" --http2 -c 4 -p 8 -t 1 -j "$URL_TLS"
     fi
 fi
 

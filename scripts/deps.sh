@@ -7,8 +7,14 @@
 #   bash scripts/deps.sh --check   exit 0 if everything is present, 1 if not;
 #                                  installs nothing
 #
-# Runs as root (CI) or through sudo. nginx is only ever started by the tests
-# themselves, so a freshly installed nginx is kept from running as a service.
+# Runs as root (CI) or through sudo. nginx, h2o and Caddy are only ever
+# started by the tests themselves, so a freshly installed one is kept from
+# running as a service (nghttp2-server's nghttpd and gnutls-bin's gnutls-serv
+# ship none).
+#
+# Bun (a TLS test server) is not a Debian package: it comes from the npm
+# registry, `npm ci --prefix test` into test/node_modules (ignored by git),
+# pinned by test/package.json and test/package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +39,13 @@ NEEDS=(
     "nginx|nginx-light"
     "wrk|wrk"
     "h2load|nghttp2-client"
+    "nghttpd|nghttp2-server"
+    "h2o|h2o"
     "node|nodejs"
+    "npm|npm"
+    "openssl|openssl"
+    "caddy|caddy"
+    "gnutls-serv|gnutls-bin"
     "jq|jq"
     "valgrind|valgrind"
     "/usr/bin/time|time"
@@ -54,31 +66,116 @@ have() {
 }
 
 # nginx must accept what the test and bench configs use (return,
-# keepalive_requests, the *_temp_path directives): render the real templates
-# and let `nginx -t` judge them.
+# keepalive_requests, the *_temp_path directives, listen ... http2, ssl,
+# ssl_conf_command): render the real templates (test/lib.sh render_nginx,
+# with certificates from gen_certs) and let `nginx -t` judge them.
 nginx_ok() {
-    local nginx dir t rc=0 user_line="" p1 p2
+    local nginx dir t rc=0
     nginx=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
     [ -x "$nginx" ] || return 1
-    dir=$(mktemp -d /tmp/shb-deps.XXXXXX)
-    [ "$(id -u)" = 0 ] && user_line="user root root;"
-    # nginx -t binds the listen addresses: use free unprivileged ports.
+    command -v openssl >/dev/null 2>&1 || return 1
     # shellcheck source=test/lib.sh
     . test/lib.sh
-    pick_port p1
-    pick_port p2
-    for t in test/nginx.conf.in test/nginx-bench.conf.in; do
+    lib_init
+    dir=$LIB_TMP/nginx-t
+    mkdir -p "$dir"
+    for t in test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in; do
         [ -f "$t" ] || continue
-        sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$p1|g" -e "s|@PORT2@|$p2|g" \
-            -e "s|@USER_LINE@|$user_line|g" "$t" >"$dir/nginx.conf"
+        # nginx -t binds the listen addresses: render_nginx picks free ports.
+        if ! render_nginx "$t" "$dir"; then
+            echo "could not render $t" >&2
+            rc=1
+            continue
+        fi
         if ! "$nginx" -t -q -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/out" 2>&1; then
             echo "nginx rejects $t:" >&2
             cat "$dir/out" "$dir/error.log" >&2 2>/dev/null || true
             rc=1
         fi
     done
+    lib_cleanup
+    return "$rc"
+}
+
+# Caddy must accept the TLS tests' Caddyfile (test/Caddyfile.in): `caddy
+# validate`, which also loads the certificates.
+caddy_ok() {
+    local dir rc=0
+    command -v caddy >/dev/null 2>&1 || return 1
+    [ -f test/Caddyfile.in ] || return 0
+    command -v openssl >/dev/null 2>&1 || return 1
+    # shellcheck source=test/lib.sh
+    . test/lib.sh
+    lib_init
+    dir=$LIB_TMP/caddy-t
+    if ! render_caddy test/Caddyfile.in "$dir"; then
+        echo "could not render test/Caddyfile.in" >&2
+        rc=1
+    elif ! caddy_env "$dir" caddy validate --config "$dir/Caddyfile" --adapter caddyfile >"$dir/out" 2>&1; then
+        echo "caddy rejects test/Caddyfile.in:" >&2
+        grep -v '"level":"info"' "$dir/out" >&2 || true
+        rc=1
+    fi
+    lib_cleanup
+    return "$rc"
+}
+
+# h2o must accept the HTTP/2 tests' config (test/h2o.conf.in): `h2o -t`.
+h2o_ok() {
+    local h2o dir rc=0 user_line="" p1
+    h2o=$(command -v h2o 2>/dev/null || echo /usr/bin/h2o)
+    [ -x "$h2o" ] || return 1
+    [ -f test/h2o.conf.in ] || return 0
+    dir=$(mktemp -d /tmp/shb-deps.XXXXXX)
+    [ "$(id -u)" = 0 ] && user_line="user: root"
+    # shellcheck source=test/lib.sh
+    . test/lib.sh
+    pick_port p1
+    mkdir -p "$dir/docs"
+    sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$p1|g" -e "s|@DOCROOT@|$dir/docs|g" \
+        -e "s|@USER_LINE@|$user_line|g" test/h2o.conf.in >"$dir/h2o.conf"
+    if ! "$h2o" -t -c "$dir/h2o.conf" >"$dir/out" 2>&1; then
+        echo "h2o rejects test/h2o.conf.in:" >&2
+        cat "$dir/out" >&2 2>/dev/null || true
+        rc=1
+    fi
     rm -rf "$dir"
     return "$rc"
+}
+
+servers_ok() {
+    local rc=0
+    nginx_ok || rc=1
+    h2o_ok || rc=1
+    caddy_ok || rc=1
+    return "$rc"
+}
+
+# Bun from npm: a bun binary that runs (test/lib.sh bun_bin).
+bun_ok() {
+    # shellcheck source=test/lib.sh
+    . test/lib.sh
+    bun_bin >/dev/null
+}
+
+# install_bun: npm ci --prefix test (exactly test/package-lock.json). If the
+# bun package's postinstall did not leave a binary that runs (scripts not
+# run, or a CPU without AVX2 that needs the "baseline" build), the matching
+# @oven/bun-linux-x64-baseline package is tried next.
+install_bun() {
+    local ver
+    echo "npm ci --prefix test (bun)"
+    if ! npm ci --prefix test --no-audit --no-fund >/tmp/shb-npm.log 2>&1; then
+        tail -n 20 /tmp/shb-npm.log >&2
+        return 1
+    fi
+    bun_ok && return 0
+    ver=$(node -p 'require("./test/package-lock.json").packages["node_modules/bun"].version' 2>/dev/null || true)
+    if [ -n "$ver" ] && [ "$(uname -m)" = x86_64 ]; then
+        echo "npm install --prefix test --no-save @oven/bun-linux-x64-baseline@$ver"
+        npm install --prefix test --no-save --no-audit --no-fund "@oven/bun-linux-x64-baseline@$ver" >>/tmp/shb-npm.log 2>&1 || true
+    fi
+    bun_ok
 }
 
 missing_pkgs() {
@@ -100,8 +197,12 @@ if [ "$CHECK_ONLY" = 1 ]; then
         echo "missing packages: $MISSING" >&2
         exit 1
     fi
-    if ! nginx_ok; then
-        echo "nginx is installed but cannot run the test configs" >&2
+    if ! servers_ok; then
+        echo "nginx, h2o or caddy is installed but cannot run the test configs" >&2
+        exit 1
+    fi
+    if ! bun_ok; then
+        echo "missing: bun (npm ci --prefix test)" >&2
         exit 1
     fi
     echo "all dependencies present"
@@ -109,12 +210,16 @@ if [ "$CHECK_ONLY" = 1 ]; then
 fi
 
 if [ -z "$MISSING" ]; then
-    if nginx_ok; then
-        echo "all dependencies present"
-        exit 0
+    if ! servers_ok; then
+        echo "nginx, h2o or caddy cannot run the test configs; an nginx with the rewrite (return), SSL and HTTP/2 modules is needed" >&2
+        exit 1
     fi
-    echo "nginx cannot run the test configs; an nginx built with the rewrite module (return) is needed" >&2
-    exit 1
+    if ! bun_ok && ! install_bun; then
+        echo "bun could not be installed from npm (test/package.json); see /tmp/shb-npm.log" >&2
+        exit 1
+    fi
+    echo "all dependencies present"
+    exit 0
 fi
 
 # --- install ------------------------------------------------------------------
@@ -132,8 +237,14 @@ if [ "$(id -u)" != 0 ]; then
     fi
 fi
 
+# The packages that come with a service; a service installed by this run is
+# kept from running.
 nginx_was_there=0
 have nginx && nginx_was_there=1
+h2o_was_there=0
+have h2o && h2o_was_there=1
+caddy_was_there=0
+have caddy && caddy_was_there=1
 
 echo "apt-get update"
 "${SUDO[@]}" apt-get update -qq
@@ -148,9 +259,9 @@ for pkg in $MISSING; do
     PKGS+=("$pkg")
 done
 
-# Keep the package scripts from starting nginx as a service: a policy-rc.d
-# that refuses every start, in place only while apt-get runs (unless one
-# already exists, which is then left alone).
+# Keep the package scripts from starting nginx, h2o or Caddy as a service: a
+# policy-rc.d that refuses every start, in place only while apt-get runs
+# (unless one already exists, which is then left alone).
 POLICY=/usr/sbin/policy-rc.d
 policy_added=0
 cleanup_policy() {
@@ -160,7 +271,7 @@ cleanup_policy() {
     fi
 }
 trap cleanup_policy EXIT
-if [ "$nginx_was_there" = 0 ] && [ ! -e "$POLICY" ]; then
+if { [ "$nginx_was_there" = 0 ] || [ "$h2o_was_there" = 0 ] || [ "$caddy_was_there" = 0 ]; } && [ ! -e "$POLICY" ]; then
     printf '#!/bin/sh\n# added by shb scripts/deps.sh while installing\nexit 101\n' |
         "${SUDO[@]}" tee "$POLICY" >/dev/null
     "${SUDO[@]}" chmod 755 "$POLICY"
@@ -171,19 +282,32 @@ echo "apt-get install ${PKGS[*]}"
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
 cleanup_policy
 
-# If nginx was installed just now and started anyway, stop it and keep it
-# from starting at boot; a system nginx that was there before is not touched.
-if [ "$nginx_was_there" = 0 ] && have nginx; then
+# If nginx, h2o or Caddy was installed just now and started anyway, stop it
+# and keep it from starting at boot; one that was there before is not touched.
+# keep_stopped SERVICE PIDFILE
+keep_stopped() {
+    local svc=$1 pidfile=$2
     if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-        "${SUDO[@]}" systemctl disable --now nginx >/dev/null 2>&1 || true
+        "${SUDO[@]}" systemctl disable --now "$svc" >/dev/null 2>&1 || true
     else
-        if [ -s /run/nginx.pid ]; then
-            "${SUDO[@]}" nginx -s stop >/dev/null 2>&1 ||
-                "${SUDO[@]}" kill "$(cat /run/nginx.pid)" 2>/dev/null || true
+        if [ -x "/etc/init.d/$svc" ]; then
+            "${SUDO[@]}" "/etc/init.d/$svc" stop >/dev/null 2>&1 || true
+        fi
+        if [ -s "$pidfile" ]; then
+            "${SUDO[@]}" kill "$(cat "$pidfile")" 2>/dev/null || true
         fi
         command -v update-rc.d >/dev/null 2>&1 &&
-            { "${SUDO[@]}" update-rc.d nginx disable >/dev/null 2>&1 || true; }
+            { "${SUDO[@]}" update-rc.d "$svc" disable >/dev/null 2>&1 || true; }
     fi
+}
+if [ "$nginx_was_there" = 0 ] && have nginx; then
+    keep_stopped nginx /run/nginx.pid
+fi
+if [ "$h2o_was_there" = 0 ] && have h2o; then
+    keep_stopped h2o /run/h2o.pid
+fi
+if [ "$caddy_was_there" = 0 ] && have caddy; then
+    keep_stopped caddy /run/caddy.pid
 fi
 
 MISSING=$(missing_pkgs)
@@ -191,8 +315,12 @@ if [ -n "$MISSING" ]; then
     echo "still missing after install: $MISSING" >&2
     exit 1
 fi
-if ! nginx_ok; then
-    echo "nginx is installed but cannot run the test configs" >&2
+if ! servers_ok; then
+    echo "nginx, h2o or caddy is installed but cannot run the test configs" >&2
+    exit 1
+fi
+if ! bun_ok && ! install_bun; then
+    echo "bun could not be installed from npm (test/package.json); see /tmp/shb-npm.log" >&2
     exit 1
 fi
 echo "all dependencies present"

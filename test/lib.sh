@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# test/lib.sh — helpers shared by test/e2e.sh, scripts/demo.sh and scripts/bench.sh.
+# test/lib.sh — helpers shared by test/e2e.sh, test/e2e_h2.sh, scripts/demo.sh,
+# scripts/bench.sh and scripts/deps.sh.
 #
 # Source it (bash). It starts servers only on 127.0.0.1, each in a private
 # temp directory, and stops every server it started from lib_cleanup, which
@@ -11,6 +12,7 @@ LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIB_TMP=""          # private temp dir (mktemp -d), removed by lib_cleanup
 LIB_PIDS=()         # servers to stop
 LIB_USED_PORTS=" "  # ports handed out by pick_port in this process
+LIB_CERTS=""        # certificates made by gen_certs ($LIB_TMP/certs)
 
 # lib_init: creates the private temp dir (call once, before anything else).
 lib_init() {
@@ -84,32 +86,66 @@ wait_port() {
     return 1
 }
 
-# start_nginx TEMPLATE NAME: renders TEMPLATE into $LIB_TMP/NAME/ with fresh
-# ports and starts nginx in the foreground (daemon off) in the background.
-# Placeholders: @PREFIX@ @PORT@ @PORT2@ @USER_LINE@.
-# Sets NGINX_PORT, NGINX_PORT2, NGINX_DIR, NGINX_PID. Retries on a port clash.
-start_nginx() {
-    local template=$1 name=$2 dir attempt user_line=""
-    lib_init
-    dir="$LIB_TMP/$name"
-    mkdir -p "$dir"
+# render_nginx TEMPLATE DIR: writes DIR/nginx.conf from TEMPLATE with fresh
+# ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, any number
+# of named ports @PORT_XYZ@ (each gets its own free port, in NGINX_PORT_XYZ),
+# and @CERTS@ (the directory gen_certs fills; made on first use). Sets
+# NGINX_PORT, NGINX_PORT2, NGINX_PORT_* and NGINX_PORTS (every port the
+# template listens on).
+render_nginx() {
+    local template=$1 dir=$2 user_line="" named p v sedargs
     # As root the workers would switch to nobody; keep them root so they can
     # reach the private temp dir whatever its permissions. Not root: nginx
     # ignores "user" with a warning, so leave it out.
     if [ "$(id -u)" = 0 ]; then
         user_line="user root root;"
     fi
+    if grep -q '^[^#]*@CERTS@' "$template"; then
+        gen_certs || return 1
+    fi
+    pick_port NGINX_PORT || return 1
+    pick_port NGINX_PORT2 || return 1
+    # shellcheck disable=SC2153  # set by pick_port
+    NGINX_PORTS=$NGINX_PORT
+    if grep -q '^[^#]*@PORT2@' "$template"; then
+        # shellcheck disable=SC2153  # set by pick_port
+        NGINX_PORTS="$NGINX_PORTS $NGINX_PORT2"
+    fi
+    sedargs=(-e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$NGINX_PORT|g"
+        -e "s|@PORT2@|$NGINX_PORT2|g" -e "s|@USER_LINE@|$user_line|g"
+        -e "s|@CERTS@|$LIB_CERTS|g")
+    # Named ports outside comments.
+    named=$(sed -e 's/#.*//' "$template" | grep -o '@PORT_[A-Z0-9_]*@' | tr -d @ | sort -u || true)
+    for p in $named; do
+        pick_port "NGINX_$p" || return 1
+        v="NGINX_$p"
+        sedargs+=(-e "s|@$p@|${!v}|g")
+        NGINX_PORTS="$NGINX_PORTS ${!v}"
+    done
+    sed "${sedargs[@]}" "$template" >"$dir/nginx.conf"
+}
+
+# start_nginx TEMPLATE NAME: renders TEMPLATE (render_nginx) into
+# $LIB_TMP/NAME/ and starts nginx in the foreground (daemon off) in the
+# background. Sets what render_nginx sets, NGINX_DIR and NGINX_PID. Waits
+# until every port in the template accepts connections. Retries on a port
+# clash.
+start_nginx() {
+    local template=$1 name=$2 dir attempt p ok
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
     for attempt in 1 2 3 4 5; do
-        pick_port NGINX_PORT || return 1
-        pick_port NGINX_PORT2 || return 1
-        sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$NGINX_PORT|g" \
-            -e "s|@PORT2@|$NGINX_PORT2|g" -e "s|@USER_LINE@|$user_line|g" \
-            "$template" >"$dir/nginx.conf"
+        render_nginx "$template" "$dir" || return 1
         nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
         NGINX_PID=$!
         # shellcheck disable=SC2034  # used by the scripts that source this
         NGINX_DIR=$dir
-        if wait_port "$NGINX_PORT" "$NGINX_PID" 10 && wait_port "$NGINX_PORT2" "$NGINX_PID" 5; then
+        ok=1
+        for p in $NGINX_PORTS; do
+            wait_port "$p" "$NGINX_PID" 10 || { ok=0; break; }
+        done
+        if [ "$ok" = 1 ]; then
             LIB_PIDS+=("$NGINX_PID")
             return 0
         fi
@@ -121,32 +157,329 @@ start_nginx() {
     return 1
 }
 
-# start_echo NAME: starts test/echo_server.js on a fresh port.
-# Sets ECHO_PORT, ECHO_LOG, ECHO_PID.
-start_echo() {
-    local name=$1 dir attempt i
+# start_node_server SCRIPT NAME [ARGS...]: starts `node SCRIPT PORT LOG ARGS...`
+# (a server that prints "listening" once ready and appends one JSON line per
+# request to LOG) on a fresh port, in $LIB_TMP/NAME/. LIB_JS_RUNTIME, when
+# set (e.g. for one call: LIB_JS_RUNTIME=/path/to/bun start_node_server ...),
+# runs the script instead of node.
+# Sets NODE_PORT, NODE_LOG, NODE_PID. Retries on a port clash.
+start_node_server() {
+    local script=$1 name=$2 dir attempt i
+    shift 2
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
-    ECHO_LOG="$dir/requests.jsonl"
+    NODE_LOG="$dir/requests.jsonl"
     for attempt in 1 2 3 4 5; do
-        pick_port ECHO_PORT || return 1
-        : >"$ECHO_LOG"
-        node "$LIB_ROOT/test/echo_server.js" "$ECHO_PORT" "$ECHO_LOG" >"$dir/stdout.log" 2>"$dir/stderr.log" &
-        ECHO_PID=$!
+        pick_port NODE_PORT || return 1
+        : >"$NODE_LOG"
+        : >"$dir/stdout.log"
+        "${LIB_JS_RUNTIME:-node}" "$script" "$NODE_PORT" "$NODE_LOG" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+        NODE_PID=$!
         for i in $(seq 1 200); do
             grep -q '^listening' "$dir/stdout.log" 2>/dev/null && break
-            kill -0 "$ECHO_PID" 2>/dev/null || break
+            kill -0 "$NODE_PID" 2>/dev/null || break
             sleep 0.05
         done
-        if grep -q '^listening' "$dir/stdout.log" 2>/dev/null && kill -0 "$ECHO_PID" 2>/dev/null; then
-            LIB_PIDS+=("$ECHO_PID")
+        if grep -q '^listening' "$dir/stdout.log" 2>/dev/null && kill -0 "$NODE_PID" 2>/dev/null; then
+            LIB_PIDS+=("$NODE_PID")
             return 0
         fi
-        kill -TERM "$ECHO_PID" 2>/dev/null || true
-        wait "$ECHO_PID" 2>/dev/null || true
-        echo "start_echo: attempt $attempt failed:" >&2
+        kill -TERM "$NODE_PID" 2>/dev/null || true
+        wait "$NODE_PID" 2>/dev/null || true
+        echo "start_node_server $name: attempt $attempt failed:" >&2
         cat "$dir/stderr.log" >&2 2>/dev/null || true
     done
     return 1
+}
+
+# start_echo NAME: starts test/echo_server.js (HTTP/1.1) on a fresh port.
+# Sets ECHO_PORT, ECHO_LOG, ECHO_PID.
+start_echo() {
+    start_node_server "$LIB_ROOT/test/echo_server.js" "$1" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    ECHO_PORT=$NODE_PORT ECHO_LOG=$NODE_LOG ECHO_PID=$NODE_PID
+}
+
+# start_h2_echo NAME [MAX_CONCURRENT_STREAMS]: starts test/h2_echo_server.js
+# (HTTP/2 with prior knowledge) on a fresh port; with MAX_CONCURRENT_STREAMS
+# it advertises (and enforces) that limit. Sets H2E_PORT, H2E_LOG, H2E_PID.
+start_h2_echo() {
+    start_node_server "$LIB_ROOT/test/h2_echo_server.js" "$@" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    H2E_PORT=$NODE_PORT H2E_LOG=$NODE_LOG H2E_PID=$NODE_PID
+}
+
+# start_nghttpd NAME DOCROOT [OPTION...]: starts nghttp2's nghttpd serving
+# DOCROOT over cleartext HTTP/2 (prior knowledge) on 127.0.0.1 and a fresh
+# port, in the foreground, with extra nghttpd OPTIONs (e.g. -m 2,
+# --trailer 'x-t: 1'). Sets NGHTTPD_PORT, NGHTTPD_PID. Retries on a port clash.
+start_nghttpd() {
+    local name=$1 docroot=$2 dir attempt
+    shift 2
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    for attempt in 1 2 3 4 5; do
+        pick_port NGHTTPD_PORT || return 1
+        nghttpd --no-tls -a 127.0.0.1 -d "$docroot" "$@" "$NGHTTPD_PORT" \
+            >"$dir/stdout.log" 2>"$dir/stderr.log" &
+        NGHTTPD_PID=$!
+        if wait_port "$NGHTTPD_PORT" "$NGHTTPD_PID" 10; then
+            LIB_PIDS+=("$NGHTTPD_PID")
+            return 0
+        fi
+        kill -TERM "$NGHTTPD_PID" 2>/dev/null || true
+        wait "$NGHTTPD_PID" 2>/dev/null || true
+        echo "start_nghttpd $name: attempt $attempt failed:" >&2
+        cat "$dir/stderr.log" "$dir/stdout.log" >&2 2>/dev/null || true
+    done
+    return 1
+}
+
+# start_h2o TEMPLATE NAME DOCROOT: renders TEMPLATE into $LIB_TMP/NAME/h2o.conf
+# and starts h2o in the foreground (worker mode) serving DOCROOT.
+# Placeholders: @PREFIX@ @PORT@ @DOCROOT@ @USER_LINE@.
+# Sets H2O_PORT, H2O_DIR, H2O_PID. Retries on a port clash.
+start_h2o() {
+    local template=$1 name=$2 docroot=$3 dir attempt user_line=""
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    # As root h2o switches to nobody unless told otherwise (and then cannot
+    # write its pid file in the private temp dir).
+    if [ "$(id -u)" = 0 ]; then
+        user_line="user: root"
+    fi
+    for attempt in 1 2 3 4 5; do
+        pick_port H2O_PORT || return 1
+        # shellcheck disable=SC2153  # H2O_PORT is set by pick_port
+        sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$H2O_PORT|g" \
+            -e "s|@DOCROOT@|$docroot|g" -e "s|@USER_LINE@|$user_line|g" \
+            "$template" >"$dir/h2o.conf"
+        h2o -m worker -c "$dir/h2o.conf" >"$dir/stdout.log" 2>&1 &
+        H2O_PID=$!
+        # shellcheck disable=SC2034  # used by the scripts that source this
+        H2O_DIR=$dir
+        if wait_port "$H2O_PORT" "$H2O_PID" 10; then
+            LIB_PIDS+=("$H2O_PID")
+            return 0
+        fi
+        kill -TERM "$H2O_PID" 2>/dev/null || true
+        wait "$H2O_PID" 2>/dev/null || true
+        echo "start_h2o $name: attempt $attempt failed:" >&2
+        cat "$dir/error.log" "$dir/stdout.log" >&2 2>/dev/null || true
+    done
+    return 1
+}
+
+# --- TLS ------------------------------------------------------------------------
+# gen_certs: makes self-signed test certificates with openssl in
+# $LIB_TMP/certs (once per process) and sets LIB_CERTS to that directory:
+#   rsa.crt rsa.key       RSA 2048, CN=localhost, SAN localhost and 127.0.0.1
+#   ec.crt ec.key         ECDSA P-256, the same names
+#   chain.crt chain.key   a leaf (P-256) followed by the three CAs above it
+#                         (two intermediates and the root), each carrying a
+#                         6,000-byte private extension: the TLS Certificate
+#                         message is over 25 KB, so it spans several records
+#   chain-root.crt        the root of that chain
+# and LIB_CHAIN_CERTS (4) and LIB_CHAIN_BYTES (the chain's DER size, summed).
+LIB_CHAIN_CERTS=0
+LIB_CHAIN_BYTES=0
+gen_certs() {
+    local d filler f
+    lib_init
+    d="$LIB_TMP/certs"
+    if [ -n "$LIB_CERTS" ] && [ -s "$d/chain.crt" ]; then
+        return 0
+    fi
+    mkdir -p "$d"
+    filler=$(head -c 6000 /dev/zero | tr '\0' 'A')
+    cat >"$d/openssl.cnf" <<CNF
+[req]
+distinguished_name = dn
+[dn]
+[leaf]
+basicConstraints = critical,CA:FALSE
+subjectAltName = DNS:localhost,IP:127.0.0.1
+[ca_big]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+1.3.6.1.4.1.55555.1 = ASN1:UTF8String:$filler
+[leaf_big]
+basicConstraints = critical,CA:FALSE
+subjectAltName = DNS:localhost,IP:127.0.0.1
+1.3.6.1.4.1.55555.1 = ASN1:UTF8String:$filler
+CNF
+    (
+        set -e
+        cd "$d"
+        o() { openssl "$@" >>openssl.log 2>&1; }
+        o req -x509 -config openssl.cnf -extensions leaf -newkey rsa:2048 -nodes \
+            -keyout rsa.key -out rsa.crt -days 30 -subj /CN=localhost
+        o req -x509 -config openssl.cnf -extensions leaf -newkey ec \
+            -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ec.key -out ec.crt \
+            -days 30 -subj /CN=localhost
+        # The large chain: root -> intermediate 1 -> intermediate 2 -> leaf.
+        o req -x509 -config openssl.cnf -extensions ca_big -newkey ec \
+            -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca0.key -out ca0.crt \
+            -days 30 -subj "/CN=shb test root"
+        for i in 1 2; do
+            o req -new -config openssl.cnf -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+                -nodes -keyout "ca$i.key" -out "ca$i.csr" -subj "/CN=shb test intermediate $i"
+            o x509 -req -in "ca$i.csr" -CA "ca$((i - 1)).crt" -CAkey "ca$((i - 1)).key" \
+                -CAcreateserial -days 30 -extfile openssl.cnf -extensions ca_big -out "ca$i.crt"
+        done
+        o req -new -config openssl.cnf -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+            -nodes -keyout chain.key -out leaf.csr -subj /CN=localhost
+        o x509 -req -in leaf.csr -CA ca2.crt -CAkey ca2.key -CAcreateserial -days 30 \
+            -extfile openssl.cnf -extensions leaf_big -out leaf.crt
+        cat leaf.crt ca2.crt ca1.crt ca0.crt >chain.crt
+        cp ca0.crt chain-root.crt
+        chmod 644 ./*.key
+    ) || {
+        echo "gen_certs: openssl failed:" >&2
+        tail -n 20 "$d/openssl.log" >&2 2>/dev/null || true
+        return 1
+    }
+    LIB_CHAIN_CERTS=0
+    LIB_CHAIN_BYTES=0
+    for f in leaf ca2 ca1 ca0; do
+        LIB_CHAIN_CERTS=$((LIB_CHAIN_CERTS + 1))
+        LIB_CHAIN_BYTES=$((LIB_CHAIN_BYTES + $(openssl x509 -in "$d/$f.crt" -outform DER | wc -c)))
+    done
+    LIB_CERTS=$d
+}
+
+# start_nginx_tls NAME [TEMPLATE]: start_nginx with test/nginx-tls.conf.in
+# (or TEMPLATE), certificates from gen_certs. Sets what start_nginx sets,
+# NGINX_PORT_* included.
+start_nginx_tls() {
+    gen_certs || return 1
+    start_nginx "${2:-$LIB_ROOT/test/nginx-tls.conf.in}" "$1"
+}
+
+# render_caddy TEMPLATE DIR: writes DIR/Caddyfile from a Caddyfile TEMPLATE
+# (placeholders @PREFIX@ (DIR) @PORT@ @PORT2@ @CERTS@) with fresh ports.
+# Sets CADDY_PORT, CADDY_PORT2.
+render_caddy() {
+    local template=$1 dir=$2
+    gen_certs || return 1
+    mkdir -p "$dir/home" "$dir/data" "$dir/config"
+    pick_port CADDY_PORT || return 1
+    pick_port CADDY_PORT2 || return 1
+    sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$CADDY_PORT|g" \
+        -e "s|@PORT2@|$CADDY_PORT2|g" -e "s|@CERTS@|$LIB_CERTS|g" \
+        "$template" >"$dir/Caddyfile"
+}
+
+# caddy_env DIR CMD...: runs CMD with HOME, XDG_DATA_HOME and XDG_CONFIG_HOME
+# inside DIR (so nothing of Caddy's lands in the real home).
+caddy_env() {
+    local dir=$1
+    shift
+    HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" "$@"
+}
+
+# start_caddy TEMPLATE NAME: renders TEMPLATE (render_caddy) into
+# $LIB_TMP/NAME/Caddyfile and runs `caddy run` there (caddy_env).
+# Sets CADDY_PORT, CADDY_PORT2, CADDY_DIR, CADDY_PID. Retries on a port clash.
+start_caddy() {
+    local template=$1 name=$2 dir attempt
+    lib_init
+    dir="$LIB_TMP/$name"
+    for attempt in 1 2 3 4 5; do
+        render_caddy "$template" "$dir" || return 1
+        # Not through caddy_env: a backgrounded function would be a subshell
+        # with caddy under it, and $! would not be caddy.
+        HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
+            caddy run --config "$dir/Caddyfile" --adapter caddyfile >"$dir/caddy.log" 2>&1 &
+        CADDY_PID=$!
+        # shellcheck disable=SC2034  # used by the scripts that source this
+        CADDY_DIR=$dir
+        if wait_port "$CADDY_PORT" "$CADDY_PID" 15 && wait_port "$CADDY_PORT2" "$CADDY_PID" 5; then
+            LIB_PIDS+=("$CADDY_PID")
+            return 0
+        fi
+        kill -TERM "$CADDY_PID" 2>/dev/null || true
+        wait "$CADDY_PID" 2>/dev/null || true
+        echo "start_caddy: attempt $attempt failed:" >&2
+        tail -n 20 "$dir/caddy.log" >&2 2>/dev/null || true
+    done
+    return 1
+}
+
+# start_gnutls NAME CERT KEY [OPTION...]: starts `gnutls-serv --http` (GnuTLS)
+# with the PEM files CERT and KEY on a fresh port, plus extra gnutls-serv
+# OPTIONs. gnutls-serv has no option to pick the address: it listens on every
+# interface, IPv4 and IPv6 (the tests still reach it on 127.0.0.1 only). It
+# serves many connections at once, answers GET with an HTTP/1.0 page whose end
+# is the end of the connection, and by default asks for a client certificate
+# (CertificateRequest). Sets GNUTLS_PORT, GNUTLS_PID. Retries on a port clash.
+start_gnutls() {
+    local name=$1 cert=$2 key=$3 dir attempt
+    shift 3
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    for attempt in 1 2 3 4 5; do
+        pick_port GNUTLS_PORT || return 1
+        gnutls-serv --http --quiet --x509certfile "$cert" --x509keyfile "$key" \
+            -p "$GNUTLS_PORT" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+        GNUTLS_PID=$!
+        if wait_port "$GNUTLS_PORT" "$GNUTLS_PID" 10; then
+            LIB_PIDS+=("$GNUTLS_PID")
+            return 0
+        fi
+        kill -TERM "$GNUTLS_PID" 2>/dev/null || true
+        wait "$GNUTLS_PID" 2>/dev/null || true
+        echo "start_gnutls $name: attempt $attempt failed:" >&2
+        tail -n 20 "$dir/stderr.log" "$dir/stdout.log" >&2 2>/dev/null || true
+    done
+    return 1
+}
+
+# bun_bin: prints the path of a Bun binary that runs: the one scripts/deps.sh
+# installs from npm into test/node_modules (npm ci --prefix test), its
+# platform package's binary directly (when the bun package's postinstall did
+# not run), or a bun on PATH. Returns 1 when there is none.
+bun_bin() {
+    local b
+    for b in "$LIB_ROOT/test/node_modules/.bin/bun" \
+        "$LIB_ROOT"/test/node_modules/@oven/bun-linux-*/bin/bun \
+        "$(command -v bun 2>/dev/null || true)"; do
+        if [ -n "$b" ] && [ -x "$b" ] && "$b" --version >/dev/null 2>&1; then
+            printf '%s\n' "$b"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# start_bun NAME CERT KEY: starts test/bun_server.js under Bun (Bun.serve
+# with TLS) on a fresh port. Sets BUN_PORT, BUN_LOG, BUN_PID.
+start_bun() {
+    local bun
+    bun=$(bun_bin) || { echo "start_bun: no runnable bun (bash scripts/deps.sh)" >&2; return 1; }
+    LIB_JS_RUNTIME=$bun start_node_server "$LIB_ROOT/test/bun_server.js" "$1" "$2" "$3" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    BUN_PORT=$NODE_PORT BUN_LOG=$NODE_LOG BUN_PID=$NODE_PID
+}
+
+# start_tls_echo NAME h1|h2 CERT KEY: starts test/tls_echo_server.js (node
+# https, or http2.createSecureServer without HTTP/1.1) on a fresh port.
+# Sets TLSE_PORT, TLSE_LOG, TLSE_PID.
+start_tls_echo() {
+    start_node_server "$LIB_ROOT/test/tls_echo_server.js" "$1" "$2" "$3" "$4" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    TLSE_PORT=$NODE_PORT TLSE_LOG=$NODE_LOG TLSE_PID=$NODE_PID
+}
+
+# start_silent NAME: starts test/silent_server.js (accepts TCP connections and
+# never answers) on a fresh port. Sets SILENT_PORT, SILENT_LOG, SILENT_PID.
+start_silent() {
+    start_node_server "$LIB_ROOT/test/silent_server.js" "$1" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    SILENT_PORT=$NODE_PORT SILENT_LOG=$NODE_LOG SILENT_PID=$NODE_PID
 }

@@ -2,9 +2,11 @@
 # test/run.sh — the test command (make test runs it after building).
 #
 # Runs every unit test binary (build/test/unit_* for each test/unit_*.c, and
-# build/test/musl_bearssl), then test/e2e.sh against ./shb (static musl) and
-# build/asan/shb (ASan + UBSan). Echoes every PASS/FAIL line as it comes,
-# and ends with exactly one line: "N passed, N failed".
+# build/test/musl_bearssl), then test/e2e.sh (HTTP/1.1), test/e2e_h2.sh
+# (HTTP/2) and test/e2e_tls.sh (https://, both protocols) against ./shb
+# (static musl) and build/asan/shb (ASan + UBSan).
+# Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
+# "N passed, N failed".
 # Exit status 0 only when nothing failed and something passed.
 set -u
 shopt -s lastpipe nullglob
@@ -81,8 +83,16 @@ done
 # --- end-to-end -------------------------------------------------------------
 echo "== end-to-end: ./shb (static musl)"
 run_counted "e2e[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e.sh
+echo "== end-to-end HTTP/2: ./shb (static musl)"
+run_counted "e2e-h2[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h2.sh
+echo "== end-to-end TLS: ./shb (static musl)"
+run_counted "e2e-tls[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_tls.sh
 echo "== end-to-end: build/asan/shb (ASan + UBSan)"
 run_counted "e2e[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e.sh
+echo "== end-to-end HTTP/2: build/asan/shb (ASan + UBSan)"
+run_counted "e2e-h2[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h2.sh
+echo "== end-to-end TLS: build/asan/shb (ASan + UBSan)"
+run_counted "e2e-tls[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_tls.sh
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]
