@@ -908,6 +908,13 @@ int worker_prepare(struct worker *w)
     st->wait_nr = st->nconns / 4;
     if (st->wait_nr < 1)
         st->wait_nr = 1;
+    /* HTTP/2 with streams to spare: one receive carries many responses, so
+     * holding out (min_wait_usec at most) for a second connection's lets one
+     * send carry both refills. With 4 connections x 100 streams against
+     * nginx that is 1.6x the requests/s of answering every receive alone
+     * (make bench), because the server then reads requests in batches too. */
+    if (st->http2 && w->cfg.h2->parallel >= 2 && st->nconns >= 2 && st->wait_nr < 2)
+        st->wait_nr = 2;
     if (st->wait_nr > 8)
         st->wait_nr = 8;
     st->connect_ts = ns_to_ts(w->cfg.connect_timeout_ns);
