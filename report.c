@@ -5,6 +5,8 @@
  * ("0.000030961") so no binary-float rounding creeps into the digits. */
 #include "report.h"
 
+#include "tls13/conn.h" /* tls_alert_name */
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -120,6 +122,28 @@ static void text_errors(FILE *f, const struct stats *s)
             fprintf(f, "  [%s] %" PRIu64 "\n", err_kind_name((enum err_kind)k), s->errors[k]);
 }
 
+/* TLS alerts that ended connections, named: "received handshake_failure". */
+static bool any_alerts(const struct stats *s)
+{
+    for (int a = 0; a < 256; a++)
+        if (s->alerts_received[a] || s->alerts_sent[a])
+            return true;
+    return false;
+}
+
+static void text_alerts(FILE *f, const struct stats *s)
+{
+    if (!any_alerts(s))
+        return;
+    fputs("TLS alerts:\n", f);
+    for (int a = 0; a < 256; a++) {
+        if (s->alerts_received[a])
+            fprintf(f, "  [received %s] %" PRIu64 "\n", tls_alert_name(a), s->alerts_received[a]);
+        if (s->alerts_sent[a])
+            fprintf(f, "  [sent %s] %" PRIu64 "\n", tls_alert_name(a), s->alerts_sent[a]);
+    }
+}
+
 static void text_latency(FILE *f, const struct hist *h)
 {
     fputs("Latency (ms):\n", f);
@@ -138,6 +162,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
     text_transfer(f, ri, s);
     text_status_codes(f, s);
     text_errors(f, s);
+    text_alerts(f, s);
     text_latency(f, &s->latency);
 }
 
@@ -287,6 +312,29 @@ static void json_error_kinds(FILE *f, const struct stats *s)
     json_close_inline_object(f, empty);
 }
 
+/* Only when a TLS alert ended some connection: "tlsAlerts": { "received
+ * handshake_failure": 3 }. */
+static void json_tls_alerts(FILE *f, const struct stats *s)
+{
+    if (!any_alerts(s))
+        return;
+    bool empty = true;
+    fputs("  \"tlsAlerts\": {", f);
+    for (int a = 0; a < 256; a++) {
+        for (int dir = 0; dir < 2; dir++) {
+            uint64_t n = dir == 0 ? s->alerts_received[a] : s->alerts_sent[a];
+            if (!n)
+                continue;
+            fputs(empty ? " \"" : ", \"", f);
+            fputs(dir == 0 ? "received " : "sent ", f);
+            fputs(tls_alert_name(a), f);
+            fprintf(f, "\": %" PRIu64, n);
+            empty = false;
+        }
+    }
+    json_close_inline_object(f, empty);
+}
+
 /* Three to a line, as in the spec. */
 static void json_percentiles(FILE *f, const struct hist *h)
 {
@@ -320,6 +368,7 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_transfer(f, ri, s);
     json_status_codes(f, s);
     json_error_kinds(f, s);
+    json_tls_alerts(f, s);
     json_latency(f, &s->latency);
     fputs("}\n", f);
 }

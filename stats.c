@@ -112,6 +112,10 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_sent += src->bytes_sent;
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
+    for (size_t a = 0; a < 256; a++) {
+        dst->alerts_received[a] += src->alerts_received[a];
+        dst->alerts_sent[a] += src->alerts_sent[a];
+    }
     hist_merge(&dst->latency, &src->latency);
 }
 

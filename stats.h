@@ -85,6 +85,11 @@ struct stats {
     uint64_t status[STATUS_MAX];
     uint64_t bytes_sent, bytes_recv; /* on the wire */
     uint64_t connections_opened;    /* successful connects */
+    /* TLS alerts that ended a connection, by alert number (RFC 8446 §6):
+     * the server's, and ours. Each such connection's requests are already
+     * counted in errors[]; this says why. */
+    uint64_t alerts_received[256];
+    uint64_t alerts_sent[256];
     struct hist latency;            /* first byte written -> last byte received, ok responses only */
 };
 

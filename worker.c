@@ -618,6 +618,30 @@ static void tls_plain(void *ctx, uint8_t *p, size_t n)
 
 static void proto_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof);
 
+/* A failed TLS 1.3 handshake that means "this server does not speak 1.3":
+ * it chose 1.2, answered protocol_version, or (some 1.2-only servers, while
+ * no 1.3 handshake has worked yet) handshake_failure. */
+static bool tls12_fallback_wanted(const struct conn *c, int rc)
+{
+    int alert = tls_conn_alert(c->tls);
+    return c->handshaking && !c->tls12 &&
+           (rc == TLS_ERR_FALLBACK_TLS12 || alert == -70 || (alert == -40 && target_tls12 != TARGET_TLS13));
+}
+
+/* The alert that ended this connection, named in the report (RFC 8446 §6).
+ * A refusal that only sends us to the TLS 1.2 engine is not counted: it
+ * costs no request. */
+static void tls_count_alert(struct state *st, struct conn *c, int rc)
+{
+    int alert = tls_conn_alert(c->tls);
+    if (alert == 0 || tls12_fallback_wanted(c, rc))
+        return;
+    if (alert < 0)
+        st->w->stats.alerts_received[(-alert) & 0xff]++;
+    else
+        st->w->stats.alerts_sent[alert & 0xff]++;
+}
+
 static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
 {
     st->plain_conn = c;
@@ -628,6 +652,7 @@ static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
             return false;
     } else if (rc < 0) {
         conn_flush(st, c); /* our alert, if we sent one */
+        tls_count_alert(st, c, rc);
         if (c->handshaking) {
             int alert = tls_conn_alert(c->tls);
             /* A server that does not speak TLS 1.3: it chose 1.2, answered
@@ -636,8 +661,7 @@ static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
              * is replaced by one running the 1.2 engine, as every later one
              * is; nothing was taken from the budget for it, so nothing is
              * counted. A 1.2 handshake that fails is an ordinary error. */
-            if (!c->tls12 && (rc == TLS_ERR_FALLBACK_TLS12 || alert == -70 ||
-                              (alert == -40 && target_tls12 != TARGET_TLS13))) {
+            if (tls12_fallback_wanted(c, rc)) {
                 target_tls12 = TARGET_TLS12;
                 return false;
             }

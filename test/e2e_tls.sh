@@ -319,6 +319,11 @@ else
     B_EC_PORT=$BUN_PORT B_EC_LOG=$BUN_LOG
 fi
 
+# A server that insists on a client certificate: it ends each connection
+# with a certificate_required alert, which the report must name.
+start_or_die "gnutls-serv --require-client-cert" start_gnutls gnutls-certreq "$C/ec.crt" "$C/ec.key" --require-client-cert
+GNUTLS_CERTREQ="https://127.0.0.1:$GNUTLS_PORT/"
+
 start_or_die "silent_server.js" start_silent silent
 SILENT="https://127.0.0.1:$SILENT_PORT/"
 
@@ -705,6 +710,22 @@ shb -n 4 -c 2 "https://127.0.0.1:$NGINX_PORT_PLAIN/"
 no_sanitizer_report
 grep -qE '^Requests: +4 \(0 ok, 4 errors, of which 4 connect\) in ' "$OUT" || want "no 'Requests: 4 (0 ok, 4 errors, of which 4 connect)' line"
 grep -qE '^  \[tls handshake\] 4$' "$OUT" || want "no '  [tls handshake] 4' line"
+finish
+
+# --- 8b. a fatal alert is named in the report ------------------------------------------------
+begin "h1 gnutls --require-client-cert -n 3 -c 1: errors, each named by its alert"
+shb -n 3 -c 1 -j "$GNUTLS_CERTREQ"
+if json_run_ok; then
+    jx '.requests.total == 3 and .requests.ok == 0 and .requests.errors == 3' '{requests, errorKinds}'
+    jx '.tlsAlerts == {"received certificate_required": 3}' '.tlsAlerts'
+fi
+finish
+begin "h1 gnutls --require-client-cert: text report has a TLS alerts block"
+shb -n 2 -c 1 "$GNUTLS_CERTREQ"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+no_sanitizer_report
+grep -qE '^TLS alerts:$' "$OUT" || want "no 'TLS alerts:' line"
+grep -qE '^  \[received certificate_required\] 2$' "$OUT" || want "no '  [received certificate_required] 2' line"
 finish
 
 # --- 9. --connect-timeout covers the handshake ------------------------------------------------

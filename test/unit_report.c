@@ -567,6 +567,52 @@ static void check_json_empty_run(void)
     stats_free(&s);
 }
 
+/* ---- TLS alerts ---------------------------------------------------------- */
+
+static void check_tls_alerts(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    T_CHECK("alerts: no TLS alerts block or key without alerts",
+            text && json && !strstr(text, "TLS alerts:") && !strstr(json, "tlsAlerts"), "present");
+    free(text);
+    free(json);
+
+    s.alerts_received[40] = 3; /* handshake_failure */
+    s.alerts_sent[51] = 1;     /* decrypt_error */
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    const char *blk = text ? strstr(text, "TLS alerts:\n") : NULL;
+    const char *lat = text ? strstr(text, "Latency (ms):") : NULL;
+    T_CHECK("alerts: text block after the errors, before latency, named and counted",
+            blk && lat && blk < lat && strstr(blk, "  [received handshake_failure] 3\n") &&
+                strstr(blk, "  [sent decrypt_error] 1\n") && strstr(text, "Errors:") < blk,
+            "got:\n%s", text ? text : "(null)");
+    const char *kinds = json ? strstr(json, "\"errorKinds\"") : NULL;
+    const char *alerts = json ? strstr(json, "\"tlsAlerts\": { \"received handshake_failure\": 3, \"sent decrypt_error\": 1 },") : NULL;
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    T_CHECK("alerts: json key after errorKinds, before latencySeconds", kinds && alerts && latency &&
+                kinds < alerts && alerts < latency && json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    struct stats t;
+    if (stats_init(&t) == 0) {
+        t.alerts_received[40] = 2;
+        stats_merge(&t, &s);
+        T_CHECK("alerts: stats_merge sums them", t.alerts_received[40] == 5 && t.alerts_sent[51] == 1, "%llu",
+                (unsigned long long)t.alerts_received[40]);
+        stats_free(&t);
+    }
+    stats_free(&s);
+}
+
 int main(void)
 {
     check_json_checker();
@@ -578,5 +624,6 @@ int main(void)
     check_json_key_order();
     check_json_escaping();
     check_json_empty_run();
+    check_tls_alerts();
     T_DONE();
 }
