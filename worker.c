@@ -206,7 +206,13 @@ static void request_error(struct state *st, enum err_kind kind)
  * it has been tried too often, which makes it an error of `kind`. */
 static void request_retry(struct state *st, unsigned retries, unsigned max, enum err_kind kind)
 {
-    if (retries >= max || st->stopping) {
+    if (st->stopping) {
+        /* The run is over (deadline, Ctrl-C): like every request still in
+         * flight then, this one is neither a response nor an error. */
+        st->in_flight--;
+        return;
+    }
+    if (retries >= max) {
         request_error(st, kind);
         return;
     }
