@@ -264,16 +264,21 @@ static void conn_replace(struct state *st, struct conn *c)
         uring_files_set(&st->ring, conn_idx(st, c), -1);
 }
 
-/* A connect attempt failed. It costs one request — one waiting to be retried
- * or the next from the budget — otherwise a dead server would keep a -n run
- * alive forever. */
+/* A connection attempt (TCP connect or TLS handshake) failed. It costs one
+ * request — one waiting to be retried or the next from the budget —
+ * otherwise a dead server would keep a -n run alive forever. */
+static void charge_connect_error(struct state *st, enum err_kind kind)
+{
+    unsigned retries;
+    if (take_request(st, &retries))
+        request_error(st, kind);
+}
+
 static void connect_failed(struct state *st, struct conn *c, enum err_kind kind)
 {
     c->state = CONN_CLOSED;
     c->gen = (c->gen + 1) & GEN_MASK;
-    unsigned retries;
-    if (take_request(st, &retries))
-        request_error(st, kind);
+    charge_connect_error(st, kind);
     conn_replace(st, c);
 }
 
@@ -577,14 +582,6 @@ static void worker_fatal(struct state *st, const char *why, const char *detail)
     shb_stop_requested = 1;
 }
 
-static void handshake_failed(struct state *st, struct conn *c, enum err_kind kind)
-{
-    (void)c;
-    unsigned retries;
-    if (take_request(st, &retries))
-        request_error(st, kind);
-}
-
 /* The handshake is over: the protocol starts. Returns false when the run
  * cannot go on. */
 static bool tls_opened(struct state *st, struct conn *c)
@@ -677,7 +674,7 @@ static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
                 worker_fatal(st, "the server does not speak ",
                              st->http2 ? "HTTP/2 over TLS (ALPN h2 refused: no_application_protocol)"
                                        : "HTTP/1.1 over TLS (ALPN http/1.1 refused: no_application_protocol)");
-            handshake_failed(st, c, ERR_TLS_HANDSHAKE);
+            charge_connect_error(st, ERR_TLS_HANDSHAKE);
             return false;
         }
         if (st->plain_alive)
@@ -694,7 +691,7 @@ static bool tls_on_data(struct state *st, struct conn *c, uint8_t *p, size_t n)
 static void proto_lost(struct state *st, struct conn *c, enum err_kind kind, bool eof)
 {
     if (st->tls && c->handshaking)
-        handshake_failed(st, c, ERR_TLS_HANDSHAKE); /* EOF or reset mid-handshake */
+        charge_connect_error(st, ERR_TLS_HANDSHAKE); /* EOF or reset mid-handshake */
     else if (st->http2)
         h2_lost(st, c, eof ? ERR_CLOSED : kind);
     else
@@ -792,7 +789,7 @@ static void on_tick(struct state *st)
         if (c->wants_open) {
             conn_open(st, c);
         } else if (c->state == CONN_OPEN && c->handshaking && st->now >= c->handshake_deadline) {
-            handshake_failed(st, c, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
+            charge_connect_error(st, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
             conn_close(st, c);
             conn_replace(st, c);
         }
