@@ -10,7 +10,7 @@
 # indented. Exit status 1 if anything failed. Every shb run is under
 # `timeout 60`, so a hang is a FAIL, not a stuck CI.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
 set -u
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh

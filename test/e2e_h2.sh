@@ -12,7 +12,7 @@
 # under `timeout 60`, so a hang is a FAIL, not a stuck CI. Same conventions
 # as test/e2e.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
 set -u
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh

@@ -25,87 +25,9 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
 . test/lib.sh
 
-SHB=${SHB:-./shb}
-case "$SHB" in
-    */*) ;;
-    *) SHB=./$SHB ;;
-esac
-if [ -z "${SHB_FLAVOUR:-}" ]; then
-    case "$SHB" in
-        *asan*) SHB_FLAVOUR=asan ;;
-        *glibc*) SHB_FLAVOUR=glibc ;;
-        *) SHB_FLAVOUR=musl ;;
-    esac
-fi
-P="e2e-tls[$SHB_FLAVOUR]"
-SHB_TIMEOUT=60
-FAILS=0
-
-trap lib_cleanup EXIT
-trap 'exit 130' INT TERM
-
-# --- reporting --------------------------------------------------------------
-NAME=""
-WHY=""
-LAST_CMD=""
-begin() { NAME="$P $*"; WHY=""; }
-want() { WHY="${WHY:+$WHY; }$*"; }
-finish() {
-    jx_flush
-    lx_flush
-    if [ -z "$WHY" ]; then
-        echo "PASS $NAME"
-    else
-        echo "FAIL $NAME: $WHY"
-        FAILS=$((FAILS + 1))
-        diag
-    fi
-}
-skip() { echo "SKIP $P $*"; }
-diag() {
-    echo "  command: $LAST_CMD (exit $SHB_RC, ${SHB_MS} ms)"
-    if jq -e . "$OUT" >/dev/null 2>&1; then
-        jq -c '{protocol, requests, statusCodes, errorKinds, durationSeconds, threads, connections, bytesSent, bytesReceived}' "$OUT" 2>/dev/null | sed 's/^/  json: /'
-    elif [ -s "$OUT" ]; then
-        head -n 20 "$OUT" | sed 's/^/  stdout: /'
-    fi
-    [ -s "$ERR" ] && head -n 15 "$ERR" | sed 's/^/  stderr: /'
-    return 0
-}
-
-now_ms() { date +%s%3N; }
-
-# --- running shb ------------------------------------------------------------
-lib_init
-T=$LIB_TMP
-OUT=$T/out
-ERR=$T/err
-IN=/dev/null
-SHB_RC=0
-SHB_MS=0
-
-# shb ARGS...: runs $SHB under timeout; stdout -> $OUT, stderr -> $ERR,
-# exit status -> SHB_RC, wall time -> SHB_MS. stdin is $IN.
-shb() {
-    local t0 t1
-    jx_flush # what is queued is about the previous report
-    LAST_CMD="$SHB $*"
-    t0=$(now_ms)
-    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR"
-    SHB_RC=$?
-    t1=$(now_ms)
-    SHB_MS=$((t1 - t0))
-    if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
-        want "timed out after ${SHB_TIMEOUT}s"
-    fi
-}
-
-# The sanitizers report on stderr; any report is a failure of the check.
-no_sanitizer_report() {
-    if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
-        want "sanitizer report on stderr"
-    fi
-}
+E2E_NAME=e2e-tls
+# shellcheck source=test/e2e_lib.sh
+. test/e2e_lib.sh
 
 # jq_batch FILE SLURP DEFS EXPRS_ARRAY SHOWS_ARRAY: evaluates every jq
 # expression in one jq run over FILE (slurped when SLURP is -s) and want()s
@@ -143,47 +65,12 @@ jx_flush() {
     JX_E=()
     JX_S=()
 }
-
-# json_run_ok [PROTOCOL]: exit 0, no sanitizer report, stdout is one JSON
-# report with every key of the spec, internally consistent, and (when given)
-# the protocol is PROTOCOL ("HTTP/1.1" or "HTTP/2").
-json_run_ok() {
-    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
-    no_sanitizer_report
-    if ! jq -e 'type == "object"' "$OUT" >/dev/null 2>&1; then
-        want "stdout is not a JSON object"
-        return 1
-    fi
-    jx '[.url, .protocol] | all(type == "string")' '[.url, .protocol]'
-    if [ -n "${1:-}" ]; then
-        jx ".protocol == \"$1\"" '.protocol'
-    fi
-    jx '[.threads, .connections, .durationSeconds, .requests.total, .requests.ok,
-         .requests.errors, .requests.connectErrors, .requestsPerSec, .bytesReceived,
-         .bytesReceivedPerSec, .bytesSent, .bytesSentPerSec, .latencySeconds.min,
-         .latencySeconds.mean, .latencySeconds.max] | all(type == "number")' '.'
-    jx '(.statusCodes | type == "object") and (.errorKinds | type == "object")' '{statusCodes, errorKinds}'
-    jx '.latencySeconds.percentiles | keys_unsorted == ["p10","p25","p50","p75","p90","p95","p99","p99.9","p99.99"]' '.latencySeconds.percentiles | keys_unsorted'
-    jx '.requests.total == .requests.ok + .requests.errors' '.requests'
-    jx '.requests.connectErrors <= .requests.errors' '.requests'
-    jx '([.statusCodes[]] | add // 0) == .requests.ok' '{statusCodes, ok: .requests.ok}'
-    jx '([.errorKinds[]] | add // 0) == .requests.errors' '{errorKinds, errors: .requests.errors}'
-    return 0
-}
+e2e_flush_report() { jx_flush; }
 
 # all_ok N: exactly N requests, all of them 200 responses, no errors.
 all_ok() {
     jx ".requests.total == $1 and .requests.ok == $1 and .requests.errors == 0 and .requests.connectErrors == 0" '{requests, errorKinds}'
     jx ".statusCodes == {\"200\": $1}" '.statusCodes'
-}
-
-# latency_sane: min <= p10 <= ... <= p99.99 <= max, min <= mean <= max (ok > 0).
-latency_sane() {
-    jx '.latencySeconds as $l | [$l.min, $l.percentiles.p10, $l.percentiles.p25,
-        $l.percentiles.p50, $l.percentiles.p75, $l.percentiles.p90, $l.percentiles.p95,
-        $l.percentiles.p99, $l.percentiles["p99.9"], $l.percentiles["p99.99"], $l.max] as $v
-        | ($l.min > 0) and ([range(1; $v | length) | $v[. - 1] <= $v[.]] | all)' '.latencySeconds'
-    jx '.latencySeconds | .min <= .mean and .mean <= .max' '.latencySeconds'
 }
 
 # one_line_error: exit status 1, nothing on stdout, exactly one line on
@@ -223,6 +110,7 @@ lx_flush() {
     LX_E=()
     LX_S=()
 }
+e2e_flush_all() { jx_flush; lx_flush; }
 
 # --- openssl s_client: what a server really does ------------------------------------
 # sclient PORT ARG...: one `openssl s_client` handshake with 127.0.0.1:PORT
