@@ -74,7 +74,7 @@ build/glibc/shb: $(glibc_OBJ)
 	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread
 
 # Unit tests: sanitized glibc build, one binary per test/unit_*.c.
-build/test/%: test/%.c test/t.h $(asan_CORE) $(HDRS)
+build/test/%: test/%.c $(wildcard test/*.h) $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
@@ -82,7 +82,7 @@ build/test/%: test/%.c test/t.h $(asan_CORE) $(HDRS)
 # The handshake test replays the RFC 8448-style traces' own ClientHellos
 # through entry points that exist only with -DSHB_TEST.
 HS_TEST_OBJS = $(filter-out build/asan/tls13/handshake.o,$(asan_CORE))
-build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c test/t.h $(HS_TEST_OBJS) $(HDRS)
+build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c $(wildcard test/*.h) $(HS_TEST_OBJS) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "t.h"
+#include "test/tls13_traces.h"
 #include "tls13/handshake.h"
 
 #ifndef SHB_TEST
@@ -41,87 +42,9 @@ static const char t3_x25519_priv[] =
 /* t3_x25519_pub: 32 bytes */
 static const char t3_x25519_pub[] =
     "4cfdfcd178b784bf328cae793b136f2aedce005ff183d7bb1495207236647037";
-/* t3_ch: 196 bytes */
-static const char t3_ch[] =
-    "010000c003036660261ff947cea49cce6cfad687f457cf1b14531ba14131a0e8"
-    "f309a1d0b9c4000006130113031302010000910000000b000900000673657276"
-    "6572ff01000100000a00140012001d0017001800190100010101020103010400"
-    "230000003300260024001d00204cfdfcd178b784bf328cae793b136f2aedce00"
-    "5ff183d7bb1495207236647037002b0003020304000d0020001e040305030603"
-    "020308040805080604010501060102010402050206020202002d00020101001c"
-    "00024001";
-/* t3_sh: 90 bytes */
-static const char t3_sh[] =
-    "0200005603031274991495cf425857262dde2299342c315afba9b64a87d55251"
-    "5614e01b045d00130100002e00330024001d0020c7bb6bdfc26350b929a08a41"
-    "a76ddac210b096868d960c4845987dc3a7fa650a002b00020304";
-/* t3_flight: 657 bytes */
-static const char t3_flight[] =
-    "080000240022000a00140012001d00170018001901000101010201030104001c"
-    "00024001000000000b0001b9000001b50001b0308201ac30820115a003020102"
-    "020102300d06092a864886f70d01010b0500300e310c300a0603550403130372"
-    "7361301e170d3136303733303031323335395a170d3236303733303031323335"
-    "395a300e310c300a0603550403130372736130819f300d06092a864886f70d01"
-    "0101050003818d0030818902818100b4bb498f8279303d980836399b36c6988c"
-    "0c68de55e1bdb826d3901a2461eafd2de49a91d015abbc9a95137ace6c1af19e"
-    "aa6af98c7ced43120998e187a80ee0ccb0524b1b018c3e0b63264d449a6d38e2"
-    "2a5fda430846748030530ef0461c8ca9d9efbfae8ea6d1d03e2bd193eff0ab9a"
-    "8002c47428a6d35a8d88d79f7f1e3f0203010001a31a301830090603551d1304"
-    "023000300b0603551d0f0404030205a0300d06092a864886f70d01010b050003"
-    "81810085aad2a0e5b9276b908c65f73a7267170618a54c5f8a7b337d2df7a594"
-    "365417f2eae8f8a58c8f8172f9319cf36b7fd6c55b80f21a03015156726096fd"
-    "335e5e67f2dbf102702e608ccae6bec1fc63a42a99be5c3eb7107c3c54e9b9eb"
-    "2bd5203b1c3b84e0a8b2f759409ba3eac9d91d402dcc0cc8f8961229ac9187b4"
-    "2b4de100000f00008408040080ace0af8e87d7c63cc9dbe7dcc12ff83bd55df0"
-    "ccda9bf4e5a0f70100d9bc4d25aa684fd9d347642c942222526e163e3b0fba31"
-    "2b10e9b67eb0ac9c2be5fef490f81d7827e3bc12fa027ab439e71cc8459c14b9"
-    "4a8f3506ec44547d6c23e19cc7f9d5e0d1f595108fc240f5b0842c485a321487"
-    "c4950377a52e917294715567cd140000204c92b1b256d861a1830167827d3e28"
-    "8d1a76f03484e9ec886d4ff66149cbec2f";
-/* t3_c_hs: 32 bytes */
-static const char t3_c_hs[] =
-    "d7c28b57a857e961b5bf3e1d7b18d02757c4f97acb66a23372e5a7f3d0a71e07";
-/* t3_s_hs: 32 bytes */
-static const char t3_s_hs[] =
-    "3031e9c2c26ecc154bc36826e87feeff8f4547df52596747b2dcabf92b18fb59";
-/* t3_c_ap: 32 bytes */
-static const char t3_c_ap[] =
-    "2dca43b0ae13af89e9533d39b65dd25cc22df9e7afcaf082a76895a4da353b50";
-/* t3_s_ap: 32 bytes */
-static const char t3_s_ap[] =
-    "49033ff303eef5739d1376cb6d27ebd695733f3c3f617e7fc76d02a6fac6277f";
-/* t3_cfin: 36 bytes */
-static const char t3_cfin[] =
-    "1400002080a2c0d6cbc21078dba30affbf091929278edc832db4bfa1c811c9e8"
-    "c67da9bb";
-/* t3_nst: 205 bytes */
-static const char t3_nst[] =
-    "040000c90000001e933d093202000000b2f35edae4e60404d6f40fa17f000000"
-    "008393d163fb4f5f105fe2056caeb32ac7007070045931026db07d58dd58090d"
-    "629af59ecb7fba353d5d9653a708fbcf0f515c1b82db6b08977179dfc684d22f"
-    "cf7bd5c12222ab63ffd9d2bc46176d144ae98ad93416894822ac5064065f9299"
-    "5a6f052fa3a731703657817ea7a8de73148661768f7f62098fb45c0a9dde04a9"
-    "cf1aa4206f13dd055df3ed5fa681bbf876e362ad9c0a68d2b5266c79aa806cbf"
-    "e6113b0008002a000400000400";
 /* t5_x25519_priv: 32 bytes */
 static const char t5_x25519_priv[] =
     "cc5aa2f76f528752837cc51e60390e2d6d977a0183776fb7743a8d06786e7ab8";
-/* t5_ch1: 180 bytes */
-static const char t5_ch1[] =
-    "010000b00303c05333f1e168f732427e91815a093c990115f161130c68e9be3e"
-    "563610ee9487000006130113031302010000810000000b000900000673657276"
-    "6572ff01000100000a00080006001d00170018003300260024001d0020f7dead"
-    "1d79f3fd2379002489bbe689b3b16bbc419c812fa617a6fb0a99a17117002b00"
-    "03020304000d0020001e04030503060302030804080508060401050106010201"
-    "0402050206020202002d00020101001c00024001";
-/* t5_hrr: 176 bytes */
-static const char t5_hrr[] =
-    "020000ac0303cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e"
-    "09e2c8a8339c001301000084003300020017002c00740072c8a457e4f6d9b8f4"
-    "85a6fbb2000000000944e8ada9c6414d2412d66659d64678003023f9de457f1f"
-    "09e31dd322cfe0dc9147b7dc3ec0c577b010a0b0a8f28784226e0f061797aa37"
-    "e95da2c006d12af13e0745b0d04918d14d429a0d50808857736687baff6d07c4"
-    "682a007c62c3cb4afcb3002b00020304";
 /* t5_p256_priv: 32 bytes */
 static const char t5_p256_priv[] =
     "137b20ef0ca19c55dc62fcb087dbdcde1503cbea087e99f6894c85efad647e4d";
@@ -130,65 +53,6 @@ static const char t5_p256_pub[] =
     "04a8d6b4fc93bfb595d867814c45689f74708a33714a9340fe795d7958ef47fd"
     "56039baa382032f78d4c4bca4f24f65560b53b1c076be41bcc099856758545a8"
     "98";
-/* t5_ch2: 512 bytes */
-static const char t5_ch2[] =
-    "010001fc0303c05333f1e168f732427e91815a093c990115f161130c68e9be3e"
-    "563610ee9487000006130113031302010001cd0000000b000900000673657276"
-    "6572ff01000100000a00080006001d001700180033004700450017004104a8d6"
-    "b4fc93bfb595d867814c45689f74708a33714a9340fe795d7958ef47fd56039b"
-    "aa382032f78d4c4bca4f24f65560b53b1c076be41bcc099856758545a898002b"
-    "0003020304000d0020001e040305030603020308040805080604010501060102"
-    "010402050206020202002c00740072c8a457e4f6d9b8f485a6fbb20000000009"
-    "44e8ada9c6414d2412d66659d64678003023f9de457f1f09e31dd322cfe0dc91"
-    "47b7dc3ec0c577b010a0b0a8f28784226e0f061797aa37e95da2c006d12af13e"
-    "0745b0d04918d14d429a0d50808857736687baff6d07c4682a007c62c3cb4afc"
-    "b3002d00020101001c00024001001500af000000000000000000000000000000"
-    "0000000000000000000000000000000000000000000000000000000000000000"
-    "0000000000000000000000000000000000000000000000000000000000000000"
-    "0000000000000000000000000000000000000000000000000000000000000000"
-    "0000000000000000000000000000000000000000000000000000000000000000"
-    "0000000000000000000000000000000000000000000000000000000000000000";
-/* t5_sh: 123 bytes */
-static const char t5_sh[] =
-    "020000770303609dd3f4138c66761c3727cd0f34f183b3b9cf192a803901f6da"
-    "ebd0d6f3a00e00130100004f0033004500170041045d8b37a392a9a1ffc6eddd"
-    "d6a17292dd97e65d56585f78ee7ee926c59e00eae233d108a2779fb1f09c29c4"
-    "7709da29592e13054f9d53c1d58d806b36da0a2337002b00020304";
-/* t5_flight: 645 bytes */
-static const char t5_flight[] =
-    "080000180016000a0008000600170018001d001c00024001000000000b0001b9"
-    "000001b50001b0308201ac30820115a003020102020102300d06092a864886f7"
-    "0d01010b0500300e310c300a06035504031303727361301e170d313630373330"
-    "3031323335395a170d3236303733303031323335395a300e310c300a06035504"
-    "03130372736130819f300d06092a864886f70d010101050003818d0030818902"
-    "818100b4bb498f8279303d980836399b36c6988c0c68de55e1bdb826d3901a24"
-    "61eafd2de49a91d015abbc9a95137ace6c1af19eaa6af98c7ced43120998e187"
-    "a80ee0ccb0524b1b018c3e0b63264d449a6d38e22a5fda430846748030530ef0"
-    "461c8ca9d9efbfae8ea6d1d03e2bd193eff0ab9a8002c47428a6d35a8d88d79f"
-    "7f1e3f0203010001a31a301830090603551d1304023000300b0603551d0f0404"
-    "030205a0300d06092a864886f70d01010b05000381810085aad2a0e5b9276b90"
-    "8c65f73a7267170618a54c5f8a7b337d2df7a594365417f2eae8f8a58c8f8172"
-    "f9319cf36b7fd6c55b80f21a03015156726096fd335e5e67f2dbf102702e608c"
-    "cae6bec1fc63a42a99be5c3eb7107c3c54e9b9eb2bd5203b1c3b84e0a8b2f759"
-    "409ba3eac9d91d402dcc0cc8f8961229ac9187b42b4de100000f000084080400"
-    "803eebe4ed9e963ff985631ab1717ab1c13ae32bac5acbccb69f38cf776d9ef1"
-    "060127a9c05cb850f7c01312693bf13a94af9d223ce45c54606e72ff0975a139"
-    "9c21258ace40dd3804adfc19d58b39f9cf03d61bed439531249f07d4bba3ad5a"
-    "19af45d5e79d51d627877628cf7592da0a198062f75757dc47485d1bad99aca7"
-    "631400002053a1537c8090112a9b29735f43d06bb1e9af915c7a587a1542a2f1"
-    "8456c01bb6";
-/* t5_c_hs: 32 bytes */
-static const char t5_c_hs[] =
-    "283b461617de926092bef1ff41848243da408623c79b3a445f200a3131070da3";
-/* t5_s_hs: 32 bytes */
-static const char t5_s_hs[] =
-    "da33aa635f66b569e821593a7d77c9aac9643f53af8a77f8c5f74d9194596009";
-/* t5_c_ap: 32 bytes */
-static const char t5_c_ap[] =
-    "3c7a21912047af944c1668a9e31953af4bfb32685aca3c4a34769041c3978084";
-/* t5_s_ap: 32 bytes */
-static const char t5_s_ap[] =
-    "0d0f550ce40f648a1fee8977f6954eaffa58f1cdd02093bb2418441b52628913";
 /* t5_cfin: 36 bytes */
 static const char t5_cfin[] =
     "140000200e1504631ac546cd682f3720266675959469403050825e5d14ae453b"
@@ -908,10 +772,10 @@ static int trace3_run(struct tls13_hs *hs, struct rec *rec, const size_t *cuts, 
 {
     uint8_t ent[TLS13_ENTROPY_LEN], ch[256], sh[128], fl[1024];
     struct tls13_hs_config cfg = cfg_trace();
-    size_t chn = hexbuf(t3_ch, ch, sizeof ch), shn = hexbuf(t3_sh, sh, sizeof sh), fln = hexbuf(t3_flight, fl, sizeof fl);
+    size_t chn = hexbuf(S3_CH, ch, sizeof ch), shn = hexbuf(S3_SH, sh, sizeof sh), fln = hexbuf(S3_S_FLIGHT, fl, sizeof fl);
     int res = 0, r;
 
-    trace_entropy(ent, t3_ch, t3_x25519_priv, NULL);
+    trace_entropy(ent, S3_CH, t3_x25519_priv, NULL);
     memset(rec, 0, sizeof *rec);
     if ((r = tls13_hs_start_with_client_hello(hs, &cfg, ent, &rec_cb, rec, ch, chn)) < 0)
         return r;
@@ -937,7 +801,7 @@ static void test_trace_simple(void)
 
     /* Our own ClientHello from the trace's x25519 key carries the trace's
      * public key: RFC 7748 scalar byte order is handled. */
-    trace_entropy(ent, t3_ch, t3_x25519_priv, NULL);
+    trace_entropy(ent, S3_CH, t3_x25519_priv, NULL);
     struct tls13_hs_config cfg = cfg_trace();
     memset(&rec, 0, sizeof rec);
     int r = tls13_hs_start(&hs, &cfg, ent, &rec_cb, &rec);
@@ -952,18 +816,18 @@ static void test_trace_simple(void)
     r = trace3_run(&hs, &rec, NULL, 0, 0);
     T_CHECK("trace3: handshake completes", r == TLS13_HS_DONE, "r=%d", r);
     T_CHECK("trace3: server handshake traffic secret",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 0, 0), t3_s_hs), "mismatch");
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 0, 0), S3_S_HS), "mismatch");
     T_CHECK("trace3: client handshake traffic secret",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 1, 0), t3_c_hs), "mismatch");
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 1, 0), S3_C_HS), "mismatch");
     T_CHECK("trace3: server application traffic secret",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 0, 0), t3_s_ap), "mismatch");
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 0, 0), S3_S_AP), "mismatch");
     T_CHECK("trace3: client application traffic secret",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 1, 0), t3_c_ap), "mismatch");
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 1, 0), S3_C_AP), "mismatch");
     T_CHECK("trace3: client Finished is the trace's, emitted at HANDSHAKE",
-            ev_is_hex(&rec, rec_find(&rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, 0), t3_cfin) &&
+            ev_is_hex(&rec, rec_find(&rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, 0), S3_C_FINISHED_MSG) &&
                 rec_find(&rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, 1) == NULL,
             "mismatch");
-    T_CHECK("trace3: ClientHello replayed at INITIAL", ev_is_hex(&rec, rec_find(&rec, 'e', TLS13_EPOCH_INITIAL, -1, 0), t3_ch),
+    T_CHECK("trace3: ClientHello replayed at INITIAL", ev_is_hex(&rec, rec_find(&rec, 'e', TLS13_EPOCH_INITIAL, -1, 0), S3_CH),
             "mismatch");
     T_CHECK("trace3: no ALPN selected", tls13_hs_alpn(&hs)[0] == 0, "got %s", tls13_hs_alpn(&hs));
 
@@ -983,7 +847,7 @@ static void test_trace_simple(void)
 
     /* The trace's NewSessionTicket, post-handshake: ignored, no callback. */
     uint8_t nst[256];
-    size_t nn = hexbuf(t3_nst, nst, sizeof nst);
+    size_t nn = hexbuf(S3_NST, nst, sizeof nst);
     size_t before = rec.nev;
     r = feed(&hs, TLS13_EPOCH_APP, nst, nn);
     T_CHECK("trace3: NewSessionTicket ignored", r == 0 && rec.nev == before, "r=%d", r);
@@ -992,7 +856,7 @@ static void test_trace_simple(void)
     ref = rec;
     bool ok = true;
     uint8_t fl[1024];
-    size_t fln = hexbuf(t3_flight, fl, sizeof fl);
+    size_t fln = hexbuf(S3_S_FLIGHT, fl, sizeof fl);
     for (size_t cut = 1; cut < fln; cut++) {
         r = trace3_run(&hs, &rec, &cut, 1, 0);
         r = r == TLS13_HS_DONE ? feed(&hs, TLS13_EPOCH_APP, nst, nn) : r;
@@ -1009,8 +873,8 @@ static void test_trace_simple(void)
     /* Bad Finished in the trace flight: last byte flipped. */
     {
         uint8_t chb[256], sh[128], bad[1024];
-        size_t chn = hexbuf(t3_ch, chb, sizeof chb), shn = hexbuf(t3_sh, sh, sizeof sh);
-        size_t bn = hexbuf(t3_flight, bad, sizeof bad);
+        size_t chn = hexbuf(S3_CH, chb, sizeof chb), shn = hexbuf(S3_SH, sh, sizeof sh);
+        size_t bn = hexbuf(S3_S_FLIGHT, bad, sizeof bad);
         bad[bn - 1] ^= 0x80;
         memset(&rec, 0, sizeof rec);
         tls13_hs_start_with_client_hello(&hs, &cfg, ent, &rec_cb, &rec, chb, chn);
@@ -1033,12 +897,12 @@ static void test_trace_hrr(void)
     static struct rec rec;
     uint8_t ent[TLS13_ENTROPY_LEN], ch1[256], ch2[600], hrr[256], sh[256], fl[1024], p256pub[65];
     struct tls13_hs_config cfg = cfg_trace();
-    size_t ch1n = hexbuf(t5_ch1, ch1, sizeof ch1), ch2n = hexbuf(t5_ch2, ch2, sizeof ch2);
-    size_t hrrn = hexbuf(t5_hrr, hrr, sizeof hrr), shn = hexbuf(t5_sh, sh, sizeof sh);
-    size_t fln = hexbuf(t5_flight, fl, sizeof fl);
+    size_t ch1n = hexbuf(S5_CH1, ch1, sizeof ch1), ch2n = hexbuf(S5_CH2, ch2, sizeof ch2);
+    size_t hrrn = hexbuf(S5_HRR, hrr, sizeof hrr), shn = hexbuf(S5_SH, sh, sizeof sh);
+    size_t fln = hexbuf(S5_S_FLIGHT, fl, sizeof fl);
     int r;
 
-    trace_entropy(ent, t5_ch1, t5_x25519_priv, t5_p256_priv);
+    trace_entropy(ent, S5_CH1, t5_x25519_priv, t5_p256_priv);
     hexbuf(t5_p256_pub, p256pub, sizeof p256pub);
 
     /* (1) The trace's CH1, HRR, CH2 replayed: the transcript and secrets are
@@ -1055,12 +919,12 @@ static void test_trace_hrr(void)
     T_CHECK("trace5: P-256 ServerHello and flight: handshake completes", r2 == 0 && r3 == TLS13_HS_DONE, "r2=%d r3=%d",
             r2, r3);
     T_CHECK("trace5: handshake traffic secrets are the trace's",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 0, 0), t5_s_hs) &&
-                ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 1, 0), t5_c_hs),
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 0, 0), S5_S_HS) &&
+                ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_HANDSHAKE, 1, 0), S5_C_HS),
             "mismatch");
     T_CHECK("trace5: application traffic secrets are the trace's",
-            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 0, 0), t5_s_ap) &&
-                ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 1, 0), t5_c_ap),
+            ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 0, 0), S5_S_AP) &&
+                ev_is_hex(&rec, rec_find(&rec, 's', TLS13_EPOCH_APP, 1, 0), S5_C_AP),
             "mismatch");
     T_CHECK("trace5: client Finished is the trace's", ev_is_hex(&rec, rec_find(&rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, 0), t5_cfin),
             "mismatch");
