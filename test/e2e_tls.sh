@@ -5,7 +5,8 @@
 # certificates it makes itself (RSA 2048 and ECDSA P-256, and a four-
 # certificate chain of over 25 KB): nginx (OpenSSL), Caddy (Go crypto/tls),
 # Bun.serve (BoringSSL), node's https and http2 secure servers (OpenSSL;
-# test/tls_echo_server.js records every request) and gnutls-serv (GnuTLS).
+# test/tls_echo_server.js records every request), gnutls-serv (GnuTLS), and
+# openssl s_server, scripted to rotate its keys (KeyUpdate) between responses.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_tls.sh
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_tls.sh
@@ -615,6 +616,75 @@ no_sanitizer_report
 grep -qE '^TLS alerts:$' "$OUT" || want "no 'TLS alerts:' line"
 grep -qE '^  \[received certificate_required\] 2$' "$OUT" || want "no '  [received certificate_required] 2' line"
 finish
+
+# --- 8c. a server that rotates its keys (KeyUpdate, RFC 8446 §4.6.3) ----------------------
+# openssl s_server, driven through its stdin: it answers each request with a
+# scripted response, then sends a KeyUpdate, alternately without and with
+# update_requested. After "k" the server writes under its next key, so
+# shb's next response only decrypts if shb followed; after "K" shb must also
+# answer with a KeyUpdate of its own (update_not_requested) and write its
+# next request under its own next key, which s_server must decrypt. -msg
+# shows every KeyUpdate each way, in hex.
+nlines() { grep -cE "$1" "$2" 2>/dev/null || true; }
+# await_lines REGEX FILE N: waits (up to 10 s) until FILE has N lines matching REGEX.
+await_lines() {
+    local i
+    for i in $(seq 1 200); do
+        [ "$(nlines "$1" "$2")" -ge "$3" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# keyupdate_feed N CMD...: has s_server answer N requests, one at a time,
+# and after each answer but the last send the next KeyUpdate of CMD...
+# (k or K, cycling). Each write waits for s_server to have acted on the one
+# before, so that each is a read of its own.
+KU_RESPONSE=$'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
+keyupdate_feed() {
+    local n=$1 i sent ku
+    shift
+    local cmds=("$@")
+    exec 3>"$SSRV_FIFO"
+    for ((i = 1; i <= n; i++)); do
+        await_lines '^GET / HTTP/1\.1' "$SSRV_LOG" "$i" || { echo "request $i never came"; return 1; }
+        sent=$(nlines '^>>> TLS 1\.2, RecordHeader' "$SSRV_LOG")
+        printf '%s' "$KU_RESPONSE" >&3
+        await_lines '^>>> TLS 1\.2, RecordHeader' "$SSRV_LOG" $((sent + 1)) || { echo "response $i never went"; return 1; }
+        [ "$i" -lt "$n" ] || break
+        ku=$(nlines '^>>> .*KeyUpdate$' "$SSRV_LOG")
+        printf '%s\n' "${cmds[(i - 1) % ${#cmds[@]}]}" >&3
+        await_lines '^>>> .*KeyUpdate$' "$SSRV_LOG" $((ku + 1)) || { echo "KeyUpdate $i never went"; return 1; }
+    done
+    exec 3>&-
+}
+# ku_count DIR BYTE: KeyUpdate messages sent (DIR ">>>") or received ("<<<")
+# by s_server with that request_update byte (00 or 01).
+ku_count() {
+    grep -A1 -E "^$1 TLS 1\.3, Handshake \[length 0005\], KeyUpdate$" "$SSRV_LOG" | grep -cE "^ +18 00 00 01 $2\$" || true
+}
+for suite in TLS_AES_128_GCM_SHA256 TLS_AES_256_GCM_SHA384 TLS_CHACHA20_POLY1305_SHA256; do
+    begin "h1 s_server $suite rotating keys after every response -n 6 -c 1: 6 ok, 2 KeyUpdates answered"
+    if start_s_server "ku-$suite" "$C/ec.crt" "$C/ec.key" -ciphersuites "$suite"; then
+        keyupdate_feed 6 k K >"$T/feed" 2>&1 &
+        feed=$!
+        shb -n 6 -c 1 -j "https://127.0.0.1:$SSRV_PORT/"
+        wait "$feed" || want "s_server script: $(cat "$T/feed")"
+        if json_run_ok HTTP/1.1; then
+            all_ok 6
+            jx '.connections == 1' '.connections'
+        fi
+        grep -q "^CIPHER is $suite\$" "$SSRV_LOG" || want "server precondition: s_server did not negotiate $suite ($(grep -m1 '^CIPHER' "$SSRV_LOG"))"
+        [ "$(ku_count '>>>' 00)" -eq 3 ] || want "s_server sent $(ku_count '>>>' 00) KeyUpdates without update_requested, expected 3"
+        [ "$(ku_count '>>>' 01)" -eq 2 ] || want "s_server sent $(ku_count '>>>' 01) KeyUpdates with update_requested, expected 2"
+        [ "$(ku_count '<<<' 00)" -eq 2 ] || want "shb answered with $(ku_count '<<<' 00) KeyUpdates (update_not_requested), expected 2"
+        [ "$(ku_count '<<<' 01)" -eq 0 ] || want "shb sent $(ku_count '<<<' 01) KeyUpdates with update_requested"
+        [ "$(nlines '^GET / HTTP/1\.1' "$SSRV_LOG")" -eq 6 ] || want "s_server decrypted $(nlines '^GET / HTTP/1\.1' "$SSRV_LOG") requests, expected 6"
+        kill -TERM "$SSRV_PID" 2>/dev/null || true
+    else
+        want "openssl s_server did not start"
+    fi
+    finish
+done
 
 # --- 9. --connect-timeout covers the handshake ------------------------------------------------
 for proto in h1 h2; do

@@ -483,3 +483,44 @@ start_silent() {
     # shellcheck disable=SC2034  # used by the scripts that source this
     SILENT_PORT=$NODE_PORT SILENT_LOG=$NODE_LOG SILENT_PID=$NODE_PID
 }
+
+# start_s_server NAME CERT KEY [OPTION...]: starts `openssl s_server` (TLS 1.3
+# only, -msg: every handshake message it sends and receives, in hex, goes to
+# its log) on a fresh 127.0.0.1 port. It is not an HTTP server: what it reads
+# from the client goes to its log, and what is written to the FIFO goes to
+# the client as application data, except a line that is just "k" or "K": a
+# KeyUpdate (RFC 8446 §4.6.3), "K" with update_requested. Each write to the
+# FIFO must reach s_server as a read of its own. Serves one connection at a
+# time. Sets SSRV_PORT, SSRV_LOG, SSRV_FIFO, SSRV_PID.
+start_s_server() {
+    local name=$1 cert=$2 key=$3 dir attempt i
+    shift 3
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    SSRV_LOG=$dir/s_server.log
+    SSRV_FIFO=$dir/stdin
+    [ -p "$SSRV_FIFO" ] || mkfifo "$SSRV_FIFO" || return 1
+    for attempt in 1 2 3 4 5; do
+        pick_port SSRV_PORT || return 1
+        # Opened read-write, the FIFO never reports EOF to s_server.
+        openssl s_server -accept "127.0.0.1:$SSRV_PORT" -cert "$cert" -key "$key" \
+            -tls1_3 -msg "$@" <>"$SSRV_FIFO" >"$SSRV_LOG" 2>&1 &
+        SSRV_PID=$!
+        # Not wait_port: a probe connection would be a handshake to it.
+        for i in $(seq 1 100); do
+            grep -q '^ACCEPT' "$SSRV_LOG" 2>/dev/null && break
+            kill -0 "$SSRV_PID" 2>/dev/null || break
+            sleep 0.05
+        done
+        if grep -q '^ACCEPT' "$SSRV_LOG" 2>/dev/null; then
+            LIB_PIDS+=("$SSRV_PID")
+            return 0
+        fi
+        kill -TERM "$SSRV_PID" 2>/dev/null || true
+        wait "$SSRV_PID" 2>/dev/null || true
+        echo "start_s_server $name: attempt $attempt failed:" >&2
+        tail -n 20 "$SSRV_LOG" >&2 2>/dev/null || true
+    done
+    return 1
+}
