@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # scripts/bench.sh — `make bench`: shb beside wrk and h2load against one local
-# nginx (1 worker, no access log, keep-alive never ended by the server,
+# nginx (a worker per CPU, no access log, keep-alive never ended by the server,
 # `return 200 "hello, world!"`). A benchmark, not a test: it prints a table
 # and whether the targets were met, and exits non-zero only when a tool
 # failed to run.
 #
-#   ROUNDS=3 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls \
+#   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" bash scripts/bench.sh
 #
 # PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 trap lib_cleanup EXIT
 trap 'exit 130' INT TERM
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
@@ -96,7 +96,7 @@ RESULTS=$T/results # lines: tool round reqs req/s cpu_seconds
 : >"$RESULTS"
 FAILED_TOOLS=0
 
-echo "nginx $(nginx -v 2>&1 | sed 's|.*/||'), 1 worker, HTTP/1.1 $URL, h2c $URL_H2, TLS 1.3 $URL_TLS"
+echo "nginx $(nginx -v 2>&1 | sed 's|.*/||'), $(nproc) workers, HTTP/1.1 $URL, h2c $URL_H2, TLS 1.3 $URL_TLS"
 if [ "$DO_H1" = 1 ]; then
     echo "HTTP/1.1: $ROUNDS rounds x ${DURATION}s, -c $CONNECTIONS -t $THREADS"
 fi

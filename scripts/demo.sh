@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# scripts/demo.sh — `make demo`: start a local nginx (a temp config on a free
-# port, returning "hello, world!"), load it with ./shb, print the reports,
-# stop nginx. Shows each command before running it.
+# scripts/demo.sh — `make demo`: start a local nginx (the bench's config in a
+# temp directory, on free ports, returning "hello, world!" over HTTP/1.1, h2c
+# and TLS 1.3 with a self-signed certificate it makes), load it with ./shb
+# over each protocol, print the reports, stop nginx. Shows each command
+# before running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=test/lib.sh
@@ -13,8 +15,10 @@ if [ ! -x ./shb ]; then
     echo "./shb is not built: run make" >&2
     exit 1
 fi
-start_nginx test/nginx.conf.in demo || { echo "nginx did not start" >&2; exit 1; }
+start_nginx test/nginx-bench.conf.in demo || { echo "nginx did not start" >&2; exit 1; }
 URL="http://127.0.0.1:$NGINX_PORT/"
+URL_H2C="http://127.0.0.1:$NGINX_PORT2/"
+URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 
 run() {
     echo
@@ -22,6 +26,7 @@ run() {
     "$@"
 }
 
-echo "nginx (1 worker) is serving \"hello, world!\" on $URL"
+echo "nginx is serving \"hello, world!\": HTTP/1.1 on $URL, h2c on $URL_H2C, TLS 1.3 on $URL_TLS"
 run ./shb -z 3s -c 50 "$URL"
-run ./shb -n 2000 -c 50 -j "$URL"
+run ./shb --http2 -z 3s -c 8 -p 32 "$URL_H2C"
+run ./shb --http2 -n 20000 -c 8 -p 32 -j "$URL_TLS"
