@@ -86,6 +86,17 @@ wait_port() {
     return 1
 }
 
+# start_failed WHAT ATTEMPT PID LOG...: a server that did not come up is
+# stopped, and the end of its LOGs says why (on stderr).
+start_failed() {
+    local what=$1 attempt=$2 pid=$3
+    shift 3
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    echo "$what: attempt $attempt failed:" >&2
+    tail -n 20 "$@" >&2 2>/dev/null || true
+}
+
 # render_nginx TEMPLATE DIR: writes DIR/nginx.conf from TEMPLATE with fresh
 # ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, any number
 # of named ports @PORT_XYZ@ (each gets its own free port, in NGINX_PORT_XYZ),
@@ -149,10 +160,7 @@ start_nginx() {
             LIB_PIDS+=("$NGINX_PID")
             return 0
         fi
-        kill -TERM "$NGINX_PID" 2>/dev/null || true
-        wait "$NGINX_PID" 2>/dev/null || true
-        echo "start_nginx: attempt $attempt failed:" >&2
-        cat "$dir/error.log" "$dir/stdout.log" >&2 2>/dev/null || true
+        start_failed "start_nginx" "$attempt" "$NGINX_PID" "$dir/error.log" "$dir/stdout.log"
     done
     return 1
 }
@@ -185,10 +193,7 @@ start_node_server() {
             LIB_PIDS+=("$NODE_PID")
             return 0
         fi
-        kill -TERM "$NODE_PID" 2>/dev/null || true
-        wait "$NODE_PID" 2>/dev/null || true
-        echo "start_node_server $name: attempt $attempt failed:" >&2
-        cat "$dir/stderr.log" >&2 2>/dev/null || true
+        start_failed "start_node_server $name" "$attempt" "$NODE_PID" "$dir/stderr.log"
     done
     return 1
 }
@@ -229,10 +234,7 @@ start_nghttpd() {
             LIB_PIDS+=("$NGHTTPD_PID")
             return 0
         fi
-        kill -TERM "$NGHTTPD_PID" 2>/dev/null || true
-        wait "$NGHTTPD_PID" 2>/dev/null || true
-        echo "start_nghttpd $name: attempt $attempt failed:" >&2
-        cat "$dir/stderr.log" "$dir/stdout.log" >&2 2>/dev/null || true
+        start_failed "start_nghttpd $name" "$attempt" "$NGHTTPD_PID" "$dir/stderr.log" "$dir/stdout.log"
     done
     return 1
 }
@@ -265,10 +267,7 @@ start_h2o() {
             LIB_PIDS+=("$H2O_PID")
             return 0
         fi
-        kill -TERM "$H2O_PID" 2>/dev/null || true
-        wait "$H2O_PID" 2>/dev/null || true
-        echo "start_h2o $name: attempt $attempt failed:" >&2
-        cat "$dir/error.log" "$dir/stdout.log" >&2 2>/dev/null || true
+        start_failed "start_h2o $name" "$attempt" "$H2O_PID" "$dir/error.log" "$dir/stdout.log"
     done
     return 1
 }
@@ -402,10 +401,7 @@ start_caddy() {
             LIB_PIDS+=("$CADDY_PID")
             return 0
         fi
-        kill -TERM "$CADDY_PID" 2>/dev/null || true
-        wait "$CADDY_PID" 2>/dev/null || true
-        echo "start_caddy: attempt $attempt failed:" >&2
-        tail -n 20 "$dir/caddy.log" >&2 2>/dev/null || true
+        start_failed "start_caddy" "$attempt" "$CADDY_PID" "$dir/caddy.log"
     done
     return 1
 }
@@ -432,10 +428,7 @@ start_gnutls() {
             LIB_PIDS+=("$GNUTLS_PID")
             return 0
         fi
-        kill -TERM "$GNUTLS_PID" 2>/dev/null || true
-        wait "$GNUTLS_PID" 2>/dev/null || true
-        echo "start_gnutls $name: attempt $attempt failed:" >&2
-        tail -n 20 "$dir/stderr.log" "$dir/stdout.log" >&2 2>/dev/null || true
+        start_failed "start_gnutls $name" "$attempt" "$GNUTLS_PID" "$dir/stderr.log" "$dir/stdout.log"
     done
     return 1
 }
@@ -517,10 +510,7 @@ start_s_server() {
             LIB_PIDS+=("$SSRV_PID")
             return 0
         fi
-        kill -TERM "$SSRV_PID" 2>/dev/null || true
-        wait "$SSRV_PID" 2>/dev/null || true
-        echo "start_s_server $name: attempt $attempt failed:" >&2
-        tail -n 20 "$SSRV_LOG" >&2 2>/dev/null || true
+        start_failed "start_s_server $name" "$attempt" "$SSRV_PID" "$SSRV_LOG"
     done
     return 1
 }
