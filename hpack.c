@@ -1,11 +1,12 @@
 /* hpack.c — HPACK (RFC 7541): prefix integers, the Huffman code, the static
- * table, the request block shb sends, a complete decoder, and the :status
- * scanner of the hot path.
+ * table, the request's field list (shared with qpack.c) and the block shb
+ * sends, a complete decoder, and the :status scanner of the hot path.
  *
- * Nothing here allocates except hpack_encode_request (once, at start-up), and
- * there is no mutable global state: every table is const, and the Huffman
- * tables are generated from the RFC text (scripts/mkhuffman.c ->
- * hpack_huffman.h), so any number of threads may decode at once.
+ * Nothing here allocates except hpack_request_fields and hpack_encode_request
+ * (once, at start-up), and there is no mutable global state: every table is
+ * const, and the Huffman tables are generated from the RFC text
+ * (scripts/mkhuffman.c -> hpack_huffman.h), so any number of threads may
+ * decode at once.
  *
  * Huffman decoding (§5.2, Appendix B). The code is canonical (the generator
  * checks it): the codes of one length L are consecutive integers, and a
@@ -164,21 +165,21 @@ static uint8_t ascii_lower(uint8_t c)
     return c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
 }
 
-static size_t huff_len_of(const uint8_t *in, size_t n, bool lower)
+static size_t huff_len_of(const uint8_t *in, size_t n)
 {
     uint64_t bits = 0;
     for (size_t i = 0; i < n; i++)
-        bits += huff_len[lower ? ascii_lower(in[i]) : in[i]];
+        bits += huff_len[in[i]];
     return (size_t)((bits + 7) / 8);
 }
 
-static size_t huff_encode(const uint8_t *in, size_t n, uint8_t *out, bool lower)
+static size_t huff_encode(const uint8_t *in, size_t n, uint8_t *out)
 {
     uint64_t acc = 0; /* only the low nbits (< 8 + 30) matter */
     unsigned nbits = 0;
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        uint8_t c = lower ? ascii_lower(in[i]) : in[i];
+        uint8_t c = in[i];
         acc = acc << huff_len[c] | huff_code[c];
         nbits += huff_len[c];
         while (nbits >= 8) {
@@ -194,12 +195,12 @@ static size_t huff_encode(const uint8_t *in, size_t n, uint8_t *out, bool lower)
 
 size_t hpack_huffman_encoded_len(const uint8_t *in, size_t n)
 {
-    return huff_len_of(in, n, false);
+    return huff_len_of(in, n);
 }
 
 size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out)
 {
-    return huff_encode(in, n, out, false);
+    return huff_encode(in, n, out);
 }
 
 /* Decodes in[0..n) after the bits left over from earlier input (*accp, the
@@ -375,20 +376,14 @@ bool hpack_static_entry(unsigned index, const char **name, const char **value)
 
 /* ----------------------------------------------------- request encoding */
 
-/* Counts with buf NULL, writes otherwise: one code path sizes and fills. */
-struct writer {
-    uint8_t *buf;
-    size_t len;
-};
-
-static void put_byte(struct writer *w, uint8_t b)
+static void put_byte(struct hpack_writer *w, uint8_t b)
 {
     if (w->buf)
         w->buf[w->len] = b;
     w->len++;
 }
 
-static void put_int(struct writer *w, unsigned prefix_bits, uint8_t first, uint64_t v)
+void hpack_put_int(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, uint64_t v)
 {
     uint8_t tmp[16];
     size_t n = hpack_int_encode(tmp, sizeof tmp, prefix_bits, first, v);
@@ -397,23 +392,22 @@ static void put_int(struct writer *w, unsigned prefix_bits, uint8_t first, uint6
     w->len += n;
 }
 
-/* A string literal (§5.2), Huffman-coded only when that is strictly shorter;
- * lower: write it lowercased (field names, RFC 9113 §8.2). */
-static void put_str(struct writer *w, const char *s, bool lower)
+void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, const char *s)
 {
     const uint8_t *in = (const uint8_t *)s;
     size_t n = strlen(s);
-    size_t hn = huff_len_of(in, n, lower);
+    size_t hn = huff_len_of(in, n);
+    uint8_t h = (uint8_t)(1u << (prefix_bits - 1)); /* the H flag; the length takes the bits below it */
     if (hn < n) {
-        put_int(w, 7, 0x80, hn);
+        hpack_put_int(w, prefix_bits - 1, (uint8_t)(first | h), hn);
         if (w->buf)
-            huff_encode(in, n, w->buf + w->len, lower);
+            huff_encode(in, n, w->buf + w->len);
         w->len += hn;
         return;
     }
-    put_int(w, 7, 0x00, n);
+    hpack_put_int(w, prefix_bits - 1, (uint8_t)(first & ~h), n);
     for (size_t i = 0; i < n; i++)
-        put_byte(w, lower ? ascii_lower(in[i]) : in[i]);
+        put_byte(w, in[i]);
 }
 
 static bool name_eq(const char *a, const char *lower_b)
@@ -434,24 +428,25 @@ static bool ascii_ieq(const char *a, const char *b)
 
 /* One field: an indexed field when the static table has the exact pair,
  * else a literal without indexing (§6.2.2, first octet 0000xxxx) with the
- * static name index when the name is there and a literal name otherwise. */
-static void put_field(struct writer *w, const char *name, const char *value)
+ * static name index when the name is there and a literal name otherwise.
+ * name is lowercase already (hpack_request_fields). */
+static void put_field(struct hpack_writer *w, const char *name, const char *value)
 {
     unsigned name_index = 0;
     for (unsigned i = 1; i <= HPACK_STATIC_COUNT; i++) {
-        if (!name_eq(name, static_table[i].name))
+        if (strcmp(name, static_table[i].name) != 0)
             continue;
         if (!name_index)
             name_index = i;
         if (strcmp(value, static_table[i].value) == 0) {
-            put_int(w, 7, 0x80, i); /* §6.1 */
+            hpack_put_int(w, 7, 0x80, i); /* §6.1 */
             return;
         }
     }
-    put_int(w, 4, 0x00, name_index);
+    hpack_put_int(w, 4, 0x00, name_index);
     if (!name_index)
-        put_str(w, name, true);
-    put_str(w, value, false);
+        hpack_put_str(w, 8, 0x00, name);
+    hpack_put_str(w, 8, 0x00, value);
 }
 
 static const struct shb_header *user_header(const struct shb_opts *o, const char *lower_name)
@@ -462,8 +457,9 @@ static const struct shb_header *user_header(const struct shb_opts *o, const char
     return NULL;
 }
 
-/* Headers HTTP/2 forbids (RFC 9113 §8.2.2), and host, which becomes
- * :authority (§8.3.1). te is kept only as "trailers". */
+/* Headers HTTP/2 and HTTP/3 forbid (RFC 9113 §8.2.2, RFC 9114 §4.2), and
+ * host, which becomes :authority (RFC 9113 §8.3.1, RFC 9114 §4.3.1). te is
+ * kept only as "trailers". */
 static bool dropped(const struct shb_header *h)
 {
     static const char *const names[] = { "connection", "keep-alive", "proxy-connection",
@@ -474,26 +470,49 @@ static bool dropped(const struct shb_header *h)
     return name_eq(h->name, "te") && !ascii_ieq(h->value, "trailers");
 }
 
-static void write_request(const struct shb_opts *o, struct writer *w)
+/* Collects the field list: counts with f NULL (n fields, bytes of strings
+ * with their NULs), copies into f and store otherwise. */
+struct field_sink {
+    struct hpack_field *f;
+    char *store;
+    size_t n, bytes;
+};
+
+static void add_field(struct field_sink *s, const char *name, const char *value)
+{
+    size_t nl = strlen(name) + 1, vl = strlen(value) + 1;
+    if (s->f) {
+        char *copy = s->store + s->bytes;
+        for (size_t i = 0; i < nl; i++)
+            copy[i] = (char)ascii_lower((uint8_t)name[i]);
+        memcpy(copy + nl, value, vl);
+        s->f[s->n].name = copy;
+        s->f[s->n].value = copy + nl;
+    }
+    s->n++;
+    s->bytes += nl + vl;
+}
+
+static void list_fields(const struct shb_opts *o, struct field_sink *s)
 {
     const char *method = o->method ? o->method : o->has_body ? "POST" : "GET";
     const char *path = o->url.target && *o->url.target ? o->url.target : "/";
     const struct shb_header *host = user_header(o, "host");
 
-    put_field(w, ":method", method);
-    put_field(w, ":scheme", o->url.https ? "https" : "http");
-    put_field(w, ":authority", host ? host->value : o->url.authority);
-    put_field(w, ":path", path);
+    add_field(s, ":method", method);
+    add_field(s, ":scheme", o->url.https ? "https" : "http");
+    add_field(s, ":authority", host ? host->value : o->url.authority);
+    add_field(s, ":path", path);
     /* The same defaults as h1_build_request. */
     if (!user_header(o, "user-agent"))
-        put_field(w, "user-agent", "shb");
+        add_field(s, "user-agent", "shb");
     if (!user_header(o, "accept"))
-        put_field(w, "accept", "*/*");
+        add_field(s, "accept", "*/*");
     for (size_t i = 0; i < o->nheaders; i++) {
         const struct shb_header *h = &o->headers[i];
         if (dropped(h))
             continue;
-        put_field(w, h->name, name_eq(h->name, "te") ? "trailers" : h->value);
+        add_field(s, h->name, name_eq(h->name, "te") ? "trailers" : h->value);
     }
     if (o->has_body && !user_header(o, "content-length")) {
         char digits[21];
@@ -504,21 +523,41 @@ static void write_request(const struct shb_opts *o, struct writer *w)
             digits[--i] = (char)('0' + v % 10);
             v /= 10;
         } while (v);
-        put_field(w, "content-length", digits + i);
+        add_field(s, "content-length", digits + i);
     }
+}
+
+struct hpack_field *hpack_request_fields(const struct shb_opts *o, size_t *n)
+{
+    struct field_sink s = { NULL, NULL, 0, 0 };
+    list_fields(o, &s);
+    struct hpack_field *f = malloc(s.n * sizeof *f + s.bytes);
+    if (!f)
+        return NULL;
+    s = (struct field_sink){ f, (char *)(f + s.n), 0, 0 };
+    list_fields(o, &s);
+    *n = s.n;
+    return f;
 }
 
 uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len)
 {
-    struct writer w = { NULL, 0 };
-    write_request(o, &w);
-    uint8_t *buf = malloc(w.len);
-    if (!buf)
+    size_t n;
+    struct hpack_field *f = hpack_request_fields(o, &n);
+    if (!f)
         return NULL;
-    w.buf = buf;
-    w.len = 0;
-    write_request(o, &w);
-    *len = w.len;
+    struct hpack_writer w = { NULL, 0 };
+    for (size_t i = 0; i < n; i++)
+        put_field(&w, f[i].name, f[i].value);
+    uint8_t *buf = malloc(w.len);
+    if (buf) {
+        w.buf = buf;
+        w.len = 0;
+        for (size_t i = 0; i < n; i++)
+            put_field(&w, f[i].name, f[i].value);
+        *len = w.len;
+    }
+    free(f);
     return buf;
 }
 

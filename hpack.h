@@ -1,7 +1,8 @@
 /* hpack.h — HPACK (RFC 7541) for HTTP/2: the request block encoded once, a
- * complete decoder, and the hot-path :status scanner. The Huffman code and
- * the prefix integers live here and are shared with qpack.c (RFC 9204 reuses
- * both, §4.1.1 and §4.1.2).
+ * complete decoder, and the hot-path :status scanner. The Huffman code, the
+ * prefix integers and string literals live here and are shared with qpack.c
+ * (RFC 9204 reuses them, §4.1.1 and §4.1.2), and so is the request's field
+ * list, which HTTP/2 and HTTP/3 send alike.
  *
  * Sans-I/O and allocation-free: every context is a caller-owned struct. */
 #ifndef SHB_HPACK_H
@@ -43,14 +44,47 @@ bool hpack_static_entry(unsigned index, const char **name, const char **value);
 
 /* --- request encoding (done once, at start-up) ---------------------------- */
 
-/* Encodes the request header block every stream sends: :method, :scheme,
- * :authority (the user's Host header value when given), :path, then the
- * user's headers lowercased, minus the connection-specific ones HTTP/2
- * forbids (RFC 9113 §8.2.2: connection, keep-alive, proxy-connection,
- * transfer-encoding, upgrade; te unless "trailers") and host, then
- * content-length when there is a body and the user gave none. Static-table
- * indices where an entry matches exactly (or by name), literals without
- * indexing otherwise (§6.2.2), so no dynamic table is ever involved.
+/* The pieces below are shared with qpack.c, whose request encoder sends the
+ * same field list with QPACK's representations (RFC 9204 §4.1 reuses the
+ * prefix integers and string literals). */
+
+/* One field of the request: name lowercased, value as sent. */
+struct hpack_field {
+    const char *name, *value;
+};
+
+/* The request's field list, what HTTP/2 and HTTP/3 send alike: :method,
+ * :scheme, :authority (the user's Host header value when given), :path, then
+ * user-agent and accept unless the user gave them, the user's headers in
+ * order (names lowercased, RFC 9113 §8.2 and RFC 9114 §4.2) minus host
+ * (it became :authority, RFC 9113 §8.3.1, RFC 9114 §4.3.1) and the
+ * connection-specific ones both protocols forbid (RFC 9113 §8.2.2, RFC 9114
+ * §4.2: connection, keep-alive, proxy-connection, transfer-encoding,
+ * upgrade; te unless its value is "trailers", sent as "trailers"), then
+ * content-length when there is a body and the user gave none. Returns one
+ * malloc'd block (free() it) holding *n fields and their strings; NULL on
+ * allocation failure. */
+struct hpack_field *hpack_request_fields(const struct shb_opts *o, size_t *n);
+
+/* The request encoders write twice through one code path: once with buf NULL
+ * to count (len), then into a buffer of that size. */
+struct hpack_writer {
+    uint8_t *buf;
+    size_t len;
+};
+
+/* A prefix integer (§5.1); first holds the bits above the prefix. */
+void hpack_put_int(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, uint64_t v);
+/* A string literal (§5.2), Huffman-coded only when that is strictly shorter.
+ * prefix_bits is HPACK's 8, or QPACK's N-bit prefix string literal (RFC 9204
+ * §4.1.2, N = 2..8): the H flag is bit N-1 and the length an (N-1)-bit
+ * prefix integer; first holds the bits above the N-bit prefix. */
+void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, const char *s);
+
+/* Encodes the request header block every stream sends: the fields of
+ * hpack_request_fields, in that order. Static-table indices where an entry
+ * matches exactly (or by name), literals without indexing otherwise
+ * (§6.2.2), so no dynamic table is ever involved.
  * Returns the malloc'd block and *len; NULL on allocation failure. */
 uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len);
 
