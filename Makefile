@@ -17,10 +17,10 @@ BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
 CORE = cli.c h1.c h2.c hpack.c qpack.c stats.c report.c worker.c uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
-       tls13/tls12.c
+       tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-HDRS = $(wildcard *.h uring/*.h tls13/*.h)
+HDRS = $(wildcard *.h uring/*.h tls13/*.h quic/*.h)
 UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
