@@ -11,21 +11,25 @@
  *    at a time, 7-byte chunks): identical callbacks and results;
  *  - protocol errors, each with its alert; post-handshake NewSessionTicket
  *    and KeyUpdate; ClientHello determinism, SNI and QUIC specifics;
- *  - thousands of mutated flights (fixed seed): clean errors, nothing else.
+ *  - thousands of mutated flights (fixed seed): clean errors, nothing else;
+ *  - the TCP glue (tls13/conn.c) on records split inside their header.
  *
  * Every fragment fed to the engine is an exact-size heap copy, so under ASan
  * a read past what a feed delivered is caught.
  *
  * Build with -DSHB_TEST (tls13_hs_start_with_client_hello and
  * tls13_hs_test_client_hello2 exist only then). */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "t.h"
 #include "test/tls13_traces.h"
+#include "tls13/conn.h"
 #include "tls13/handshake.h"
 
 #ifndef SHB_TEST
@@ -1969,6 +1973,72 @@ static void test_mutations(void)
            counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], counts[7], done);
 }
 
+/* ------------------------------------------------------------ conn.c */
+
+static void conn_hung(int sig)
+{
+    static const char msg[] = "FAIL conn: tls_conn_recv never returned (zero-length record)\n";
+    (void)sig;
+    if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0)
+        _exit(2);
+    _exit(1);
+}
+
+/* One feed as an exact-size heap copy (tls_conn_recv decrypts in place). */
+static int conn_feed(struct tls_conn *t, const uint8_t *p, size_t n)
+{
+    uint8_t *copy = malloc(n ? n : 1);
+    if (!copy)
+        abort();
+    memcpy(copy, p, n);
+    int rc = tls_conn_recv(t, copy, n, NULL, NULL);
+    free(copy);
+    return rc;
+}
+
+/* A record of length 0 whose 5-byte header arrives in two feeds (found by
+ * test/fuzz/fuzz_tls13_client). tls_conn_recv took the completed header for
+ * the start of a record still to be gathered: the record was never handled
+ * when the header ended the feed, and when more bytes followed in the same
+ * feed it looped forever. RFC 8446 §5.1 allows zero-length application data
+ * fragments; before the handshake one is unexpected_message, and so is a
+ * zero-length handshake record (§5.1: no zero-length handshake fragments). */
+static void test_conn_empty_record(void)
+{
+    static const uint8_t types[2] = { 23, 22 };
+    struct tls_config cfg = { "localhost", NULL, 0 };
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    void *mem = aligned_alloc(64, (tls_conn_size() + 63) / 64 * 64);
+    if (!mem)
+        abort();
+    fill_entropy(ent, 5);
+    bool ok = true;
+    fflush(stdout); /* the alarm's message goes out with write(): nothing may wait in stdio */
+    signal(SIGALRM, conn_hung);
+    alarm(20);
+    for (int ti = 0; ti < 2; ti++) {
+        for (size_t cut = 1; cut < 5; cut++) {
+            for (size_t extra = 0; extra <= 1; extra++) {
+                struct tls_conn *t = tls_conn_init(mem, &cfg, ent, false);
+                /* the extra byte: the start of the next record */
+                uint8_t rec[6] = { types[ti], 3, 3, 0, 0, 22 };
+                int r1 = conn_feed(t, rec, cut);
+                int r2 = conn_feed(t, rec + cut, 5 - cut + extra);
+                ok &= T_QUIET("conn: zero-length record split in its header", r1 == TLS_OK &&
+                              r2 == TLS_ERR_HANDSHAKE && tls_conn_alert(t) == 10,
+                              "type %u, cut after %zu, %zu more: %d then %d, alert %d", types[ti], cut, extra, r1,
+                              r2, tls_conn_alert(t));
+                fflush(stdout);
+            }
+        }
+    }
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
+    T_CHECK("conn: a zero-length record split inside its header is handled (unexpected_message), no hang", ok,
+            "see above");
+    free(mem);
+}
+
 int main(void)
 {
     test_trace_simple();
@@ -1981,5 +2051,6 @@ int main(void)
     test_epochs();
     test_post_handshake();
     test_mutations();
+    test_conn_empty_record();
     T_DONE();
 }

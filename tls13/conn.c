@@ -297,8 +297,8 @@ int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, voi
         n -= take;
         if (t->in_len < want)
             return TLS_OK;
-        if (want == TLS13_RECORD_HDR)
-            continue; /* now we know the record's length */
+        if (want < record_len(t->in))
+            continue; /* now we know the record's length (a zero-length one is whole already) */
         t->in_len = 0;
         int rc = on_record(t, t->in, want, fn, ctx);
         if (rc < 0)
