@@ -3,7 +3,8 @@
 #   make            ./shb: static, musl, -O2, BearSSL linked in
 #   make asan       build/asan/shb: glibc + ASan + UBSan (tests run it too)
 #   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
-#   make test       unit tests (sanitized) + end-to-end tests; last line "N passed, N failed"
+#   make test       unit tests (sanitized), fuzz seeds, end-to-end tests; last line "N passed, N failed"
+#   make fuzz       build/fuzz/fuzz_*: libFuzzer targets (clang), each run FUZZ_SECONDS (60) on its corpus
 #   make demo       load a local nginx that it starts itself, print the report
 #   make bench      shb beside wrk and h2load on one local nginx (not a test)
 
@@ -32,7 +33,7 @@ MUSL_CFLAGS  = $(BASE) -O2
 ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 GLIBC_CFLAGS = $(BASE) -O2
 
-.PHONY: all asan glibc test unit demo bench deps clean
+.PHONY: all asan glibc test unit fuzz fuzz-build demo bench deps clean
 all: shb
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
@@ -95,7 +96,37 @@ build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stam
 
 unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl
 
-test: deps-check shb asan unit
+# Fuzzing: one libFuzzer target per sans-I/O engine (test/fuzz/fuzz_*.c),
+# built with clang against engine objects of their own (coverage-instrumented
+# with -fsanitize=fuzzer-no-link). `make fuzz` runs each for FUZZ_SECONDS on
+# build/fuzz/corpus/<target>, which starts as a copy of its seeds in
+# test/fuzz/corpus/<target> and keeps what the fuzzer adds; crash
+# reproducers land in build/fuzz/artifacts/<target>/. `make test` runs every
+# target once over its seeds only (test/run.sh), never at random.
+CLANG ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
+FUZZ_CORE = cli.c h1.c h2.c hpack.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
+            tls13/conn.c tls13/tls12.c
+FUZZ_CFLAGS = $(BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_CORE))
+.SECONDARY: $(fuzz_OBJ)
+
+build/fuzz/obj/%.o: %.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(fuzz_OBJ) $(HDRS)
+	@mkdir -p build/fuzz
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(fuzz_OBJ) $(BEARSSL_A)
+
+fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
+
+fuzz: deps-check fuzz-build
+	@bash test/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+test: deps-check shb asan unit fuzz-build
 	@bash test/run.sh
 
 demo: deps-check shb

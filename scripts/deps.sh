@@ -33,6 +33,8 @@ export DEBIAN_FRONTEND=noninteractive
 NEEDS=(
     "gcc|gcc"
     "make|make"
+    "clang|clang"
+    "libfuzzer|libclang-rt-dev"
     "musl-gcc|musl-tools"
     "/usr/include/bearssl.h|libbearssl-dev"
     "libbearssl.a|libbearssl-dev"
@@ -60,6 +62,14 @@ have() {
         libbearssl.a)
             # The Makefile's BEARSSL_A; the multiarch directory varies.
             compgen -G "/usr/lib/*/libbearssl.a" >/dev/null || [ -e /usr/lib/libbearssl.a ] ;;
+        libfuzzer)
+            # clang's libFuzzer runtime (make fuzz, and make test builds the
+            # targets): Debian 12 ships it apart from clang, in
+            # libclang-rt-14-dev, which clang only recommends.
+            local rt
+            command -v clang >/dev/null 2>&1 || return 1
+            rt=$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null) || return 1
+            [ "${rt#/}" != "$rt" ] && [ -e "$rt" ] ;;
         /*) [ -e "$t" ] ;;
         *) command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || [ -x "/sbin/$t" ] ;;
     esac
@@ -250,11 +260,16 @@ echo "apt-get update"
 "${SUDO[@]}" apt-get update -qq
 
 # Debian/Ubuntu without nginx-light (it is a transitional package on newer
-# releases) get plain nginx.
+# releases) get plain nginx. Where libclang-rt-dev does not exist (releases
+# before LLVM's runtimes were split out of libclang-common-*-dev), clang
+# brings libFuzzer itself.
 PKGS=()
 for pkg in $MISSING; do
     if [ "$pkg" = nginx-light ] && ! apt-cache show nginx-light >/dev/null 2>&1; then
         pkg=nginx
+    fi
+    if [ "$pkg" = libclang-rt-dev ] && ! apt-cache show libclang-rt-dev >/dev/null 2>&1; then
+        continue
     fi
     PKGS+=("$pkg")
 done

@@ -2,9 +2,11 @@
 # test/run.sh — the test command (make test runs it after building).
 #
 # Runs every unit test binary (build/test/unit_* for each test/unit_*.c, and
-# build/test/musl_bearssl), then test/e2e.sh (HTTP/1.1), test/e2e_h2.sh
-# (HTTP/2) and test/e2e_tls.sh (https://, both protocols) against ./shb
-# (static musl) and build/asan/shb (ASan + UBSan).
+# build/test/musl_bearssl), every fuzz target once over its checked-in seeds
+# (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
+# test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2) and test/e2e_tls.sh
+# (https://, both protocols) against ./shb (static musl) and build/asan/shb
+# (ASan + UBSan).
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
 # Exit status 0 only when nothing failed and something passed.
@@ -78,6 +80,44 @@ for bin in "${units[@]}"; do
         continue
     fi
     run_counted "$name" 300 "$bin"
+done
+
+# --- fuzz targets over their seed corpora ------------------------------------
+# Each libFuzzer target runs every seed of test/fuzz/corpus/<target> exactly
+# once (seed files as arguments: nothing is mutated, nothing written but a
+# crash's copy under build/fuzz/artifacts/): a deterministic regression test.
+# A crash, a sanitizer report or a broken invariant fails the target's line.
+fuzz_corpus() {
+    local name=$1 bin=build/fuzz/$1 log rc seeds
+    seeds=(test/fuzz/corpus/"$name"/*)
+    if [ ! -x "$bin" ]; then
+        fail "fuzz corpus $name: $bin was not built (run: make fuzz-build)"
+        return
+    fi
+    if [ "${#seeds[@]}" -eq 0 ]; then
+        fail "fuzz corpus $name: no seeds in test/fuzz/corpus/$name"
+        return
+    fi
+    log=$(mktemp /tmp/shb-fuzz.XXXXXX)
+    mkdir -p "build/fuzz/artifacts/$name"
+    timeout -k 10 300 "$bin" -artifact_prefix="build/fuzz/artifacts/$name/" "${seeds[@]}" </dev/null >"$log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        count_line "PASS fuzz corpus $name"
+    else
+        case "$rc" in
+            124|137) fail "fuzz corpus $name: timed out after 300s" ;;
+            *) fail "fuzz corpus $name: exit $rc on $(sed -n 's/^Running: //p' "$log" | tail -n 1)" ;;
+        esac
+        echo "  --- $name output (last 30 lines) ---"
+        tail -n 30 "$log" | sed 's/^/  /'
+    fi
+    rm -f "$log"
+}
+
+echo "== fuzz targets: seed corpora"
+for src in test/fuzz/fuzz_*.c; do
+    fuzz_corpus "$(basename "$src" .c)"
 done
 
 # --- end-to-end -------------------------------------------------------------

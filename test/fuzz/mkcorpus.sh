@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# test/fuzz/mkcorpus.sh — regenerates the checked-in seed corpora under
+# test/fuzz/corpus/ (a developer's tool: nothing in the build runs it).
+#
+# Builds test/fuzz/mkcorpus.c into build/fuzz/mkcorpus, writes the hand-made
+# seeds, then captures real TLS servers (openssl s_server on loopback, a
+# fresh P-256 certificate, -WWW serving one small file) answering
+# fuzz_tls13_client's fixed ClientHello: TLS 1.3 with each cipher suite,
+# HelloRetryRequests (the server wants P-256 or P-384, we offer an X25519
+# share first), a CertificateRequest, and TLS 1.2 with AES-GCM and
+# ChaCha20; and one HelloRetryRequest with a cookie added by hand. OpenSSL's own randomness
+# makes every capture differ, each as valid as the last. Seeds are
+# overwritten by name and nothing is deleted: the regress_* files (inputs a
+# fuzzer once failed on) stay as they are.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CC=${CC:-cc}
+OUT=test/fuzz/corpus
+BIN=build/fuzz/mkcorpus
+WARN="-Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef"
+
+make -s build/inc/.stamp
+mkdir -p build/fuzz
+"$CC" -std=gnu11 -O1 -g $WARN -isystem build/inc -I. -o "$BIN" test/fuzz/mkcorpus.c \
+    tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c tls13/tls12.c \
+    "${BEARSSL_A:-/usr/lib/x86_64-linux-gnu/libbearssl.a}"
+"$BIN" "$OUT"
+
+# shellcheck source=test/lib.sh
+. test/lib.sh
+dir=$(mktemp -d /tmp/shb-corpus.XXXXXX)
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 -subj /CN=localhost \
+    -keyout "$dir/key.pem" -out "$dir/cert.pem" >/dev/null 2>&1
+mkdir "$dir/www"
+echo hello >"$dir/www/hello.txt"
+
+# capture NAME 13|12 [s_server options...]
+capture() {
+    local name=$1 version=$2 port hs=()
+    shift 2
+    pick_port port
+    (cd "$dir/www" && exec openssl s_server -quiet -WWW -accept "127.0.0.1:$port" -key "$dir/key.pem" \
+        -cert "$dir/cert.pem" -alpn http/1.1 "$@" >"$dir/$name.log" 2>&1 </dev/null) &
+    server_pid=$!
+    if ! wait_port "$port" "$server_pid" 10; then
+        echo "openssl s_server did not start:" >&2
+        cat "$dir/$name.log" >&2
+        exit 1
+    fi
+    [ "$version" = 13 ] && hs=("$OUT/fuzz_tls13_client/hs_$name")
+    "$BIN" --capture "$port" "$version" "$OUT/fuzz_tls13_client/conn_$name" "${hs[@]}"
+    kill "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+}
+
+mkdir -p "$OUT/fuzz_tls13_client"
+capture tls13_aes128 13 -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256 -num_tickets 1
+capture tls13_aes256 13 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -num_tickets 2
+capture tls13_chacha 13 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -num_tickets 0
+capture tls13_hrr_p256 13 -tls1_3 -groups P-256 -num_tickets 1
+capture tls13_certreq_p384 13 -tls1_3 -groups P-384 -verify 1 -num_tickets 1
+capture tls12_aesgcm 12 -tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256
+capture tls12_chacha 12 -tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305
+# OpenSSL's HRR carries no cookie: the HRR seed again with one added (it
+# stops at the server's Finished, the transcript having changed).
+"$BIN" --cookie "$OUT/fuzz_tls13_client/hs_tls13_hrr_p256" "$OUT/fuzz_tls13_client/hs_tls13_hrr_cookie"
+ls -l "$OUT"/*
