@@ -30,4 +30,124 @@ static int t_failed_;
 
 #define T_DONE() return t_failed_ ? 1 : 0
 
+/* ---- helpers the unit tests share ---------------------------------------- */
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Hex text -> bytes: digits are taken in pairs, anything else (spaces,
+ * newlines) is skipped. Writes at most cap bytes and returns how many the
+ * text holds, so unhex(hex, NULL, 0) measures it. */
+static inline size_t unhex(const char *hex, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    int hi = -1;
+    for (; *hex; hex++) {
+        int c = (unsigned char)*hex, v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            continue;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            if (n < cap)
+                out[n] = (uint8_t)(hi << 4 | v);
+            n++;
+            hi = -1;
+        }
+    }
+    return n;
+}
+
+/* Bytes -> lowercase hex, as many as fit cap (NUL included). */
+static inline void tohex(const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    size_t i;
+    for (i = 0; i < n && 2 * i + 3 <= cap; i++)
+        snprintf(out + 2 * i, 3, "%02x", p[i]);
+    out[2 * i] = 0;
+}
+
+/* A decoded hex vector in a static ring of buffers (enough for one check);
+ * a vector longer than a buffer is a broken test. */
+struct vec {
+    const uint8_t *p;
+    size_t n;
+};
+static inline struct vec V(const char *hex)
+{
+    static uint8_t ring[8][2600];
+    static unsigned k;
+    uint8_t *b = ring[k++ % 8];
+    struct vec v = {b, unhex(hex, b, sizeof ring[0])};
+    if (v.n > sizeof ring[0]) {
+        printf("FAIL test vector of %zu bytes does not fit V()'s %zu\n", v.n, sizeof ring[0]);
+        exit(2);
+    }
+    return v;
+}
+
+/* One check: n bytes at got equal the hex string want (length included).
+ * A failure shows where they start to differ. */
+static inline int check_hex(const char *name, const uint8_t *got, size_t n, const char *want)
+{
+    struct vec w = V(want);
+    int ok = w.n == n && memcmp(got, w.p, n) == 0;
+    char g[200];
+    size_t at = 0;
+    if (w.n == n)
+        while (at < n && got[at] == w.p[at])
+            at++;
+    if (at >= n || at < 16)
+        at = 0;
+    tohex(got + at, n - at < 48 ? n - at : 48, g, sizeof g);
+    T_CHECK(name, ok, "got %zu bytes, from byte %zu: %s..., want %zu bytes", n, at, g, w.n);
+    return ok;
+}
+
+/* A growing byte buffer to build inputs with. */
+struct blk {
+    uint8_t *b;
+    size_t n, cap;
+};
+
+static inline void b_need(struct blk *k, size_t more)
+{
+    if (k->n + more <= k->cap)
+        return;
+    size_t cap = k->cap ? k->cap : 64;
+    while (cap < k->n + more)
+        cap *= 2;
+    uint8_t *nb = realloc(k->b, cap);
+    if (!nb) {
+        printf("out of memory\n");
+        exit(2);
+    }
+    k->b = nb;
+    k->cap = cap;
+}
+
+static inline void b_bytes(struct blk *k, const void *p, size_t n)
+{
+    b_need(k, n);
+    if (n)
+        memcpy(k->b + k->n, p, n);
+    k->n += n;
+}
+
+static inline void b_byte(struct blk *k, uint8_t v) { b_bytes(k, &v, 1); }
+
+static inline void b_hex(struct blk *k, const char *hex)
+{
+    size_t n = unhex(hex, NULL, 0);
+    b_need(k, n);
+    unhex(hex, k->b + k->n, n);
+    k->n += n;
+}
+
 #endif

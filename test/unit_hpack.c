@@ -18,33 +18,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Hex text (spaces ignored) -> bytes. Returns the length. */
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    int hi = -1;
-    for (; *hex; hex++) {
-        int c = (unsigned char)*hex, v;
-        if (c >= '0' && c <= '9')
-            v = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            v = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            v = c - 'A' + 10;
-        else
-            continue;
-        if (hi < 0) {
-            hi = v;
-        } else {
-            if (n < cap)
-                out[n] = (uint8_t)(hi << 4 | v);
-            n++;
-            hi = -1;
-        }
-    }
-    return n;
-}
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void) /* xorshift64*, fixed seed */
@@ -60,54 +33,11 @@ static size_t rnd_below(size_t n)
     return n ? (size_t)(rnd() % n) : 0;
 }
 
-/* A growing byte buffer to build blocks with. */
-struct blk {
-    uint8_t *b;
-    size_t n, cap;
-};
-
-static void b_need(struct blk *k, size_t more)
-{
-    if (k->n + more <= k->cap)
-        return;
-    size_t cap = k->cap ? k->cap : 64;
-    while (cap < k->n + more)
-        cap *= 2;
-    uint8_t *nb = realloc(k->b, cap);
-    if (!nb) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    k->b = nb;
-    k->cap = cap;
-}
-
-static void b_bytes(struct blk *k, const void *p, size_t n)
-{
-    b_need(k, n);
-    if (n)
-        memcpy(k->b + k->n, p, n);
-    k->n += n;
-}
-
-static void b_byte(struct blk *k, uint8_t v)
-{
-    b_bytes(k, &v, 1);
-}
-
 static void b_int(struct blk *k, unsigned prefix, uint8_t first, uint64_t v)
 {
     uint8_t tmp[16];
     size_t n = hpack_int_encode(tmp, sizeof tmp, prefix, first, v);
     b_bytes(k, tmp, n);
-}
-
-static void b_hex(struct blk *k, const char *hex)
-{
-    size_t n = unhex(hex, NULL, 0);
-    b_need(k, n);
-    unhex(hex, k->b + k->n, n);
-    k->n += n;
 }
 
 /* A string literal (§5.2), raw or Huffman-coded. */

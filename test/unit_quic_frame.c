@@ -29,32 +29,6 @@ _Static_assert(QUIC_FRAME_IN_1RTT == 1u << QUIC_PT_1RTT, "1-RTT bit");
 
 /* ------------------------------------------------------------ helpers */
 
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    int hi = -1;
-    for (; *hex; hex++) {
-        int c = (unsigned char)*hex, v;
-        if (c >= '0' && c <= '9')
-            v = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            v = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            v = c - 'A' + 10;
-        else
-            continue;
-        if (hi < 0) {
-            hi = v;
-        } else {
-            if (n < cap)
-                out[n] = (uint8_t)(hi << 4 | v);
-            n++;
-            hi = -1;
-        }
-    }
-    return n;
-}
-
 static uint8_t *xmalloc(size_t n)
 {
     uint8_t *p = malloc(n ? n : 1);

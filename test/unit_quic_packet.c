@@ -24,57 +24,6 @@
 
 /* ---- helpers ---- */
 
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (; s[0] && s[1] && n < cap; s += 2) {
-        unsigned v;
-        if (sscanf(s, "%2x", &v) != 1)
-            break;
-        out[n++] = (uint8_t)v;
-    }
-    return n;
-}
-
-/* A decoded vector in a static ring of buffers (enough for one check). */
-struct vec {
-    const uint8_t *p;
-    size_t n;
-};
-static struct vec V(const char *hex)
-{
-    static uint8_t ring[8][1400];
-    static unsigned k;
-    uint8_t *b = ring[k++ % 8];
-    struct vec v = {b, unhex(hex, b, sizeof ring[0])};
-    return v;
-}
-
-static void tohex(const uint8_t *p, size_t n, char *out, size_t cap)
-{
-    size_t i;
-    for (i = 0; i < n && 2 * i + 3 <= cap; i++)
-        snprintf(out + 2 * i, 3, "%02x", p[i]);
-    out[2 * i] = 0;
-}
-
-/* Compares n bytes at got with the hex string want (also its length). */
-static int check_hex(const char *name, const uint8_t *got, size_t n, const char *want)
-{
-    struct vec w = V(want);
-    int ok = w.n == n && memcmp(got, w.p, n) == 0;
-    char g[200];
-    size_t at = 0;
-    if (w.n == n) /* show where they differ */
-        while (at < n && got[at] == w.p[at])
-            at++;
-    if (at >= n || at < 16)
-        at = 0;
-    tohex(got + at, n - at < 48 ? n - at : 48, g, sizeof g);
-    T_CHECK(name, ok, "got %zu bytes, from byte %zu: %s..., want %zu bytes", n, at, g, w.n);
-    return ok;
-}
-
 /* Deterministic filler. */
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {

@@ -21,32 +21,6 @@
 
 #define TPE (-QUIC_TRANSPORT_PARAMETER_ERROR)
 
-static size_t unhex(const char *hex, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    int hi = -1;
-    for (; *hex; hex++) {
-        int c = (unsigned char)*hex, v;
-        if (c >= '0' && c <= '9')
-            v = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            v = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            v = c - 'A' + 10;
-        else
-            continue;
-        if (hi < 0) {
-            hi = v;
-        } else {
-            if (n < cap)
-                out[n] = (uint8_t)(hi << 4 | v);
-            n++;
-            hi = -1;
-        }
-    }
-    return n;
-}
-
 static uint8_t *xmalloc(size_t n)
 {
     uint8_t *p = malloc(n ? n : 1);
@@ -76,12 +50,12 @@ static int dec_hex(struct quic_tparams *tp, const char *hex, bool from_server)
 }
 
 /* The parameter list a test server could send, varied by one piece. */
-struct blk {
+struct tpbuf {
     uint8_t b[1024];
     size_t n;
 };
 
-static void put_param(struct blk *k, uint64_t id, const uint8_t *v, size_t len)
+static void put_param(struct tpbuf *k, uint64_t id, const uint8_t *v, size_t len)
 {
     uint8_t *w = quic_varint_put(k->b + k->n, k->b + sizeof k->b, id);
     w = quic_varint_put(w, k->b + sizeof k->b, len);
@@ -90,7 +64,7 @@ static void put_param(struct blk *k, uint64_t id, const uint8_t *v, size_t len)
     k->n = (size_t)(w + len - k->b);
 }
 
-static void put_int(struct blk *k, uint64_t id, uint64_t v)
+static void put_int(struct tpbuf *k, uint64_t id, uint64_t v)
 {
     uint8_t tmp[8];
     size_t n = (size_t)(quic_varint_put(tmp, tmp + 8, v) - tmp);
@@ -103,7 +77,7 @@ static const uint8_t RSCID[5] = { 0x55, 0x66, 0x77, 0x88, 0x99 };
 static const uint8_t TOKEN[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
 /* A full set of server parameters, every §18.2 one, GREASE in between. */
-static void server_params(struct blk *k)
+static void server_params(struct tpbuf *k)
 {
     uint8_t pa[4 + 2 + 16 + 2 + 1 + 4 + 16];
     memset(pa, 0, sizeof pa);
@@ -138,7 +112,7 @@ static void server_params(struct blk *k)
 static void test_decode_server(void)
 {
     struct quic_tparams tp;
-    struct blk k;
+    struct tpbuf k;
     int r;
 
     server_params(&k);
@@ -378,7 +352,7 @@ static void test_encode(void)
 static void test_check_cids(void)
 {
     struct quic_tparams tp;
-    struct blk k;
+    struct tpbuf k;
     static const uint8_t other[8] = { 0x83, 0x94, 0xc8, 0xf0, 0x3e, 0x51, 0x57, 0x09 };
 
     /* A server after a Retry: odcid, initial_scid and retry_scid all present. */
