@@ -254,18 +254,13 @@ int quic_hp_init(struct quic_hp *hp, uint16_t suite, const uint8_t *key)
     case TLS_CHACHA20_POLY1305_SHA256:
         hp->suite = suite;
         memcpy(hp->chacha_key, key, 32);
-        hp->chacha = br_chacha20_sse2_get();
-        if (hp->chacha == NULL)
-            hp->chacha = br_chacha20_ct_run;
+        hp->chacha = tls13_chacha20_impl();
         return 0;
     default:
         return -1;
     }
     hp->suite = suite;
-    if (br_aes_x86ni_ctr_get_vtable() != NULL)
-        br_aes_x86ni_ctr_init(&hp->aes.x86ni, key, key_len);
-    else
-        br_aes_ct64_ctr_init(&hp->aes.ct64, key, key_len);
+    tls13_aes_ctr_init(&hp->aes, key, key_len);
     return 0;
 }
 
@@ -282,10 +277,8 @@ void quic_hp_mask(const struct quic_hp *hp, const uint8_t sample[QUIC_HP_SAMPLE_
         hp->chacha(hp->chacha_key, sample + 4, cc, block, 5);
     } else {
         /* RFC 9001 §5.4.3: mask = AES-ECB(hp_key, sample), as a CTR
-         * keystream block (see the top of this file). Every member of the
-         * union starts with its vtable, so the context is addressed in
-         * place and struct copies stay valid. */
-        const br_block_ctr_class *const *ctr = &hp->aes.ct64.vtable;
+         * keystream block (see the top of this file). */
+        const br_block_ctr_class *const *ctr = tls13_aes_ctr_ctx(&hp->aes);
         (*ctr)->run(ctr, sample, be32(sample + 12), block, 16);
     }
     memcpy(mask, block, 5);
@@ -453,10 +446,7 @@ int quic_retry_verify(const struct quic_hdr *h, const uint8_t *pkt, const uint8_
     static const uint8_t key[16] = {0xbe, 0x0c, 0x69, 0x0b, 0x9f, 0x66, 0x57, 0x5a,
                                     0x1d, 0x76, 0x6b, 0x54, 0xe3, 0x68, 0xc8, 0x4e};
     static const uint8_t nonce[12] = {0x46, 0x15, 0x99, 0xd3, 0x5d, 0x63, 0x2b, 0xf2, 0x23, 0x98, 0x25, 0xbb};
-    union {
-        br_aes_x86ni_ctr_keys x86ni;
-        br_aes_ct64_ctr_keys ct64;
-    } aes;
+    union tls13_aes_ctr aes;
     br_gcm_context gc;
     br_ghash gh;
     uint8_t odcid_len8 = (uint8_t)odcid_len;
@@ -464,14 +454,11 @@ int quic_retry_verify(const struct quic_hdr *h, const uint8_t *pkt, const uint8_
 
     if (h->type != QUIC_PT_RETRY || h->pkt_len < QUIC_TAG_LEN || odcid_len > QUIC_MAX_CID_LEN)
         return -1;
-    if (br_aes_x86ni_ctr_get_vtable() != NULL)
-        br_aes_x86ni_ctr_init(&aes.x86ni, key, sizeof key);
-    else
-        br_aes_ct64_ctr_init(&aes.ct64, key, sizeof key);
+    tls13_aes_ctr_init(&aes, key, sizeof key);
     gh = br_ghash_pclmul_get();
     if (gh == NULL)
         gh = br_ghash_ctmul64;
-    br_gcm_init(&gc, &aes.ct64.vtable, gh);
+    br_gcm_init(&gc, &aes.ct64.vtable, gh); /* the context in place, as tls13_aes_ctr_ctx */
     br_gcm_reset(&gc, nonce, sizeof nonce);
     br_gcm_aad_inject(&gc, &odcid_len8, 1);
     if (odcid_len)

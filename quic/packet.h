@@ -128,10 +128,7 @@ int quic_set_length(uint8_t *pkt, size_t hdr_len, size_t payload_len);
 /* Header protection key for one direction (RFC 9001 §5.4.3, §5.4.4). */
 struct quic_hp {
     uint16_t suite;
-    union {
-        br_aes_x86ni_ctr_keys x86ni;
-        br_aes_ct64_ctr_keys ct64;
-    } aes; /* addressed in place, as in tls13_aead: copies stay valid */
+    union tls13_aes_ctr aes; /* addressed in place: copies stay valid */
     uint8_t chacha_key[32];
     br_chacha20_run chacha;
 };

@@ -1151,7 +1151,6 @@ static void force_impl(struct tls13_aead *a, enum impl which, const uint8_t *key
     }
     if (which == IMPL_PORTABLE) {
         br_aes_ct64_ctr_init(&a->aes.ct64, key, key_len);
-        a->aes_ctr = &a->aes.ct64.vtable;
         a->ghash = br_ghash_ctmul64;
     } else {
         /* big AES does not fit the union; its keys are copied in (its
@@ -1159,7 +1158,6 @@ static void force_impl(struct tls13_aead *a, enum impl which, const uint8_t *key
          * x86ni one, which the test checks). */
         br_aes_big_ctr_init(&big, key, key_len);
         memcpy(&a->aes, &big, sizeof big);
-        a->aes_ctr = &a->aes.ct64.vtable;
         a->ghash = br_ghash_ctmul;
     }
 }

@@ -22,12 +22,23 @@
 
 #define GCM_H(a) ((a)->gcm_h)
 
-/* The CTR context, addressed in place: every member of the union starts
- * with its vtable pointer, so this stays right even if the struct has been
- * copied since init (a->aes_ctr would then point into the old copy). */
 static inline const br_block_ctr_class *const *aes_ctx(const struct tls13_aead *a)
 {
-    return &a->aes.ct64.vtable;
+    return tls13_aes_ctr_ctx(&a->aes);
+}
+
+void tls13_aes_ctr_init(union tls13_aes_ctr *k, const uint8_t *key, size_t key_len)
+{
+    if (br_aes_x86ni_ctr_get_vtable() != NULL)
+        br_aes_x86ni_ctr_init(&k->x86ni, key, key_len);
+    else
+        br_aes_ct64_ctr_init(&k->ct64, key, key_len);
+}
+
+br_chacha20_run tls13_chacha20_impl(void)
+{
+    br_chacha20_run run = br_chacha20_sse2_get();
+    return run ? run : br_chacha20_ct_run;
 }
 
 /* RFC 8446 §5.3 / RFC 9001 §5.3: the 64-bit sequence (packet) number,
@@ -73,7 +84,6 @@ static void gcm_tag(const struct tls13_aead *a, const uint8_t nonce[12], const u
 
 int tls13_aead_init(struct tls13_aead *a, uint16_t suite, const uint8_t *key, const uint8_t *iv)
 {
-    const br_block_ctr_class *ni;
     size_t key_len;
 
     memset(a, 0, sizeof *a);
@@ -88,9 +98,7 @@ int tls13_aead_init(struct tls13_aead *a, uint16_t suite, const uint8_t *key, co
         a->suite = suite;
         memcpy(a->iv, iv, 12);
         memcpy(a->chacha_key, key, 32);
-        a->chacha = br_chacha20_sse2_get();
-        if (a->chacha == NULL)
-            a->chacha = br_chacha20_ct_run;
+        a->chacha = tls13_chacha20_impl();
         a->poly = br_poly1305_ctmulq_get();
         if (a->poly == NULL)
             a->poly = br_poly1305_ctmul_run;
@@ -101,14 +109,7 @@ int tls13_aead_init(struct tls13_aead *a, uint16_t suite, const uint8_t *key, co
 
     a->suite = suite;
     memcpy(a->iv, iv, 12);
-    ni = br_aes_x86ni_ctr_get_vtable();
-    if (ni != NULL) {
-        br_aes_x86ni_ctr_init(&a->aes.x86ni, key, key_len);
-        a->aes_ctr = &a->aes.x86ni.vtable;
-    } else {
-        br_aes_ct64_ctr_init(&a->aes.ct64, key, key_len);
-        a->aes_ctr = &a->aes.ct64.vtable;
-    }
+    tls13_aes_ctr_init(&a->aes, key, key_len);
     a->ghash = br_ghash_pclmul_get();
     if (a->ghash == NULL)
         a->ghash = br_ghash_ctmul64;

@@ -13,14 +13,26 @@
 
 #define TLS13_TAG_LEN 16
 
+/* BearSSL's fastest AES-CTR for this CPU: AES-NI, else the constant-time
+ * ct64 code. Every member starts with its vtable pointer, so the context is
+ * addressed in place (tls13_aes_ctr_ctx) whichever was chosen, and a struct
+ * copy stays valid. Shared with QUIC header protection and Retry tags. */
+union tls13_aes_ctr {
+    br_aes_x86ni_ctr_keys x86ni;
+    br_aes_ct64_ctr_keys ct64;
+};
+void tls13_aes_ctr_init(union tls13_aes_ctr *k, const uint8_t *key, size_t key_len);
+static inline const br_block_ctr_class *const *tls13_aes_ctr_ctx(const union tls13_aes_ctr *k)
+{
+    return &k->ct64.vtable;
+}
+/* ChaCha20 likewise: SSE2 where the CPU has it, else constant-time portable. */
+br_chacha20_run tls13_chacha20_impl(void);
+
 struct tls13_aead {
     uint16_t suite;
     uint8_t iv[12];
-    union {
-        br_aes_x86ni_ctr_keys x86ni;
-        br_aes_ct64_ctr_keys ct64;
-    } aes;
-    const br_block_ctr_class **aes_ctr; /* points into aes; aead.c addresses aes in place, so copies stay valid */
+    union tls13_aes_ctr aes;
     br_ghash ghash;
     uint8_t gcm_h[16]; /* GHASH key H = AES_K(0^128), computed once at init */
     uint8_t chacha_key[32];
