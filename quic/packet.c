@@ -241,26 +241,18 @@ int quic_set_length(uint8_t *pkt, size_t hdr_len, size_t payload_len)
 
 int quic_hp_init(struct quic_hp *hp, uint16_t suite, const uint8_t *key)
 {
-    size_t key_len;
+    const struct tls13_suite *s = tls13_suite_find(suite);
 
     memset(hp, 0, sizeof *hp);
-    switch (suite) {
-    case TLS_AES_128_GCM_SHA256:
-        key_len = 16;
-        break;
-    case TLS_AES_256_GCM_SHA384:
-        key_len = 32;
-        break;
-    case TLS_CHACHA20_POLY1305_SHA256:
-        hp->suite = suite;
+    if (s == NULL)
+        return -1;
+    hp->suite = suite;
+    if (suite == TLS_CHACHA20_POLY1305_SHA256) {
         memcpy(hp->chacha_key, key, 32);
         hp->chacha = tls13_chacha20_impl();
-        return 0;
-    default:
-        return -1;
+    } else {
+        tls13_aes_ctr_init(&hp->aes, key, s->key_len);
     }
-    hp->suite = suite;
-    tls13_aes_ctr_init(&hp->aes, key, key_len);
     return 0;
 }
 

@@ -84,32 +84,22 @@ static void gcm_tag(const struct tls13_aead *a, const uint8_t nonce[12], const u
 
 int tls13_aead_init(struct tls13_aead *a, uint16_t suite, const uint8_t *key, const uint8_t *iv)
 {
-    size_t key_len;
+    const struct tls13_suite *s = tls13_suite_find(suite);
 
     memset(a, 0, sizeof *a);
-    switch (suite) {
-    case TLS_AES_128_GCM_SHA256:
-        key_len = 16;
-        break;
-    case TLS_AES_256_GCM_SHA384:
-        key_len = 32;
-        break;
-    case TLS_CHACHA20_POLY1305_SHA256:
-        a->suite = suite;
-        memcpy(a->iv, iv, 12);
+    if (s == NULL)
+        return -1;
+    a->suite = suite;
+    memcpy(a->iv, iv, 12);
+    if (suite == TLS_CHACHA20_POLY1305_SHA256) {
         memcpy(a->chacha_key, key, 32);
         a->chacha = tls13_chacha20_impl();
         a->poly = br_poly1305_ctmulq_get();
         if (a->poly == NULL)
             a->poly = br_poly1305_ctmul_run;
         return 0;
-    default:
-        return -1;
     }
-
-    a->suite = suite;
-    memcpy(a->iv, iv, 12);
-    tls13_aes_ctr_init(&a->aes, key, key_len);
+    tls13_aes_ctr_init(&a->aes, key, s->key_len);
     a->ghash = br_ghash_pclmul_get();
     if (a->ghash == NULL)
         a->ghash = br_ghash_ctmul64;
