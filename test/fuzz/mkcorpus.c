@@ -29,7 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "qpack.h"
 #include "test/fuzz/fuzz.h"
+#include "test/quic_vectors.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 #include "tls13/record.h"
@@ -632,6 +634,110 @@ static int add_cookie(const char *in_path, const char *out_path)
     return 0;
 }
 
+/* ------------------------------------------------------------ fuzz_qpack */
+
+/* [split point, 2 bytes] + a field section (also fed as an encoder stream) */
+static void qpack_seed(const char *name, uint16_t cut, const char *hex)
+{
+    struct buf x = { 0 };
+    put_u16(&x, cut);
+    put_hex(&x, hex);
+    seed("fuzz_qpack", name, &x);
+    free(x.b);
+}
+
+static void qpack_seeds(void)
+{
+    struct buf x = { 0 };
+    /* RFC 9204 B.1: :path /index.html, literal with static name reference. */
+    qpack_seed("rfc9204_b1", 5, "0000 510b 2f69 6e64 6578 2e68 746d 6c");
+    qpack_seed("response_200", 1, "0000 d9");                    /* indexed :status 200 (25) */
+    qpack_seed("response_404_server", 2, "0000 db 5f0e 03 736862"); /* :status 404, server: shb */
+    qpack_seed("pseudo_after_regular", 2, "0000 5f0e 03 616263 d9");
+    qpack_seed("encoder_stream_cap0", 1, "2020"); /* two Set Dynamic Table Capacity 0 */
+
+    /* What qpack_encode_request sends for GET http://example.com:8080/index.html. */
+    struct shb_opts o;
+    memset(&o, 0, sizeof o);
+    o.method = "GET";
+    strcpy(o.url.authority, "example.com:8080");
+    o.url.target = "/index.html";
+    size_t len;
+    uint8_t *req = qpack_encode_request(&o, &len);
+    if (!req)
+        abort();
+    put_u16(&x, 3);
+    put(&x, req, len);
+    seed("fuzz_qpack", "request", &x);
+    free(req);
+    free(x.b);
+}
+
+/* ------------------------------------------------------------ fuzz_quic */
+
+/* [mode] + the mode's bytes (see fuzz_quic.c); hex pieces concatenated. */
+static void quic_seed(const char *name, const char *h1, const char *h2, const char *h3)
+{
+    struct buf x = { 0 };
+    put_hex(&x, h1);
+    put_hex(&x, h2);
+    if (h3)
+        put_hex(&x, h3);
+    seed("fuzz_quic", name, &x);
+    free(x.b);
+}
+
+static void quic_seeds(void)
+{
+    /* Mode 0, packets: [0] [short DCID length] [flags: 1 client keys, 2 no
+     * largest packet number] + a datagram: RFC 9001 A.2 - A.5. */
+    struct buf x = { 0 };
+    put_hex(&x, "000803");
+    put_hex(&x, Q_A2_HDR_PROT);
+    put_hex(&x, Q_A2_CIPHER);
+    seed("fuzz_quic", "packet_rfc9001_a2_client_initial", &x);
+    reset(&x);
+    put_hex(&x, "000802");
+    for (int i = 0; i < 2; i++) {
+        put_hex(&x, Q_A3_HDR_PROT);
+        put_hex(&x, Q_A3_CIPHER);
+        if (i == 0)
+            seed("fuzz_quic", "packet_rfc9001_a3_server_initial", &x);
+    }
+    seed("fuzz_quic", "packet_rfc9001_a3_coalesced", &x);
+    quic_seed("packet_rfc9001_a4_retry", "000802", Q_A4_RETRY, NULL);
+    quic_seed("packet_rfc9001_a5_short", "000002", Q_A5_PACKET, NULL);
+
+    /* Mode 1, frames: A.2's CRYPTO frame, A.3's ACK and CRYPTO, and a mix:
+     * STREAM (LEN, FIN), ACK_ECN of two ranges, PADDING, PING,
+     * HANDSHAKE_DONE, CONNECTION_CLOSE. */
+    quic_seed("frames_rfc9001_a2", "01", Q_A2_PLAIN, NULL);
+    quic_seed("frames_rfc9001_a3", "01", Q_A3_PLAIN, NULL);
+    quic_seed("frames_mixed", "01", "0b 04 05 68656c6c6f  03 0a 00 01 02 01 00 01 02 03  0000 01 1e",
+              "1c 0a 06 03 626164");
+
+    /* Mode 2, transport parameters: A.2's (the 0x39 extension's body). */
+    const char *tp = strstr(Q_A2_PLAIN, "00390032");
+    if (!tp)
+        abort();
+    char body[2 * 0x32 + 1];
+    memcpy(body, tp + 8, 2 * 0x32);
+    body[2 * 0x32] = 0;
+    quic_seed("tparams_rfc9001_a2", "02", body, NULL);
+
+    /* Mode 3, ACK set: [3] [base, 8 bytes] + 2-byte operations (low 9 bits
+     * the offset from base; 0xf... drops below). */
+    quic_seed("ackset_small", "03 0000000000000000", "0000 0001 0002 0005 0007 0003 0001 f002 0001 0064 0063 0065",
+              NULL);
+    reset(&x);
+    put_hex(&x, "03 000000000000fff0");
+    for (unsigned pn = 0; pn < 84; pn += 2) /* more ranges than QUIC_ACKSET_CAP */
+        put_u16(&x, pn);
+    put_hex(&x, "0000 0001 0053 0029 01f4");
+    seed("fuzz_quic", "ackset_full", &x);
+    free(x.b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--cookie") == 0)
@@ -648,5 +754,7 @@ int main(int argc, char **argv)
     hpack_seeds();
     h2_seeds();
     record_seeds();
+    qpack_seeds();
+    quic_seeds();
     return 0;
 }
