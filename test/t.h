@@ -142,6 +142,13 @@ static inline void b_bytes(struct blk *k, const void *p, size_t n)
 
 static inline void b_byte(struct blk *k, uint8_t v) { b_bytes(k, &v, 1); }
 
+static inline void b_free(struct blk *k)
+{
+    free(k->b);
+    k->b = NULL;
+    k->n = k->cap = 0;
+}
+
 static inline void b_hex(struct blk *k, const char *hex)
 {
     size_t n = unhex(hex, NULL, 0);

@@ -12,6 +12,7 @@
 
 #include "hpack.h"
 #include "t.h"
+#include "test/fields.h"
 
 /* The scanner's error for a malformed or repeated :status (hpack.c). */
 #define SCAN_STATUS_ERR HPACK_ERR_STATUS
@@ -64,47 +65,6 @@ static void b_lit(struct blk *k, uint8_t kind, unsigned name_index, const char *
     if (!name_index)
         b_str(k, name, strlen(name), nhuff);
     b_str(k, value, vlen, vhuff);
-}
-
-static void b_free(struct blk *k)
-{
-    free(k->b);
-    k->b = NULL;
-    k->n = k->cap = 0;
-}
-
-/* Decoded fields as text, "name: value\n" each. */
-struct list {
-    char text[1 << 17];
-    size_t len;
-    int n;
-};
-
-static int collect(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
-{
-    struct list *l = ctx;
-    if (l->len + nlen + vlen + 3 >= sizeof l->text)
-        return 99;
-    memcpy(l->text + l->len, name, nlen);
-    l->len += nlen;
-    memcpy(l->text + l->len, ": ", 2);
-    l->len += 2;
-    memcpy(l->text + l->len, value, vlen);
-    l->len += vlen;
-    l->text[l->len++] = '\n';
-    l->text[l->len] = '\0';
-    l->n++;
-    return 0;
-}
-
-static struct list *list_new(void)
-{
-    struct list *l = calloc(1, sizeof *l);
-    if (!l) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    return l;
 }
 
 static uint8_t scratch[65536];

@@ -15,6 +15,7 @@
 #include "hpack.h"
 #include "qpack.h"
 #include "t.h"
+#include "test/fields.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -85,47 +86,6 @@ static void b_litname(struct blk *k, bool nbit, const char *name, bool nhuff, co
 {
     b_str(k, 4, (uint8_t)(0x20 | (nbit ? 0x10 : 0)), name, strlen(name), nhuff);
     b_str(k, 8, 0x00, value, strlen(value), vhuff);
-}
-
-static void b_free(struct blk *k)
-{
-    free(k->b);
-    k->b = NULL;
-    k->n = k->cap = 0;
-}
-
-/* Decoded fields as text, "name: value\n" each. */
-struct list {
-    char text[1 << 16];
-    size_t len;
-    int n;
-};
-
-static int collect(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
-{
-    struct list *l = ctx;
-    if (l->len + nlen + vlen + 3 >= sizeof l->text)
-        return 99;
-    memcpy(l->text + l->len, name, nlen);
-    l->len += nlen;
-    memcpy(l->text + l->len, ": ", 2);
-    l->len += 2;
-    memcpy(l->text + l->len, value, vlen);
-    l->len += vlen;
-    l->text[l->len++] = '\n';
-    l->text[l->len] = '\0';
-    l->n++;
-    return 0;
-}
-
-static struct list *list_new(void)
-{
-    struct list *l = calloc(1, sizeof *l);
-    if (!l) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    return l;
 }
 
 static void list_clear(struct list *l)
