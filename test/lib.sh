@@ -86,6 +86,19 @@ wait_port() {
     return 1
 }
 
+# wait_line REGEX FILE PID [SECONDS]: waits until FILE has a line matching
+# REGEX while PID lives (a server that says when it is ready).
+wait_line() {
+    local re=$1 file=$2 pid=$3 limit=${4:-10} i=0
+    while [ "$i" -lt $((limit * 20)) ]; do
+        grep -q "$re" "$file" 2>/dev/null && kill -0 "$pid" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
+}
+
 # start_failed WHAT ATTEMPT PID LOG...: a server that did not come up is
 # stopped, and the end of its LOGs says why (on stderr).
 start_failed() {
@@ -172,7 +185,7 @@ start_nginx() {
 # runs the script instead of node.
 # Sets NODE_PORT, NODE_LOG, NODE_PID. Retries on a port clash.
 start_node_server() {
-    local script=$1 name=$2 dir attempt i
+    local script=$1 name=$2 dir attempt
     shift 2
     lib_init
     dir="$LIB_TMP/$name"
@@ -184,12 +197,7 @@ start_node_server() {
         : >"$dir/stdout.log"
         "${LIB_JS_RUNTIME:-node}" "$script" "$NODE_PORT" "$NODE_LOG" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
         NODE_PID=$!
-        for i in $(seq 1 200); do
-            grep -q '^listening' "$dir/stdout.log" 2>/dev/null && break
-            kill -0 "$NODE_PID" 2>/dev/null || break
-            sleep 0.05
-        done
-        if grep -q '^listening' "$dir/stdout.log" 2>/dev/null && kill -0 "$NODE_PID" 2>/dev/null; then
+        if wait_line '^listening' "$dir/stdout.log" "$NODE_PID" 10; then
             LIB_PIDS+=("$NODE_PID")
             return 0
         fi
@@ -486,7 +494,7 @@ start_silent() {
 # FIFO must reach s_server as a read of its own. Serves one connection at a
 # time. Sets SSRV_PORT, SSRV_LOG, SSRV_FIFO, SSRV_PID.
 start_s_server() {
-    local name=$1 cert=$2 key=$3 dir attempt i
+    local name=$1 cert=$2 key=$3 dir attempt
     shift 3
     lib_init
     dir="$LIB_TMP/$name"
@@ -501,12 +509,7 @@ start_s_server() {
             -tls1_3 -msg "$@" <>"$SSRV_FIFO" >"$SSRV_LOG" 2>&1 &
         SSRV_PID=$!
         # Not wait_port: a probe connection would be a handshake to it.
-        for i in $(seq 1 100); do
-            grep -q '^ACCEPT' "$SSRV_LOG" 2>/dev/null && break
-            kill -0 "$SSRV_PID" 2>/dev/null || break
-            sleep 0.05
-        done
-        if grep -q '^ACCEPT' "$SSRV_LOG" 2>/dev/null; then
+        if wait_line '^ACCEPT' "$SSRV_LOG" "$SSRV_PID" 5; then
             LIB_PIDS+=("$SSRV_PID")
             return 0
         fi
