@@ -20,13 +20,14 @@ static size_t upper(const struct quic_ackset *s, uint64_t pn)
     return i;
 }
 
-enum quic_ackset_result quic_ackset_check(const struct quic_ackset *s, uint64_t pn)
+/* What inserting pn would do; *at is upper(s, pn), for insert to reuse. */
+static enum quic_ackset_result classify(const struct quic_ackset *s, uint64_t pn, size_t *at)
 {
     size_t i;
 
     if (pn < s->floor)
         return QUIC_ACKSET_TOO_OLD;
-    i = upper(s, pn);
+    i = *at = upper(s, pn);
     if (i > 0 && pn <= s->r[i - 1].hi)
         return QUIC_ACKSET_DUP;
     /* Full, and pn would start a range below every other: insert refuses it. */
@@ -35,15 +36,20 @@ enum quic_ackset_result quic_ackset_check(const struct quic_ackset *s, uint64_t 
     return QUIC_ACKSET_NEW;
 }
 
+enum quic_ackset_result quic_ackset_check(const struct quic_ackset *s, uint64_t pn)
+{
+    size_t i;
+    return classify(s, pn, &i);
+}
+
 enum quic_ackset_result quic_ackset_insert(struct quic_ackset *s, uint64_t pn)
 {
-    enum quic_ackset_result res = quic_ackset_check(s, pn);
-    size_t i;
+    size_t i = 0;
+    enum quic_ackset_result res = classify(s, pn, &i);
     bool joins_below, joins_above;
 
     if (res != QUIC_ACKSET_NEW)
         return res;
-    i = upper(s, pn);
     joins_below = i > 0 && s->r[i - 1].hi + 1 == pn; /* extends r[i-1] upwards */
     joins_above = i < s->n && s->r[i].lo == pn + 1;  /* extends r[i] downwards */
     if (joins_below && joins_above) {
