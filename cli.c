@@ -26,6 +26,7 @@
 #define DEFAULT_REQUESTS 200u
 #define DEFAULT_PARALLEL 1u
 #define DEFAULT_CONNECT_TIMEOUT_NS 5000000000ull
+#define DEFAULT_TIMEOUT_NS 30000000000ull
 
 /* ---------------------------------------------------------------- errors */
 
@@ -100,6 +101,7 @@ static const struct duration_unit *find_unit(const char *s, size_t len)
 /* NULL on success, otherwise why s is not a duration: the reason goes after
  * "invalid value 'X' for -z/--duration: ". Decimals ("1.5s") are refused so
  * that every accepted value is exact; "1500ms" says the same thing. */
+#define DURATION_ZERO "must be greater than zero"
 static const char *duration_problem(const char *s, uint64_t *ns)
 {
     static const char *const syntax = "expected a duration like 10s, 1m30s or 500ms";
@@ -130,7 +132,7 @@ static const char *duration_problem(const char *s, uint64_t *ns)
             return "too large";
     }
     if (total == 0)
-        return "must be greater than zero";
+        return DURATION_ZERO;
     *ns = total;
     return NULL;
 }
@@ -363,6 +365,8 @@ void cli_print_help(FILE *f, unsigned default_threads)
           "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines are stripped from file/stdin data)\n"
           "      --connect-timeout <CONNECT_TIMEOUT>\n"
           "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
+          "      --timeout <TIMEOUT>\n"
+          "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
           "  -t, --threads <THREADS>\n",
           f);
     fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
@@ -393,6 +397,7 @@ enum opt_id {
     OPT_HEADER,
     OPT_DATA,
     OPT_CONNECT_TIMEOUT,
+    OPT_TIMEOUT,
     OPT_DISABLE_KEEPALIVE,
     OPT_HTTP2,
     OPT_HTTP3,
@@ -419,6 +424,7 @@ static const struct opt_spec opt_specs[] = {
     {OPT_HEADER, 'H', "header", "-H/--header", true},
     {OPT_DATA, 'd', "data", "-d/--data", true},
     {OPT_CONNECT_TIMEOUT, 0, "connect-timeout", "--connect-timeout", true},
+    {OPT_TIMEOUT, 0, "timeout", "--timeout", true},
     {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
     {OPT_HTTP2, 0, "http2", "--http2", false},
     {OPT_HTTP3, 0, "http3", "--http3", false},
@@ -507,6 +513,23 @@ static void set_duration(struct parser *p, const struct opt_spec *s, const char 
     const char *why = duration_problem(v, &ns);
     if (why)
         fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else
+        *field = ns;
+}
+
+/* --timeout: a duration, or 0 (also "0s", "0ms"...) for none. */
+static void set_timeout(struct parser *p, const struct opt_spec *s, const char *v, uint64_t *field)
+{
+    uint64_t ns;
+    if (strcmp(v, "0") == 0) {
+        *field = 0;
+        return;
+    }
+    const char *why = duration_problem(v, &ns);
+    if (why && strcmp(why, DURATION_ZERO) == 0)
+        *field = 0;
+    else if (why)
+        fail(p, "invalid value '%s' for %s: %s (or 0 for no timeout)", v, s->display, why);
     else
         *field = ns;
 }
@@ -605,6 +628,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_HEADER: add_header(p, s, v); break;
     case OPT_DATA: p->data_arg = v; break;
     case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
+    case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
@@ -813,6 +837,7 @@ static void set_defaults(struct shb_opts *o, unsigned default_threads)
     o->parallel = DEFAULT_PARALLEL;
     o->threads = default_threads ? default_threads : 1;
     o->connect_timeout_ns = DEFAULT_CONNECT_TIMEOUT_NS;
+    o->timeout_ns = DEFAULT_TIMEOUT_NS;
 }
 
 enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned default_threads, FILE *out,
@@ -842,6 +867,22 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     if (!p.given[OPT_METHOD])
         o->method = o->has_body ? "POST" : "GET";
     return CLI_OK;
+}
+
+struct shb_request cli_request(const struct shb_opts *o)
+{
+    return (struct shb_request){
+        .method = o->method,
+        .https = o->url.https,
+        .authority = o->url.authority,
+        .target = o->url.target,
+        .headers = o->headers,
+        .nheaders = o->nheaders,
+        .body = o->body,
+        .body_len = o->body_len,
+        .has_body = o->has_body,
+        .connection_close = o->disable_keepalive,
+    };
 }
 
 void cli_free(struct shb_opts *o)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "request.h"
+
 struct shb_url {
     bool https;
     char host[256];      /* as written, without brackets: "127.0.0.1", "::1", "example.com" */
@@ -20,11 +22,6 @@ struct shb_url {
     char *target;        /* path + query, verbatim; "/" when the URL has none. malloc'd */
 };
 
-struct shb_header {
-    char *name;  /* trimmed, malloc'd */
-    char *value; /* leading/trailing whitespace trimmed, malloc'd */
-};
-
 struct shb_opts {
     uint32_t connections;       /* -c, default 50 */
     uint64_t requests;          /* -n, default 200; ignored when duration_ns != 0 */
@@ -32,12 +29,13 @@ struct shb_opts {
     uint32_t parallel;          /* -p, default 1 */
     uint32_t threads;           /* -t; default: physical cores. Not yet capped at -c (shb.c does that) */
     const char *method;         /* -m; default GET, or POST when -d is given */
-    struct shb_header *headers; /* -H, in the order given */
+    struct shb_header *headers; /* -H, in the order given; names and values malloc'd */
     size_t nheaders;
     uint8_t *body;              /* -d: inline text, @file or @- (stdin); CR and LF stripped from file/stdin */
     size_t body_len;
     bool has_body;
     uint64_t connect_timeout_ns; /* --connect-timeout, default 5s */
+    uint64_t timeout_ns;         /* --timeout, per request, default 30s; 0 = none */
     bool disable_keepalive;
     bool http2, http3, json;
     const char *url_text;        /* the URL argument as given */
@@ -61,6 +59,10 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen);
 
 void cli_print_help(FILE *f, unsigned default_threads);
+
+/* The request o describes, for the protocol engines (request.h). Its
+ * pointers borrow from o, which must outlive it. */
+struct shb_request cli_request(const struct shb_opts *o);
 
 /* Number of physical cores (distinct core ids per package in /sys topology);
  * online CPUs if the topology cannot be read; at least 1. */

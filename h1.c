@@ -44,7 +44,7 @@ static bool names_equal(const char *a, const char *b)
     return *a == *b;
 }
 
-static bool user_gave(const struct shb_opts *o, const char *name)
+static bool user_gave(const struct shb_request *o, const char *name)
 {
     for (size_t i = 0; i < o->nheaders; i++)
         if (names_equal(o->headers[i].name, name))
@@ -93,17 +93,17 @@ static void put_header(struct writer *w, const char *name, const char *value)
     put_str(w, "\r\n");
 }
 
-static void write_request(const struct shb_opts *o, struct writer *w)
+static void write_request(const struct shb_request *o, struct writer *w)
 {
     const char *method = o->method ? o->method : o->has_body ? "POST" : "GET";
-    const char *target = o->url.target && *o->url.target ? o->url.target : "/";
+    const char *target = o->target && *o->target ? o->target : "/";
 
     put_str(w, method);
     put_str(w, " ");
     put_str(w, target);
     put_str(w, " HTTP/1.1\r\n");
     if (!user_gave(o, "Host"))
-        put_header(w, "Host", o->url.authority);
+        put_header(w, "Host", o->authority);
     if (!user_gave(o, "User-Agent"))
         put_header(w, "User-Agent", "shb");
     if (!user_gave(o, "Accept"))
@@ -116,14 +116,14 @@ static void write_request(const struct shb_opts *o, struct writer *w)
         put_u64(w, o->body_len);
         put_str(w, "\r\n");
     }
-    if (o->disable_keepalive && !user_gave(o, "Connection"))
+    if (o->connection_close && !user_gave(o, "Connection"))
         put_header(w, "Connection", "close");
     put_str(w, "\r\n");
     if (o->has_body)
         put(w, o->body, o->body_len);
 }
 
-uint8_t *h1_build_request(const struct shb_opts *o, size_t *len)
+uint8_t *h1_build_request(const struct shb_request *o, size_t *len)
 {
     struct writer w = { NULL, 0 };
     write_request(o, &w);
@@ -426,6 +426,11 @@ static enum step status_line(struct h1_scanner *s, const char *l, size_t len)
         status = status * 10 + d;
     }
     if (len > 12 && l[12] != ' ')
+        return STEP_FAIL;
+    /* RFC 9112 §2.2: a bare CR is invalid. In a status line it means the
+     * server ends its lines with CR alone, so no line ending would ever be
+     * found again: fail now rather than wait for one. */
+    if (len > 13 && memchr(l + 13, '\r', len - 13))
         return STEP_FAIL;
     /* RFC 9110 §15: valid codes are 100..599. 101 switches protocols, which
      * we never ask for, so nothing after it would be HTTP/1.1 to us. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "request.h"
 
 /* Builds the one request every connection sends, into a malloc'd buffer:
  *   METHOD target HTTP/1.1\r\n
@@ -21,7 +21,7 @@
  *   \r\n body
  * Header names compare case-insensitively. Returns the buffer and *len; NULL
  * only on allocation failure. */
-uint8_t *h1_build_request(const struct shb_opts *o, size_t *len);
+uint8_t *h1_build_request(const struct shb_request *o, size_t *len);
 
 /* Response scanner. It finds where each response ends and reads only the
  * status line, Content-Length, Transfer-Encoding and Connection; every other

@@ -173,6 +173,7 @@ struct h2_conn {
     uint32_t mask;
     uint32_t parallel;
     uint32_t next_id;
+    uint32_t oldest;       /* no stream below this id is open (h2_oldest) */
     uint32_t open;
     uint32_t qhead, qtail;
 
@@ -451,14 +452,15 @@ static int complete(struct h2_conn *c, struct h2_stream *s)
     return body_left ? ctl32(c, FT_RST_STREAM, id, EC_CANCEL) : 0;
 }
 
-/* Stream error (§5.4.2): RST_STREAM with code, reported as H2_EV_RESET. */
+/* Stream error (§5.4.2): RST_STREAM with code. The request failed because
+ * the server broke a rule: H2_EV_MALFORMED, not the server's own reset. */
 static int stream_error(struct h2_conn *c, struct h2_stream *s, uint32_t code)
 {
     uint64_t tag = s->tag;
     uint32_t id = s->id;
     close_stream(c, s);
     int rc = ctl32(c, FT_RST_STREAM, id, code);
-    emit(c, H2_EV_RESET, tag, id, 0, code, false);
+    emit(c, H2_EV_MALFORMED, tag, id, 0, code, false);
     return rc;
 }
 
@@ -524,6 +526,7 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->mask = l.nslots - 1;
     c->parallel = l.parallel;
     c->next_id = 1;
+    c->oldest = 1;
     c->qhead = c->qtail = H2_NONE;
     c->peer_max_streams = H2_STREAMS_BEFORE_SETTINGS;
     c->peer_max_frame = H2_MIN_MAX_FRAME;
@@ -623,6 +626,32 @@ void h2_out_ack(struct h2_conn *c, size_t n)
 }
 
 uint32_t h2_open_streams(const struct h2_conn *c) { return c->open; }
+
+bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag)
+{
+    if (c->open == 0) {
+        c->oldest = c->next_id;
+        return false;
+    }
+    /* Each id is stepped over once in the connection's life. */
+    while (c->oldest < c->next_id && !find(c, c->oldest))
+        c->oldest += 2;
+    const struct h2_stream *s = find(c, c->oldest);
+    if (!s)
+        return false;
+    *id = s->id;
+    *tag = s->tag;
+    return true;
+}
+
+bool h2_cancel(struct h2_conn *c, uint32_t id)
+{
+    struct h2_stream *s = find(c, id);
+    if (c->dead || !s || ctl32(c, FT_RST_STREAM, id, EC_CANCEL) != 0)
+        return false;
+    close_stream(c, s);
+    return true;
+}
 
 bool h2_drained(const struct h2_conn *c)
 {

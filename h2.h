@@ -49,6 +49,9 @@ struct h2_config {
 enum h2_event_kind {
     H2_EV_RESPONSE,   /* stream complete (END_STREAM after headers/data/trailers); status = final :status */
     H2_EV_RESET,      /* the peer reset the stream (RST_STREAM, error_code) : an error of its own kind */
+    H2_EV_MALFORMED,  /* the response broke the rules (§8.1.1: no :status, two, not 3 digits, 101, a 1xx
+                         with END_STREAM, pseudo-headers in trailers; or a bad WINDOW_UPDATE, §6.9): we
+                         reset the stream (PROTOCOL_ERROR / FLOW_CONTROL_ERROR in error_code) */
     H2_EV_RETRY,      /* the peer did not process the stream (GOAWAY last-stream-id below it, or
                          RST_STREAM REFUSED_STREAM §8.7): send the request again elsewhere, count nothing */
     H2_EV_ABORTED,    /* the connection failed (protocol error, or h2_conn_lost) with this stream open */
@@ -59,7 +62,7 @@ struct h2_event {
     uint64_t tag;         /* what the caller passed to h2_start */
     uint32_t stream_id;
     uint16_t status;      /* H2_EV_RESPONSE */
-    uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code */
+    uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code; H2_EV_MALFORMED: the code we sent */
     bool response_started; /* H2_EV_ABORTED: some response HEADERS had arrived */
     bool peer_progress;   /* H2_EV_RETRY: the server processed some stream of this connection
                              (a GOAWAY whose last-stream-id is not 0) */
@@ -102,6 +105,18 @@ void h2_out_ack(struct h2_conn *c, size_t n);
 
 /* Streams open right now. */
 uint32_t h2_open_streams(const struct h2_conn *c);
+
+/* The oldest open stream (the lowest id: streams open in id order): true
+ * and its id and tag, or false when none is open. Amortised O(1). */
+bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag);
+
+/* Gives up on an open stream (the caller's request timed out): RST_STREAM
+ * CANCEL is queued (§8.7, §6.4) and the stream is closed without an event;
+ * the connection carries on, and whatever the server still sends for the
+ * stream is discarded as for any closed stream (§5.1). false if the stream
+ * is not open, or if the RST_STREAM does not fit the output buffer right now
+ * (the peer is not reading; try again after h2_out_ack). */
+bool h2_cancel(struct h2_conn *c, uint32_t id);
 
 /* GOAWAY received (or ids exhausted) and no stream left open: the caller
  * closes this connection and opens a new one. */

@@ -449,7 +449,7 @@ static void put_field(struct hpack_writer *w, const char *name, const char *valu
     hpack_put_str(w, 8, 0x00, value);
 }
 
-static const struct shb_header *user_header(const struct shb_opts *o, const char *lower_name)
+static const struct shb_header *user_header(const struct shb_request *o, const char *lower_name)
 {
     for (size_t i = 0; i < o->nheaders; i++)
         if (name_eq(o->headers[i].name, lower_name))
@@ -493,15 +493,15 @@ static void add_field(struct field_sink *s, const char *name, const char *value)
     s->bytes += nl + vl;
 }
 
-static void list_fields(const struct shb_opts *o, struct field_sink *s)
+static void list_fields(const struct shb_request *o, struct field_sink *s)
 {
     const char *method = o->method ? o->method : o->has_body ? "POST" : "GET";
-    const char *path = o->url.target && *o->url.target ? o->url.target : "/";
+    const char *path = o->target && *o->target ? o->target : "/";
     const struct shb_header *host = user_header(o, "host");
 
     add_field(s, ":method", method);
-    add_field(s, ":scheme", o->url.https ? "https" : "http");
-    add_field(s, ":authority", host ? host->value : o->url.authority);
+    add_field(s, ":scheme", o->https ? "https" : "http");
+    add_field(s, ":authority", host ? host->value : o->authority);
     add_field(s, ":path", path);
     /* The same defaults as h1_build_request. */
     if (!user_header(o, "user-agent"))
@@ -527,7 +527,7 @@ static void list_fields(const struct shb_opts *o, struct field_sink *s)
     }
 }
 
-struct hpack_field *hpack_request_fields(const struct shb_opts *o, size_t *n)
+struct hpack_field *hpack_request_fields(const struct shb_request *o, size_t *n)
 {
     struct field_sink s = { NULL, NULL, 0, 0 };
     list_fields(o, &s);
@@ -540,7 +540,7 @@ struct hpack_field *hpack_request_fields(const struct shb_opts *o, size_t *n)
     return f;
 }
 
-uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len)
+uint8_t *hpack_encode_request(const struct shb_request *o, size_t *len)
 {
     size_t n;
     struct hpack_field *f = hpack_request_fields(o, &n);

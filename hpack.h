@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "request.h"
 
 /* Errors (negative). Any of them is a COMPRESSION_ERROR in HTTP/2 (RFC 9113 §4.3). */
 #define HPACK_ERR_TRUNCATED (-1)  /* block ended inside a representation */
@@ -64,7 +64,7 @@ struct hpack_field {
  * content-length when there is a body and the user gave none. Returns one
  * malloc'd block (free() it) holding *n fields and their strings; NULL on
  * allocation failure. */
-struct hpack_field *hpack_request_fields(const struct shb_opts *o, size_t *n);
+struct hpack_field *hpack_request_fields(const struct shb_request *o, size_t *n);
 
 /* The request encoders write twice through one code path: once with buf NULL
  * to count (len), then into a buffer of that size. */
@@ -86,7 +86,7 @@ void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, 
  * matches exactly (or by name), literals without indexing otherwise
  * (§6.2.2), so no dynamic table is ever involved.
  * Returns the malloc'd block and *len; NULL on allocation failure. */
-uint8_t *hpack_encode_request(const struct shb_opts *o, size_t *len);
+uint8_t *hpack_encode_request(const struct shb_request *o, size_t *len);
 
 /* --- complete decoder (RFC 7541 §3, §4, §6) -------------------------------- */
 

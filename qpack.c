@@ -238,7 +238,7 @@ static void write_section(const struct hpack_field *f, size_t n, struct hpack_wr
         put_line(w, f[i].name, f[i].value);
 }
 
-uint8_t *qpack_encode_request(const struct shb_opts *o, size_t *len)
+uint8_t *qpack_encode_request(const struct shb_request *o, size_t *len)
 {
     size_t n;
     struct hpack_field *f = hpack_request_fields(o, &n);

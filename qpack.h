@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "request.h"
 
 /* RFC 9204 §6: the HTTP/3 error codes of QPACK failures (connection errors
  * unless the RFC says otherwise; see qpack_error_code). */
@@ -70,7 +70,7 @@ bool qpack_static_entry(unsigned index, const char **name, const char **value);
  * where one matches the name, a literal with literal name (§4.5.6)
  * otherwise; strings Huffman-coded where that is shorter. Returns the
  * malloc'd payload and *len; NULL on allocation failure. */
-uint8_t *qpack_encode_request(const struct shb_opts *o, size_t *len);
+uint8_t *qpack_encode_request(const struct shb_request *o, size_t *len);
 
 /* --- complete decoder (§4.5) --------------------------------------------- */
 

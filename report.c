@@ -91,6 +91,10 @@ static void text_requests(FILE *f, const struct report_info *ri, const struct st
             total, s->ok, stats_errors(s), stats_connect_errors(s),
             (double)ri->duration_ns / (double)NS_PER_SEC);
     fprintf(f, "Requests/sec: %.1f\n", per_second(total, ri->duration_ns));
+    /* Not in the spec's sample: a run that ended (-z, Ctrl-C) with requests
+     * on the wire says how many, rather than letting them vanish. */
+    if (s->in_flight)
+        fprintf(f, "In flight:    %" PRIu64 " (the run ended before their responses)\n", s->in_flight);
 }
 
 static void text_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -368,6 +372,7 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_transfer(f, ri, s);
     json_status_codes(f, s);
     json_error_kinds(f, s);
+    fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     json_tls_alerts(f, s);
     json_latency(f, &s->latency);
     fputs("}\n", f);

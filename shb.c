@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -109,6 +110,50 @@ static void resolve(const struct shb_opts *o, struct sockaddr_storage *out, sock
     freeaddrinfo(res);
 }
 
+/* Each worker registers one file slot per connection, and the kernel allows
+ * a ring no more slots than the process may have open files (RLIMIT_NOFILE;
+ * io_uring/filetable.c). The soft limit goes up to the hard one first; a -c
+ * that still cannot fit is refused before any traffic. */
+static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threads)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit raised = { rl.rlim_max, rl.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            rl = raised;
+    }
+    /* A few descriptors stay free for the rings, stdio and the socket being
+     * opened before it moves into its slot. */
+    uint64_t room = rl.rlim_cur > 64 ? (uint64_t)rl.rlim_cur - 16 : 0;
+    if (rl.rlim_cur != RLIM_INFINITY && per_worker > room)
+        die(2, "-c %u puts %llu connections on each of %u worker thread%s, but RLIMIT_NOFILE lets a thread "
+               "hold at most %llu here (hard limit %llu): raise the hard limit (ulimit -Hn as root, LimitNOFILE= "
+               "under systemd) or spread them over more threads (-t)",
+            conns, (unsigned long long)per_worker, threads, threads == 1 ? "" : "s", (unsigned long long)room,
+            (unsigned long long)rl.rlim_max);
+}
+
+/* Every connection goes to one address, so each needs a local port of its
+ * own from the kernel's ephemeral range. */
+static void check_port_range(uint32_t conns)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+    if (!f)
+        return;
+    unsigned lo = 0, hi = 0;
+    int n = fscanf(f, "%u %u", &lo, &hi);
+    fclose(f);
+    if (n != 2 || hi < lo)
+        return;
+    unsigned ports = hi - lo + 1;
+    if (conns > ports)
+        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u: "
+               "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\")",
+            conns, conns, lo, hi, ports);
+}
+
 struct run {
     pthread_barrier_t ready, go;
     uint64_t start_ns, deadline_ns;
@@ -156,6 +201,18 @@ int main(int argc, char **argv)
         die(2, "--http3 is not supported yet");
     require_kernel();
 
+    /* A -n run never needs more connections than it has requests for (one
+     * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
+     * one connection. */
+    uint32_t conns = o.connections;
+    bool timed = o.duration_ns != 0;
+    uint64_t per_conn = o.http2 ? o.parallel : 1;
+    if (!timed && (o.requests + per_conn - 1) / per_conn < conns)
+        conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
+    unsigned threads = o.threads < conns ? o.threads : conns;
+    check_file_limit((conns + threads - 1) / threads, conns, threads);
+    check_port_range(conns);
+
     struct sockaddr_storage addr;
     socklen_t addrlen;
     resolve(&o, &addr, &addrlen);
@@ -164,7 +221,8 @@ int main(int argc, char **argv)
      * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
      * references and literals). */
     size_t req_len;
-    uint8_t *req = o.http2 ? hpack_encode_request(&o, &req_len) : h1_build_request(&o, &req_len);
+    struct shb_request request = cli_request(&o);
+    uint8_t *req = o.http2 ? hpack_encode_request(&request, &req_len) : h1_build_request(&request, &req_len);
     if (!req)
         die(1, "out of memory");
     /* https://: ALPN offers exactly the protocol asked for (RFC 7301), so a
@@ -185,15 +243,6 @@ int main(int argc, char **argv)
         .parallel = o.parallel,
     };
 
-    /* A -n run never needs more connections than it has requests for (one
-     * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
-     * one connection. */
-    uint32_t conns = o.connections;
-    bool timed = o.duration_ns != 0;
-    uint64_t per_conn = o.http2 ? o.parallel : 1;
-    if (!timed && (o.requests + per_conn - 1) / per_conn < conns)
-        conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
-    unsigned threads = o.threads < conns ? o.threads : conns;
 
     struct worker *workers = calloc(threads, sizeof(*workers));
     struct thread_arg *args = calloc(threads, sizeof(*args));
@@ -226,6 +275,7 @@ int main(int argc, char **argv)
             .budget = timed ? 0 : share(o.requests, threads, i),
             .timed = timed,
             .connect_timeout_ns = o.connect_timeout_ns,
+            .timeout_ns = o.timeout_ns,
         };
         args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
         int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);

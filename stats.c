@@ -112,6 +112,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_sent += src->bytes_sent;
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
+    dst->in_flight += src->in_flight;
     for (size_t a = 0; a < 256; a++) {
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];
@@ -129,7 +130,10 @@ uint64_t stats_errors(const struct stats *s)
 
 uint64_t stats_connect_errors(const struct stats *s)
 {
-    return s->errors[ERR_CONNECT] + s->errors[ERR_CONNECT_TIMEOUT] + s->errors[ERR_TLS_HANDSHAKE];
+    uint64_t total = 0;
+    for (size_t k = 0; k < ERR_FIRST_NON_CONNECT; k++)
+        total += s->errors[k];
+    return total;
 }
 
 const char *err_kind_name(enum err_kind k)
@@ -141,12 +145,18 @@ const char *err_kind_name(enum err_kind k)
         return "connect timeout";
     case ERR_TLS_HANDSHAKE:
         return "tls handshake";
+    case ERR_NO_PORT:
+        return "no local port";
     case ERR_RESET:
         return "reset";
     case ERR_CLOSED:
         return "closed";
     case ERR_PROTOCOL:
         return "protocol";
+    case ERR_TLS:
+        return "tls";
+    case ERR_TIMEOUT:
+        return "timeout";
     case ERR_STREAM_RESET:
         return "stream reset";
     case ERR_REFUSED:

@@ -59,22 +59,31 @@ static inline void hist_record(struct hist *h, uint64_t v)
 }
 
 /* Every request ends as exactly one of: a response (counted by status), or
- * one error of these kinds. The first three are connect errors. */
+ * one error of these kinds, or — when a -z run or Ctrl-C ends the run first —
+ * in flight (stats.in_flight). The first four are connect errors: the
+ * request never went out. The README defines each kind for users. */
 enum err_kind {
     ERR_CONNECT,         /* connect() refused / unreachable / failed */
     ERR_CONNECT_TIMEOUT, /* --connect-timeout expired (TCP connect + TLS handshake) */
-    ERR_TLS_HANDSHAKE,   /* the TLS handshake failed (an alert, a bad Finished, EOF) */
-    ERR_RESET,           /* the connection failed while a request was in flight */
-    ERR_CLOSED,          /* the server closed with a response cut short */
-    ERR_PROTOCOL,        /* a response we could not frame (bad status line, length, chunk, 101;
-                            an HTTP/2 protocol or compression error) */
+    ERR_TLS_HANDSHAKE,   /* the TLS handshake failed (an alert, a bad Finished, EOF, garbage) */
+    ERR_NO_PORT,         /* connect() found no free local port (EADDRNOTAVAIL) */
+    ERR_RESET,           /* the connection failed under the request: a TCP reset, a failed send */
+    ERR_CLOSED,          /* the server closed cleanly with the response cut short (or not begun,
+                            on a fresh connection) */
+    ERR_PROTOCOL,        /* a response that cannot be framed (bad status line, length, chunk, 101;
+                            a malformed HTTP/2 response; an HTTP/2 protocol or compression error) */
+    ERR_TLS,             /* TLS failed after the handshake: a record that does not decrypt or is
+                            too large, an unexpected message, a fatal alert from the server */
+    ERR_TIMEOUT,         /* --timeout passed with the response incomplete */
     ERR_STREAM_RESET,    /* HTTP/2: the server reset the stream (RST_STREAM) */
-    ERR_REFUSED,         /* HTTP/2: refused (GOAWAY / REFUSED_STREAM) more often than shb retries */
+    ERR_REFUSED,         /* HTTP/2: refused (GOAWAY / REFUSED_STREAM / MAX_CONCURRENT_STREAMS 0)
+                            more often than shb retries */
     ERR_KINDS
 };
 #define ERR_FIRST_NON_CONNECT ERR_RESET
 
-/* "connect", "connect timeout", "tls handshake", "reset", "closed", "protocol", "stream reset", "refused" */
+/* "connect", "connect timeout", "tls handshake", "no local port", "reset",
+ * "closed", "protocol", "tls", "timeout", "stream reset", "refused" */
 const char *err_kind_name(enum err_kind k);
 
 #define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
@@ -85,6 +94,7 @@ struct stats {
     uint64_t status[STATUS_MAX];
     uint64_t bytes_sent, bytes_recv; /* on the wire */
     uint64_t connections_opened;    /* successful connects */
+    uint64_t in_flight;             /* requests neither answered nor failed when the run ended */
     /* TLS alerts that ended a connection, by alert number (RFC 8446 §6):
      * the server's, and ours. Each such connection's requests are already
      * counted in errors[]; this says why. */
@@ -97,6 +107,6 @@ int stats_init(struct stats *s);    /* zeroes and allocates the histogram */
 void stats_free(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);         /* all kinds */
-uint64_t stats_connect_errors(const struct stats *s); /* ERR_CONNECT + ERR_CONNECT_TIMEOUT + ERR_TLS_HANDSHAKE */
+uint64_t stats_connect_errors(const struct stats *s); /* the kinds before ERR_FIRST_NON_CONNECT */
 
 #endif

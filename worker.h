@@ -1,5 +1,8 @@
 /* worker.h — one worker thread: one io_uring, its own connections, its own
- * stats. Nothing is shared with other workers but the stop flag. */
+ * stats. Nothing is shared with other workers but the stop flag.
+ *
+ * worker.c is the loop and the request accounting; worker_tcp.c the TCP and
+ * TLS glue of HTTP/1.1 and HTTP/2 (worker_loop.h is what they share). */
 #ifndef SHB_WORKER_H
 #define SHB_WORKER_H
 
@@ -27,7 +30,9 @@ struct worker_config {
     uint32_t connections;         /* this worker's share */
     uint64_t budget;              /* this worker's share of -n; unused when timed */
     bool timed;                   /* -z mode */
-    uint64_t connect_timeout_ns;
+    uint64_t connect_timeout_ns;  /* TCP connect + TLS handshake; also how long an HTTP/2 connection may
+                                     sit unable to start any stream (MAX_CONCURRENT_STREAMS 0) */
+    uint64_t timeout_ns;          /* --timeout: per request, 0 = none */
 };
 
 struct worker {

@@ -53,6 +53,8 @@ static void test_defaults(void)
     T_CHECK("defaults: no body", !o.has_body && o.body_len == 0, "has_body=%d", o.has_body);
     T_CHECK("defaults: connect timeout 5s", o.connect_timeout_ns == 5000000000ull, "%llu",
             (unsigned long long)o.connect_timeout_ns);
+    T_CHECK("defaults: request timeout 30s", o.timeout_ns == 30000000000ull, "%llu",
+            (unsigned long long)o.timeout_ns);
     T_CHECK("defaults: flags off", !o.disable_keepalive && !o.http2 && !o.http3 && !o.json, "flags on");
     T_CHECK("defaults: url_text kept", o.url_text && strcmp(o.url_text, URL) == 0, "%s", o.url_text);
     T_CHECK("defaults: url parsed", o.url.port == 8080 && strcmp(o.url.target, "/") == 0 &&
@@ -83,6 +85,7 @@ static uint64_t get_duration(const struct shb_opts *o) { return o->duration_ns; 
 static uint64_t get_parallel(const struct shb_opts *o) { return o->parallel; }
 static uint64_t get_threads(const struct shb_opts *o) { return o->threads; }
 static uint64_t get_connect_timeout(const struct shb_opts *o) { return o->connect_timeout_ns; }
+static uint64_t get_timeout(const struct shb_opts *o) { return o->timeout_ns; }
 
 /* Tries "-x V", "-xV", "--long V" and "--long=V" (the short ones only when
  * the option has a short name); extra is one more argument such as --http2. */
@@ -117,6 +120,9 @@ static void test_value_forms(void)
     check_forms("-p", "--parallel", "32", "--http2", get_parallel, 32);
     check_forms("-t", "--threads", "3", NULL, get_threads, 3);
     check_forms(NULL, "--connect-timeout", "500ms", NULL, get_connect_timeout, 500000000ull);
+    check_forms(NULL, "--timeout", "2s500ms", NULL, get_timeout, 2500000000ull);
+    check_forms(NULL, "--timeout", "0", NULL, get_timeout, 0);
+    check_forms(NULL, "--timeout", "0s", NULL, get_timeout, 0);
 }
 
 static void test_string_forms(void)
@@ -423,6 +429,10 @@ static const struct misuse misuses[] = {
     {{"-z", "0s", URL}, "-z/--duration", "greater than zero"},
     {{"--connect-timeout", "5", URL}, "--connect-timeout", "'5'"},
     {{"--connect-timeout=0ms", URL}, "--connect-timeout", "greater than zero"},
+    {{"--timeout", "5", URL}, "--timeout", "or 0 for no timeout"},
+    {{"--timeout", "1x", URL}, "--timeout", "unknown unit"},
+    {{"--timeout", "-1s", URL}, "--timeout", "'-1s'"},
+    {{"--timeout", "1s", "--timeout", "2s", URL}, "--timeout", "more than once"},
     {{"-H", "NoColon", URL}, "-H/--header", "':'"},
     {{"-H", ": value", URL}, "-H/--header", "empty header name"},
     {{"-H", "  : value", URL}, "-H/--header", "empty header name"},
@@ -668,6 +678,7 @@ static void test_urls(void)
 
 /* ----------------------------------------------------------------- help */
 
+/* The spec's shb -h, plus --timeout (a request may not wait forever). */
 static const char expected_help[] =
     "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
     "\n"
@@ -693,6 +704,9 @@ static const char expected_help[] =
     "are stripped from file/stdin data)\n"
     "      --connect-timeout <CONNECT_TIMEOUT>\n"
     "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
+    "      --timeout <TIMEOUT>\n"
+    "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" "
+    "error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
     "  -t, --threads <THREADS>\n"
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
@@ -740,7 +754,7 @@ static char *capture_parse(const char *const *args, enum cli_result *r)
 static void test_help(void)
 {
     char *h = capture_help(16);
-    T_CHECK("help: matches the spec's shb -h exactly", strcmp(h, expected_help) == 0, "got:\n%s", h);
+    T_CHECK("help: matches the spec's shb -h (plus --timeout) exactly", strcmp(h, expected_help) == 0, "got:\n%s", h);
     free(h);
 
     h = capture_help(DEFAULT_THREADS);
@@ -749,7 +763,7 @@ static void test_help(void)
     T_CHECK("help: every option listed",
             strstr(h, "-c, --connections") && strstr(h, "-n, --requests") && strstr(h, "-z, --duration") &&
                 strstr(h, "-m, --method") && strstr(h, "-H, --header") && strstr(h, "-d, --data") &&
-                strstr(h, "--connect-timeout") && strstr(h, "-t, --threads") && strstr(h, "-j, --json") &&
+                strstr(h, "--connect-timeout") && strstr(h, "--timeout <TIMEOUT>") && strstr(h, "-t, --threads") && strstr(h, "-j, --json") &&
                 strstr(h, "--http2") && strstr(h, "--http3") && strstr(h, "--disable-keepalive") &&
                 strstr(h, "-p, --parallel") && strstr(h, "-h, --help"),
             "%s", h);

@@ -11,17 +11,17 @@
 
 /* ------------------------------------------------------------ requests */
 
-static struct shb_opts base_opts(void)
+static struct shb_request base_opts(void)
 {
-    struct shb_opts o;
+    struct shb_request o;
     memset(&o, 0, sizeof o);
     o.method = "GET";
-    strcpy(o.url.authority, "example.com:8080");
-    o.url.target = "/";
+    o.authority = "example.com:8080";
+    o.target = "/";
     return o;
 }
 
-static bool request_is(const struct shb_opts *o, const char *want)
+static bool request_is(const struct shb_request *o, const char *want)
 {
     size_t len = 0;
     uint8_t *req = h1_build_request(o, &len);
@@ -34,7 +34,7 @@ static bool request_is(const struct shb_opts *o, const char *want)
 
 static void test_requests(void)
 {
-    struct shb_opts o = base_opts();
+    struct shb_request o = base_opts();
     T_CHECK("request: default GET has Host, User-Agent, Accept",
             request_is(&o, "GET / HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: shb\r\n"
                            "Accept: */*\r\n\r\n"),
@@ -54,7 +54,7 @@ static void test_requests(void)
     uint8_t body[] = "{\"a\":1}";
     o = base_opts();
     o.method = "POST";
-    o.url.target = "/api";
+    o.target = "/api";
     o.headers = ct;
     o.nheaders = 1;
     o.body = body;
@@ -88,7 +88,7 @@ static void test_requests(void)
             "wrong bytes");
 
     o = base_opts();
-    o.disable_keepalive = true;
+    o.connection_close = true;
     T_CHECK("request: --disable-keepalive adds Connection: close",
             request_is(&o, "GET / HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: shb\r\n"
                            "Accept: */*\r\nConnection: close\r\n\r\n"),
@@ -103,7 +103,7 @@ static void test_requests(void)
             "wrong bytes");
 
     o = base_opts();
-    o.url.target = "/search?q=a%20b&x=1;y=%2F#";
+    o.target = "/search?q=a%20b&x=1;y=%2F#";
     T_CHECK("request: query string kept verbatim",
             request_is(&o, "GET /search?q=a%20b&x=1;y=%2F# HTTP/1.1\r\nHost: example.com:8080\r\n"
                            "User-Agent: shb\r\nAccept: */*\r\n\r\n"),
@@ -385,6 +385,12 @@ static void test_scanner_cases(void)
                S("HTTP/1.1 200 OK\nContent-Type: text/plain\nTransfer-Encoding: chunked\n\n"
                  "3\nabc\n0\nX-T: y\n\nHTTP/1.1 202 Accepted\nContent-Length: 1\n\nz"),
                false, "200 202 eof:clean");
+    check_scan("scan: bare CR line endings fail at the status line (RFC 9112 §2.2)",
+               S("HTTP/1.1 200 OK\rContent-Length: 2\r\r\nok"), false, "ERROR");
+    check_scan("scan: a bare CR inside the reason phrase fails",
+               S("HTTP/1.1 200 O\rK\r\nContent-Length: 0\r\n\r\n"), false, "ERROR");
+    check_scan("scan: CRLF after an empty reason is fine",
+               S("HTTP/1.1 204 \r\n\r\nHTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"), false, "204 200 eof:clean");
     check_scan("scan: odd-case names, spaces around values",
                S("HTTP/1.1 200 OK\r\ncontent-LENGTH: \t 4 \t\r\ncOnNeCtIoN:   CLOSE  \r\n\r\nbody"),
                false, "200c eof:clean");

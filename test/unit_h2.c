@@ -725,7 +725,8 @@ static void test_interim_trailers(void)
 }
 
 /* Stream errors: the connection survives; RST_STREAM(code) is written and the
- * stream reported H2_EV_RESET with that code. */
+ * stream reported H2_EV_MALFORMED with that code (the server broke a rule;
+ * H2_EV_RESET is for the server's own RST_STREAM). */
 static void test_stream_errors(void)
 {
     static const struct {
@@ -765,7 +766,7 @@ static void test_stream_errors(void)
         size_t nrs = fx_collect(f, T_RST, rs, 4);
         const struct ev *e = fx_ev_for(f, 1);
         bool ok = rc == 0 && nrs == 1 && rs[0].id == 1 && rs[0].len == 4 && rd32(rs[0].pl) == cases[i].code && e &&
-                  e->kind == H2_EV_RESET && e->code == cases[i].code && e->tag == f->tag_base;
+                  e->kind == H2_EV_MALFORMED && e->code == cases[i].code && e->tag == f->tag_base;
         /* frames still arriving for the reset stream are ignored; stream 3 is fine */
         f_data(&b, 1, 0, 100);
         f_wu(&b, 1, 10);
@@ -1754,7 +1755,7 @@ static void run_h2o(const uint8_t *p, size_t n, size_t piece, const size_t *cut,
 static bool h2o_run_good(const struct h2o_run *r)
 {
     static const struct { enum h2_event_kind k; uint32_t id; uint16_t st; } want[] = {
-        { H2_EV_RESPONSE, 1, 200 }, { H2_EV_RESPONSE, 3, 200 },  { H2_EV_RESET, 5, 0 },
+        { H2_EV_RESPONSE, 1, 200 }, { H2_EV_RESPONSE, 3, 200 },  { H2_EV_MALFORMED, 5, 0 },
         { H2_EV_RESPONSE, 7, 200 }, { H2_EV_RESPONSE, 9, 200 },  { H2_EV_RESPONSE, 11, 200 },
         { H2_EV_RESPONSE, 13, 200 }, { H2_EV_RESPONSE, 15, 404 },
     };
@@ -1762,7 +1763,7 @@ static bool h2o_run_good(const struct h2o_run *r)
         return false;
     for (size_t i = 0; i < 8; i++)
         if (r->ev[i].kind != want[i].k || r->ev[i].id != want[i].id || r->ev[i].status != want[i].st ||
-            (want[i].k == H2_EV_RESET && r->ev[i].code != 1))
+            (want[i].k == H2_EV_MALFORMED && r->ev[i].code != 1))
             return false;
     return true;
 }
@@ -1907,6 +1908,59 @@ static void test_fuzz(void)
     buf_free(&m);
 }
 
+
+/* h2_oldest and h2_cancel: what a request timeout does to its stream. */
+static void test_cancel(void)
+{
+    struct fx *f = fx_ready(4, NULL, 0);
+    uint32_t ids[4];
+    for (int i = 0; i < 4; i++)
+        ids[i] = fx_start(f);
+    fx_drain(f);
+    struct fr r;
+    while (fx_next(f, &r)) /* the four HEADERS */
+        ;
+    uint32_t id = 0;
+    uint64_t tag = 0;
+    bool ok = h2_oldest(f->c, &id, &tag) && id == 1 && tag == f->tag_base;
+    T_CHECK("cancel: the oldest open stream is the first one started", ok, "id %u tag %llu", id,
+            (unsigned long long)tag);
+
+    int rc = respond(f, 1, B200, 1);
+    ok = rc == 0 && h2_oldest(f->c, &id, &tag) && id == 3 && tag == f->tag_base + 1;
+    T_CHECK("cancel: when it completes the next one is the oldest", ok, "rc %d id %u", rc, id);
+
+    /* The timeout: stream 3 goes with RST_STREAM CANCEL and no event. */
+    size_t nev = f->nev;
+    ok = h2_cancel(f->c, 3) && h2_open_streams(f->c) == 2 && f->nev == nev;
+    f->reported[1]++; /* the caller accounts for it (a timeout error) */
+    fx_drain(f);
+    ok = ok && fx_expect(f, T_RST, &r) && r.id == 3 && r.len == 4 && rd32(r.pl) == 8 && fx_nothing_new(f);
+    T_CHECK("cancel: RST_STREAM CANCEL (0x8) goes out, no event, the stream is closed", ok, "nev %zu", f->nev);
+
+    ok = !h2_cancel(f->c, 3) && !h2_cancel(f->c, 1) && !h2_cancel(f->c, 9);
+    T_CHECK("cancel: a closed, completed or never opened stream cannot be cancelled", ok, "cancelled");
+
+    /* What the server still sends for it is dropped; the others go on. */
+    struct buf b = { 0 };
+    f_headers(&b, 3, EH, B200, 1);
+    f_data(&b, 3, ES, 10);
+    rc = fx_feedb(f, &b);
+    rc |= respond(f, 5, B200, 1);
+    ok = rc == 0 && f->nev == nev + 1 && f->ev[nev].id == 5 && f->ev[nev].kind == H2_EV_RESPONSE &&
+         h2_oldest(f->c, &id, &tag) && id == 7;
+    T_CHECK("cancel: late frames for the cancelled stream are discarded, the connection carries on", ok,
+            "rc %d nev %zu id %u", rc, f->nev, id);
+    ok = h2_can_start(f->c) && fx_start(f) == 9;
+    T_CHECK("cancel: the freed slot takes a new stream", ok, "cannot start");
+    rc = respond(f, 7, B200, 1) | respond(f, 9, B200, 1);
+    ok = rc == 0 && !h2_oldest(f->c, &id, &tag) && h2_open_streams(f->c) == 0;
+    T_CHECK("cancel: no oldest stream once none is open", ok, "rc %d id %u", rc, id);
+    T_CHECK("cancel: scenario accounting", fx_end(f), "bad accounting");
+    buf_free(&b);
+    (void)ids;
+}
+
 int main(void)
 {
     test_preface();
@@ -1920,6 +1974,7 @@ int main(void)
     test_recv_flow();
     test_goaway();
     test_rst();
+    test_cancel();
     test_violations();
     test_conn_lost_and_output();
     test_every_split();

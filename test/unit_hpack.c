@@ -1437,19 +1437,19 @@ static void test_scanner_table(void)
 
 /* ---------------------------------------------------- request encoding */
 
-static struct shb_opts base_opts(void)
+static struct shb_request base_opts(void)
 {
-    struct shb_opts o;
+    struct shb_request o;
     memset(&o, 0, sizeof o);
     o.method = "GET";
-    strcpy(o.url.authority, "example.com:8080");
-    o.url.target = "/";
+    o.authority = "example.com:8080";
+    o.target = "/";
     return o;
 }
 
 /* Encodes o's request and decodes it back (table size 4096: the request
  * must leave the table empty, since it never indexes). */
-static bool request_is(const struct shb_opts *o, const char *want, uint8_t **bytes, size_t *blen)
+static bool request_is(const struct shb_request *o, const char *want, uint8_t **bytes, size_t *blen)
 {
     size_t len = 0;
     uint8_t *req = hpack_encode_request(o, &len);
@@ -1486,7 +1486,7 @@ static bool contains(const uint8_t *b, size_t n, const char *hex)
 
 static void test_request(void)
 {
-    struct shb_opts o = base_opts();
+    struct shb_request o = base_opts();
     uint8_t *req;
     size_t len;
     bool ok = request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS,
@@ -1502,8 +1502,8 @@ static void test_request(void)
 
     o = base_opts();
     o.method = NULL;
-    o.url.https = true;
-    o.url.target = "/index.html";
+    o.https = true;
+    o.target = "/index.html";
     T_CHECK("request: https and /index.html use static entries 7 and 5",
             request_is(&o, ":method: GET\n:scheme: https\n:authority: example.com:8080\n:path: /index.html\n" DEFAULTS,
                        &req, &len) &&
@@ -1515,7 +1515,7 @@ static void test_request(void)
     uint8_t body[] = "{\"a\":1}";
     o = base_opts();
     o.method = "POST";
-    o.url.target = "/api?x=1&y=2";
+    o.target = "/api?x=1&y=2";
     o.headers = ct;
     o.nheaders = 1;
     o.body = body;
@@ -1581,7 +1581,7 @@ static void test_request(void)
     o = base_opts();
     o.headers = conn;
     o.nheaders = 7;
-    o.disable_keepalive = true;
+    o.connection_close = true;
     T_CHECK("request: connection, keep-alive, transfer-encoding, upgrade, proxy-connection, te: gzip dropped",
             request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
                            "x-kept: yes\n",

@@ -497,13 +497,13 @@ static bool all_cuts(const uint8_t *b, size_t n, const size_t *bounds, size_t nb
     return ok;
 }
 
-static struct shb_opts base_opts(void)
+static struct shb_request base_opts(void)
 {
-    struct shb_opts o;
+    struct shb_request o;
     memset(&o, 0, sizeof o);
     o.method = "GET";
-    strcpy(o.url.authority, "example.com:8080");
-    o.url.target = "/";
+    o.authority = "example.com:8080";
+    o.target = "/";
     return o;
 }
 
@@ -545,7 +545,7 @@ static void test_truncation(void)
      * end; they are found by decoding each prefix, and there must be as
      * many of them as fields. */
     struct shb_header hs[] = { { "X-Custom-Header", "Mixed Case Value" }, { "Cookie", "a=b" } };
-    struct shb_opts o = base_opts();
+    struct shb_request o = base_opts();
     o.headers = hs;
     o.nheaders = 2;
     o.has_body = true;
@@ -571,7 +571,7 @@ static void test_truncation(void)
 
 /* ---------------------------------------------------- request encoding */
 
-static bool request_is(const struct shb_opts *o, const char *want, uint8_t **bytes, size_t *blen)
+static bool request_is(const struct shb_request *o, const char *want, uint8_t **bytes, size_t *blen)
 {
     size_t len = 0;
     uint8_t *req = qpack_encode_request(o, &len);
@@ -615,7 +615,7 @@ static bool contains(const uint8_t *b, size_t n, const char *hex)
 
 static void test_request(void)
 {
-    struct shb_opts o = base_opts();
+    struct shb_request o = base_opts();
     uint8_t *req;
     size_t len;
     bool ok = request_is(&o, PSEUDO DEFAULTS, &req, &len);
@@ -631,8 +631,8 @@ static void test_request(void)
 
     o = base_opts();
     o.method = NULL;
-    o.url.https = true;
-    o.url.target = "/index.html";
+    o.https = true;
+    o.target = "/index.html";
     T_CHECK("request: https (d7) and :path /index.html by name (51, Huffman value)",
             request_is(&o, ":method: GET\n:scheme: https\n:authority: example.com:8080\n:path: /index.html\n" DEFAULTS,
                        &req, &len) &&
@@ -644,7 +644,7 @@ static void test_request(void)
     uint8_t body[] = "{\"a\":1}";
     o = base_opts();
     o.method = "POST";
-    o.url.target = "/api?x=1&y=2";
+    o.target = "/api?x=1&y=2";
     o.headers = ct;
     o.nheaders = 1;
     o.body = body;
@@ -712,7 +712,7 @@ static void test_request(void)
     o = base_opts();
     o.headers = conn;
     o.nheaders = 7;
-    o.disable_keepalive = true;
+    o.connection_close = true;
     T_CHECK("request: connection, keep-alive, transfer-encoding, upgrade, proxy-connection, te: gzip dropped "
             "(RFC 9114 §4.2)",
             request_is(&o, PSEUDO DEFAULTS "x-kept: yes\n", NULL, NULL), "wrong fields");
@@ -1085,7 +1085,7 @@ static void test_differential(void)
 
     /* Encoder outputs are requests: their pseudo-headers make them
      * malformed responses, the scan and the decoder agree on that. */
-    struct shb_opts o = base_opts();
+    struct shb_request o = base_opts();
     size_t len;
     uint8_t *req = qpack_encode_request(&o, &len);
     struct diff_stats de = { 0 };

@@ -266,6 +266,7 @@ static void fill_stats(struct stats *s, uint64_t seed)
     s->bytes_sent = seed * 100;
     s->bytes_recv = seed * 1000;
     s->connections_opened = seed * 7;
+    s->in_flight = seed * 11;
     hist_record(&s->latency, seed * 1000);
 }
 
@@ -284,7 +285,7 @@ static void check_stats_merge(void)
     stats_merge(&a, &b);
     int ok = a.ok == 8 && a.status[200] == 16 && a.status[503] == 24 && a.status[0] == 8 &&
              a.status[STATUS_MAX - 1] == 8 && a.bytes_sent == 800 && a.bytes_recv == 8000 &&
-             a.connections_opened == 56;
+             a.connections_opened == 56 && a.in_flight == 88;
     for (int k = 0; k < ERR_KINDS; k++)
         ok &= a.errors[k] == 80 + 2 * (uint64_t)k;
     T_CHECK("stats_merge sums every counter", ok, "ok %llu", (unsigned long long)a.ok);
@@ -297,8 +298,8 @@ static void check_stats_merge(void)
         want += 80 + 2 * (uint64_t)k;
     T_CHECK("stats_errors sums all kinds", stats_errors(&a) == want, "%llu",
             (unsigned long long)stats_errors(&a));
-    T_CHECK("stats_connect_errors = connect + connect timeout + tls handshake",
-            stats_connect_errors(&a) == 80 + 82 + 84,
+    T_CHECK("stats_connect_errors = connect + connect timeout + tls handshake + no local port",
+            stats_connect_errors(&a) == 80 + 82 + 84 + 86,
             "%llu", (unsigned long long)stats_connect_errors(&a));
     stats_free(&a);
     stats_free(&b);
@@ -310,9 +311,12 @@ static void check_err_names(void)
             strcmp(err_kind_name(ERR_CONNECT), "connect") == 0 &&
                 strcmp(err_kind_name(ERR_CONNECT_TIMEOUT), "connect timeout") == 0 &&
                 strcmp(err_kind_name(ERR_TLS_HANDSHAKE), "tls handshake") == 0 &&
+                strcmp(err_kind_name(ERR_NO_PORT), "no local port") == 0 &&
                 strcmp(err_kind_name(ERR_RESET), "reset") == 0 &&
                 strcmp(err_kind_name(ERR_CLOSED), "closed") == 0 &&
                 strcmp(err_kind_name(ERR_PROTOCOL), "protocol") == 0 &&
+                strcmp(err_kind_name(ERR_TLS), "tls") == 0 &&
+                strcmp(err_kind_name(ERR_TIMEOUT), "timeout") == 0 &&
                 strcmp(err_kind_name(ERR_STREAM_RESET), "stream reset") == 0 &&
                 strcmp(err_kind_name(ERR_REFUSED), "refused") == 0 &&
                 err_kind_name(ERR_KINDS) != NULL,

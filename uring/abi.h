@@ -101,6 +101,7 @@ struct io_uring_params {
 
 /* io_uring_params.flags */
 #define IORING_SETUP_CQSIZE (1u << 3)
+#define IORING_SETUP_CLAMP (1u << 4)
 #define IORING_SETUP_COOP_TASKRUN (1u << 8)
 #define IORING_SETUP_SINGLE_ISSUER (1u << 12)
 #define IORING_SETUP_DEFER_TASKRUN (1u << 13)

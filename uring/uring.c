@@ -96,7 +96,8 @@ int uring_init(struct uring *r, unsigned sq_entries, unsigned cq_entries, char *
     int fd = -EINVAL;
     for (int attempt = 0; attempt < 2; attempt++) {
         memset(&p, 0, sizeof(p));
-        p.flags = IORING_SETUP_CQSIZE | (attempt == 0 ? TUNING_FLAGS : 0);
+        /* CLAMP: a CQ larger than the kernel allows becomes its maximum. */
+        p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | (attempt == 0 ? TUNING_FLAGS : 0);
         p.cq_entries = cq_entries;
         fd = sys_setup(sq_entries, &p);
         if (fd >= 0 || (fd != -EINVAL && fd != -EOPNOTSUPP))
@@ -175,15 +176,26 @@ int uring_submit_wait(struct uring *r, unsigned wait_nr, unsigned min_wait_usec)
     return sys_enter(r->enter_fd, pending, wait_nr, flags, &arg, sizeof(arg));
 }
 
-struct io_uring_sqe *uring_sqe(struct uring *r)
+/* Submits what is queued until at least n SQEs are free. */
+static void make_room(struct uring *r, unsigned n)
 {
-    while (r->sq_tail - __atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE) >= r->sq_entries) {
+    while (r->sq_tail - __atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE) + n > r->sq_entries) {
         int ret = uring_submit_wait(r, 0, 0);
         if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
             fprintf(stderr, "shb: io_uring_enter: %s\n", strerror(-ret));
             abort();
         }
     }
+}
+
+void uring_sq_reserve(struct uring *r, unsigned n)
+{
+    make_room(r, n);
+}
+
+struct io_uring_sqe *uring_sqe(struct uring *r)
+{
+    make_room(r, 1);
     struct io_uring_sqe *s = &r->sqes[r->sq_tail & r->sq_mask];
     r->sq_tail++;
     memset(s, 0, sizeof(*s));

@@ -42,6 +42,11 @@ void uring_exit(struct uring *r);
 /* Next free SQE, zeroed. Submits what is queued first if the SQ is full. */
 struct io_uring_sqe *uring_sqe(struct uring *r);
 
+/* Makes sure the next n uring_sqe() calls need no early submit: SQEs linked
+ * with IOSQE_IO_LINK must reach the kernel in one submission, or the chain
+ * is cut where the submission ends. */
+void uring_sq_reserve(struct uring *r, unsigned n);
+
 /* Submits queued SQEs and waits for wait_nr completions (0: don't wait).
  * With min_wait_usec and a kernel that supports it, the kernel holds out that
  * long for wait_nr and then returns as soon as anything completes. Returns the

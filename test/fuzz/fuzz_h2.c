@@ -57,7 +57,8 @@ static void request_block(struct h2_config *cfg, int argc, char **argv)
     if (devnull)
         fclose(devnull);
     size_t len;
-    uint8_t *blk = hpack_encode_request(&o[used], &len);
+    struct shb_request req = cli_request(&o[used]);
+    uint8_t *blk = hpack_encode_request(&req, &len);
     if (!blk)
         abort();
     cfg->request_block = blk; /* kept for the process's life, as main does */
@@ -158,6 +159,7 @@ static void on_event(void *ctx, const struct h2_event *ev)
         FZ_CHECK(ev->status >= 200 && ev->status <= 999, "response status %u", ev->status);
         break;
     case H2_EV_RESET:
+    case H2_EV_MALFORMED:
     case H2_EV_RETRY:
     case H2_EV_ABORTED:
         break;

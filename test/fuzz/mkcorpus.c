@@ -657,11 +657,11 @@ static void qpack_seeds(void)
     qpack_seed("encoder_stream_cap0", 1, "2020"); /* two Set Dynamic Table Capacity 0 */
 
     /* What qpack_encode_request sends for GET http://example.com:8080/index.html. */
-    struct shb_opts o;
+    struct shb_request o;
     memset(&o, 0, sizeof o);
     o.method = "GET";
-    strcpy(o.url.authority, "example.com:8080");
-    o.url.target = "/index.html";
+    o.authority = "example.com:8080";
+    o.target = "/index.html";
     size_t len;
     uint8_t *req = qpack_encode_request(&o, &len);
     if (!req)

@@ -1,0 +1,137 @@
+/* worker_loop.h — what the per-thread loop (worker.c) shares with a
+ * transport's glue (worker_tcp.c: TCP and TLS; a UDP/QUIC glue sits beside
+ * it). Private to the worker: nothing outside worker*.c includes this.
+ *
+ * The loop owns the ring, the clock, the run's end (budget, -z deadline,
+ * Ctrl-C) and the request accounting: every request is taken from the budget
+ * here and ends here exactly once, as a response, an error of one kind, or
+ * (when the run ends first) in flight. A transport owns its connections and
+ * its protocol engines; it turns completions into protocol events and those
+ * into the loop_* calls below. */
+#ifndef SHB_WORKER_LOOP_H
+#define SHB_WORKER_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+#include "uring/uring.h"
+#include "worker.h"
+
+/* A request the server provably did not process (HTTP/2 GOAWAY or
+ * REFUSED_STREAM) is sent again, but not forever: a server that refuses
+ * everything must still let a -n run end. */
+#define MAX_RETRIES 15
+
+/* The loop wakes up this often (an io_uring timeout): Ctrl-C is noticed and
+ * the transport checks its deadlines (request timeouts, handshakes) within
+ * one tick of when they pass. */
+#define TICK_NS 100000000ull
+
+/* user_data of every SQE: op in the low byte, the connection's generation
+ * above it and its index in the high half. Ops below OP_TRANSPORT belong to
+ * the loop; the rest to the transport, which also owns the generations (they
+ * change whenever a connection is closed, so completions still in flight for
+ * an old socket are recognised and dropped). */
+enum loop_op { OP_TICK = 1, OP_DEADLINE, OP_TRANSPORT };
+#define GEN_MASK 0xffffffu
+static inline uint64_t ud_make(unsigned op, uint32_t gen, uint32_t idx)
+{
+    return (uint64_t)op | ((uint64_t)(gen & GEN_MASK) << 8) | ((uint64_t)idx << 32);
+}
+static inline unsigned ud_op(uint64_t ud) { return (unsigned)(ud & 0xff); }
+static inline uint32_t ud_gen(uint64_t ud) { return (uint32_t)(ud >> 8) & GEN_MASK; }
+static inline uint32_t ud_idx(uint64_t ud) { return (uint32_t)(ud >> 32); }
+
+/* A request's tag, carried through engines that hold many requests (HTTP/2
+ * streams): its start time relative to the run in the low 56 bits (2.3 years
+ * of nanoseconds), how often it was tried before in the top 8. */
+#define TAG_TIME_MASK ((1ull << 56) - 1)
+static inline uint64_t tag_make(uint64_t rel_ns, unsigned retries)
+{
+    return (rel_ns & TAG_TIME_MASK) | ((uint64_t)retries << 56);
+}
+static inline unsigned tag_retries(uint64_t tag) { return (unsigned)(tag >> 56); }
+
+struct loop;
+
+/* A transport: one per kind of socket. Every function is called on the
+ * worker's own thread. */
+struct transport {
+    /* Allocates the connections' memory (once, for the whole run) and says
+     * how large the ring must be. Returns 0, or -1 with w->error set. */
+    int (*prepare)(struct loop *l, unsigned *sq_entries, unsigned *cq_entries);
+    /* After the ring exists: register what the transport needs (files). */
+    int (*attach)(struct loop *l);
+    /* The run starts: open the first connections. */
+    void (*start)(struct loop *l);
+    /* A completion whose op is >= OP_TRANSPORT. */
+    void (*complete)(struct loop *l, const struct io_uring_cqe *cqe);
+    /* After each batch of completions: send what the batch produced. */
+    void (*after_batch)(struct loop *l);
+    /* Every TICK_NS (not when the run is ending): deadlines and retries. */
+    void (*tick)(struct loop *l);
+    /* After the run: free what prepare allocated (the ring is gone). */
+    void (*release)(struct loop *l);
+    /* How many completions one wait should hold out for (min_wait_usec
+     * bounds it), given the connections this worker has. */
+    unsigned (*wait_batch)(const struct loop *l);
+};
+
+extern const struct transport tcp_transport;
+
+struct loop {
+    struct worker *w;
+    const struct worker_config *cfg;
+    const struct transport *tp;
+    void *tp_state;                 /* the transport's own */
+    struct uring ring;
+    struct uring_bufring bufs;      /* provided receive buffers, group 0 */
+    uint64_t start_ns;              /* CLOCK_MONOTONIC at the common start */
+    uint64_t now;                   /* read once per loop turn, after the wait */
+    bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
+    /* Request accounting. */
+    uint64_t budget_left;           /* -n: requests not taken yet */
+    uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */
+    uint64_t retry_waiting[MAX_RETRIES + 1]; /* requests to send again, by how often they were tried */
+    uint64_t retry_total;
+    struct shb_kernel_timespec tick_ts, deadline_ts;
+};
+
+#define LOOP_BUF_GROUP 0
+#define LOOP_RECV_BUF_SIZE 16384
+
+/* Takes the next request to send: one waiting to be retried first (the
+ * most-tried first), else a new one from the budget. *retries: how often it
+ * was tried before. false when there is nothing to send (or the run is
+ * ending). */
+bool loop_take(struct loop *l, unsigned *retries);
+
+/* A complete response, latency measured from started_ns. */
+void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns);
+
+/* The request failed: an error of this kind. */
+void loop_error(struct loop *l, enum err_kind kind);
+
+/* The server provably did not process the request: it goes back to be sent
+ * again. counted: the attempt counts towards MAX_RETRIES (at the limit the
+ * request becomes an error of `kind`); not counted: the attempt was lost to
+ * something that says nothing about the request (a keep-alive race on a
+ * connection that served others). After the run's end the request just
+ * stays in flight. */
+void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind);
+
+/* A connection attempt failed, or a connection was given up before it
+ * served anything: that costs one request (a retry first, else one from the
+ * budget), counted as `kind`, so a dead or hostile server still lets a -n
+ * run end. */
+void loop_charge(struct loop *l, enum err_kind kind);
+
+/* Requests are still to be sent: a closed connection should be replaced. */
+bool loop_work_left(const struct loop *l);
+
+/* The run cannot go on (e.g. the server refused our ALPN): say why once,
+ * stop every worker, print no report. */
+void loop_fatal(struct loop *l, const char *why, const char *detail);
+
+#endif

@@ -1,0 +1,1000 @@
+/* worker_tcp.c — the TCP transport: connections, TLS, and the HTTP/1.1 and
+ * HTTP/2 glue. What happens to a TCP connection, from connect to close, is
+ * all here; the loop and the request accounting are worker.c's
+ * (worker_loop.h).
+ *
+ * Each connection lives in a registered file slot with one multishot
+ * receive drawing from the worker's provided buffer ring. HTTP/1.1 sends the
+ * one request buffer main built, a request at a time. HTTP/2 engines and TLS
+ * append to their own output buffers while a batch of completions is
+ * processed; each connection with something to say is sent once, after the
+ * batch (spec, How it works: the requests a batch produced leave together).
+ *
+ * Deadlines. Every wait has a bound: connects carry a linked timeout
+ * (--connect-timeout); the TLS handshake, each request (--timeout) and an
+ * HTTP/2 connection that can start no stream are checked on the loop's tick
+ * by walking the connections, so no timer is armed per request. */
+#define _GNU_SOURCE
+#include <bearssl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "h1.h"
+#include "h2.h"
+#include "tls13/conn.h"
+#include "worker_loop.h"
+
+/* What the target speaks, learnt by the first handshakes and shared by every
+ * worker thread: a server that refuses TLS 1.3 is served by the TLS 1.2
+ * engine from then on, without trying 1.3 again. */
+enum { TARGET_UNKNOWN, TARGET_TLS12, TARGET_TLS13 };
+static _Atomic int target_tls12;
+
+/* Connection attempts in flight per worker. Opening 19,000 connections at
+ * once queues 38,000 completions (connect and its linked timeout) as kernel
+ * task work, which Linux runs at most max(20, wait_nr) per io_uring_enter
+ * (io_uring/tw.h, IO_LOCAL_TW_DEFAULT_MAX): the backlog then starves every
+ * later completion — responses, ticks, the -z deadline — for seconds. A
+ * window keeps it short; on loopback 19,000 connections still open in
+ * well under a second. */
+#define CONNECT_WINDOW 512
+
+enum tcp_op { OP_CONNECT = OP_TRANSPORT, OP_LINK_TIMEOUT, OP_RECV, OP_SEND, OP_CANCEL };
+
+enum conn_state {
+    CONN_IDLE,       /* no socket, not waiting for one */
+    CONN_QUEUED,     /* waiting in the open queue (now, or at the next tick) */
+    CONN_CONNECTING,
+    CONN_OPEN,
+};
+
+struct conn {
+    uint32_t gen;
+    uint8_t state;
+    bool recv_armed;
+    bool sending;       /* a send is in flight (one at a time) */
+    bool in_flush_list;
+    uint32_t responses; /* completed on this socket */
+    /* HTTP/1.1: one request at a time */
+    bool busy;          /* a request is on the wire and its response not complete */
+    uint8_t retries;    /* of the request on the wire */
+    uint32_t sent;      /* request bytes the kernel (or TLS) has taken */
+    uint64_t started_ns;
+    struct h1_scanner sc;
+    /* HTTP/2 */
+    struct h2_conn *h2;
+    void *h2_mem;
+    uint64_t stuck_since; /* open, work waiting, yet no stream can start (0: not stuck) */
+    /* TLS */
+    struct tls_conn *tls;
+    void *tls_mem;
+    bool handshaking;
+    bool tls12;         /* this handshake runs the TLS 1.2 engine */
+    uint64_t handshake_deadline;
+};
+
+/* A FIFO of connection indices; a connection is in at most one queue. */
+struct idx_queue {
+    uint32_t *v;
+    uint32_t cap, head, len;
+};
+
+struct tcp {
+    struct conn *conns;
+    uint32_t nconns;
+    bool http2, tls;
+    uint32_t connecting;     /* attempts in flight (CONNECT_WINDOW) */
+    struct idx_queue openq;  /* to open as the window allows */
+    struct idx_queue laterq; /* to open at the next tick (their last attempt failed at once) */
+    bool open_blocked;       /* socket() failed: no more opens until the next tick */
+    enum err_kind abort_kind; /* what HTTP/2 streams of a failing connection count as */
+    struct conn *event_conn;  /* the connection whose engine is reporting events */
+    uint32_t *flush_list;     /* connections with output to send after this batch */
+    uint32_t nflush;
+    uint8_t *h2_mem;
+    uint8_t *tls_mem;
+    br_hmac_drbg_context drbg; /* handshake randomness, seeded once */
+    struct conn *plain_conn;   /* the TLS connection delivering plaintext */
+    bool plain_alive;          /* ... and whether its protocol engine still wants it */
+    struct shb_kernel_timespec connect_ts;
+};
+
+static inline struct tcp *tcp_of(const struct loop *l) { return l->tp_state; }
+static uint32_t conn_idx(const struct tcp *t, const struct conn *c) { return (uint32_t)(c - t->conns); }
+
+static void q_push(struct idx_queue *q, uint32_t i)
+{
+    q->v[(q->head + q->len++) % q->cap] = i;
+}
+
+static uint32_t q_pop(struct idx_queue *q)
+{
+    uint32_t i = q->v[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
+    return i;
+}
+
+/* ---- connection lifecycle ---------------------------------------------- */
+
+static void arm_recv(struct loop *l, struct conn *c)
+{
+    uint32_t i = conn_idx(tcp_of(l), c);
+    uring_prep_recv_multishot(uring_sqe(&l->ring), i, LOOP_BUF_GROUP, ud_make(OP_RECV, c->gen, i));
+    c->recv_armed = true;
+}
+
+static void flush_later(struct loop *l, struct conn *c)
+{
+    struct tcp *t = tcp_of(l);
+    if (!c->in_flush_list) {
+        c->in_flush_list = true;
+        t->flush_list[t->nflush++] = conn_idx(t, c);
+    }
+}
+
+/* Closes our side: the multishot receive is cancelled by its user_data (the
+ * slot itself is reused, so cancelling by file would hit the new socket),
+ * and bumping the generation orphans every completion still due. */
+static void conn_close(struct loop *l, struct conn *c)
+{
+    uint32_t i = conn_idx(tcp_of(l), c);
+    if (c->recv_armed) {
+        struct io_uring_sqe *s = uring_sqe(&l->ring);
+        uring_prep_cancel(s, ud_make(OP_RECV, c->gen, i), ud_make(OP_CANCEL, c->gen, i));
+        s->flags |= IOSQE_CQE_SKIP_SUCCESS;
+        c->recv_armed = false;
+    }
+    if (c->state == CONN_CONNECTING)
+        tcp_of(l)->connecting--;
+    c->gen = (c->gen + 1) & GEN_MASK;
+    c->state = CONN_IDLE;
+    c->busy = false;
+    c->sending = false;
+    c->stuck_since = 0;
+}
+
+/* After a close: queue a new connection if there is work left (now, or at
+ * the next tick when the last attempt failed at once, so a refusing server
+ * or exhausted ports are not hammered in a loop), otherwise drop the socket
+ * from its slot so the server sees it go. */
+static void conn_replace(struct loop *l, struct conn *c, bool at_tick)
+{
+    struct tcp *t = tcp_of(l);
+    if (!loop_work_left(l)) {
+        uring_files_set(&l->ring, conn_idx(t, c), -1);
+        return;
+    }
+    c->state = CONN_QUEUED;
+    q_push(at_tick ? &t->laterq : &t->openq, conn_idx(t, c));
+}
+
+static void conn_open(struct loop *l, struct conn *c)
+{
+    struct tcp *t = tcp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    uint32_t i = conn_idx(t, c);
+    int fd = socket(cfg->addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int ret = fd;
+    if (fd >= 0) {
+        /* Requests leave whole, once per batch: Nagle would only hold a batch
+         * back behind the previous one's delayed ACK. */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        ret = uring_files_set(&l->ring, i, fd);
+        close(fd); /* the registered slot holds its own reference */
+    }
+    if (ret < 0) {
+        /* Out of descriptors or memory: this one and every later one wait
+         * for the next tick. */
+        t->open_blocked = true;
+        c->state = CONN_QUEUED;
+        q_push(&t->laterq, i);
+        return;
+    }
+    c->state = CONN_CONNECTING;
+    t->connecting++;
+    c->responses = 0;
+    c->recv_armed = false;
+    c->sending = false;
+    c->stuck_since = 0;
+    /* The connect and its timeout must reach the kernel in one submission,
+     * or the link is cut and the connect has no deadline. */
+    uring_sq_reserve(&l->ring, 2);
+    struct io_uring_sqe *s = uring_sqe(&l->ring);
+    uring_prep_connect(s, i, cfg->addr, cfg->addrlen, ud_make(OP_CONNECT, c->gen, i));
+    s->flags |= IOSQE_IO_LINK; /* --connect-timeout: the link timeout cancels it */
+    uring_prep_link_timeout(uring_sqe(&l->ring), &t->connect_ts, ud_make(OP_LINK_TIMEOUT, c->gen, i));
+}
+
+/* Opens queued connections while the window allows. */
+static void open_queued(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    while (t->openq.len && t->connecting < CONNECT_WINDOW && !t->open_blocked) {
+        uint32_t i = q_pop(&t->openq);
+        struct conn *c = &t->conns[i];
+        if (loop_work_left(l)) {
+            conn_open(l, c);
+        } else {
+            c->state = CONN_IDLE;
+            uring_files_set(&l->ring, i, -1);
+        }
+    }
+}
+
+static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    tcp_of(l)->connecting--;
+    c->state = CONN_IDLE;
+    c->gen = (c->gen + 1) & GEN_MASK;
+    loop_charge(l, kind);
+    /* A timeout has waited already; a refusal or a missing port came back
+     * at once, and trying again at once would only spin. */
+    conn_replace(l, c, kind != ERR_CONNECT_TIMEOUT);
+}
+
+/* ---- HTTP/1.1 ----------------------------------------------------------- */
+
+static void h1_send_bytes(struct loop *l, struct conn *c)
+{
+    const struct worker_config *cfg = l->cfg;
+    if (c->tls) {
+        /* Sealed now, sent after the batch; what did not fit goes when the
+         * output drains (on_send). */
+        c->sent += (uint32_t)tls_conn_send(c->tls, cfg->request + c->sent, cfg->request_len - c->sent);
+        flush_later(l, c);
+        return;
+    }
+    uint32_t i = conn_idx(tcp_of(l), c);
+    uring_prep_send(uring_sqe(&l->ring), i, cfg->request + c->sent, cfg->request_len - c->sent,
+                    ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
+/* Starts the next request on an idle open connection, if there is one. */
+static void h1_start_next(struct loop *l, struct conn *c)
+{
+    unsigned retries;
+    if (!loop_take(l, &retries))
+        return;
+    c->busy = true;
+    c->retries = (uint8_t)retries;
+    c->sent = 0;
+    c->started_ns = l->now;
+    h1_scanner_reset(&c->sc, l->cfg->head);
+    h1_send_bytes(l, c);
+}
+
+static void h1_ok(struct loop *l, struct conn *c, const struct h1_response *r)
+{
+    c->busy = false;
+    c->responses++;
+    loop_ok(l, r->status, c->started_ns);
+}
+
+static void h1_error(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    c->busy = false;
+    loop_error(l, kind);
+}
+
+/* How a connection was lost, for the request on it. */
+enum lost_how {
+    LOST_EOF,        /* the server closed cleanly (FIN, or TLS close_notify) */
+    LOST_SEND,       /* a send failed */
+    LOST_FAILED,     /* a receive error, a reset, a TLS failure */
+};
+
+/* The connection broke with maybe a request on it. */
+static void h1_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how)
+{
+    if (!c->busy)
+        return;
+    struct h1_response r;
+    if (how == LOST_EOF && h1_scan_eof(&c->sc, &r) == H1_DONE) {
+        h1_ok(l, c, &r); /* a body delimited by the close (RFC 9112 §6.3 rule 8) */
+        return;
+    }
+    /* The keep-alive race (RFC 9112 §9.3.1): the server closed an idle
+     * connection that had served a response just as this request went out.
+     * It read none of it — the close came before any byte of a response, or
+     * the send of the request's first byte failed — so the request goes
+     * again on a new connection. A race says nothing about the request, so
+     * it costs no retry: each one needs a connection that served a
+     * response, which bounds them by the responses. Anything else (a reset,
+     * a TLS error, a close on a fresh connection or mid-response) is an
+     * error of its own kind. */
+    bool unread = how == LOST_EOF || (how == LOST_SEND && c->sent == 0 && !c->tls);
+    if (unread && c->responses > 0 && !h1_scan_started(&c->sc)) {
+        c->busy = false;
+        loop_retry(l, c->retries, false, kind);
+        return;
+    }
+    h1_error(l, c, how == LOST_EOF ? ERR_CLOSED : kind);
+}
+
+static void h1_on_sent(struct loop *l, struct conn *c, int res)
+{
+    c->sending = false;
+    c->sent += (uint32_t)res;
+    if (c->busy && c->sent < l->cfg->request_len)
+        h1_send_bytes(l, c); /* short send: the rest goes now */
+}
+
+/* Feeds received bytes to the scanner. Returns false if the connection must
+ * be closed. */
+static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
+{
+    const struct worker_config *cfg = l->cfg;
+    while (n > 0) {
+        if (!c->busy)
+            return false; /* bytes nobody asked for: the framing can no longer be trusted */
+        size_t used = 0;
+        struct h1_response r;
+        enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
+        p += used;
+        n -= used;
+        if (ev == H1_NEED_MORE)
+            return true;
+        if (ev == H1_ERROR) {
+            h1_error(l, c, ERR_PROTOCOL);
+            return false;
+        }
+        h1_ok(l, c, &r);
+        /* A response that ends before its request was fully sent, or with
+         * bytes behind it, leaves the connection in no state to reuse. */
+        if (r.close || !cfg->keepalive || c->sent < cfg->request_len || n > 0)
+            return false;
+        h1_start_next(l, c);
+    }
+    return true;
+}
+
+/* --timeout: the request gets no more time; the connection, in an unknown
+ * state, goes with it. */
+static bool h1_expired(struct loop *l, struct conn *c)
+{
+    return c->busy && l->now - c->started_ns >= l->cfg->timeout_ns;
+}
+
+/* ---- HTTP/2 ------------------------------------------------------------- */
+
+static void h2_event(void *ctx, const struct h2_event *ev)
+{
+    struct loop *l = ctx;
+    struct tcp *t = tcp_of(l);
+    switch (ev->kind) {
+    case H2_EV_RESPONSE:
+        t->event_conn->responses++;
+        loop_ok(l, ev->status, l->start_ns + (ev->tag & TAG_TIME_MASK));
+        break;
+    case H2_EV_RESET:
+        loop_error(l, ERR_STREAM_RESET);
+        break;
+    case H2_EV_MALFORMED:
+        loop_error(l, ERR_PROTOCOL);
+        break;
+    case H2_EV_RETRY:
+        /* GOAWAY below this stream or REFUSED_STREAM: provably unprocessed
+         * (RFC 9113 §8.7), so safe to send again. Only a refusal from a
+         * connection that completed nothing counts towards the limit: a
+         * server that closes every fifth request refuses the streams queued
+         * behind it as a matter of course, and that is no reason to give up. */
+        loop_retry(l, tag_retries(ev->tag), !(ev->peer_progress || t->event_conn->responses > 0), ERR_REFUSED);
+        break;
+    case H2_EV_ABORTED:
+        loop_error(l, t->abort_kind);
+        break;
+    }
+}
+
+/* Opens as many streams as the engine allows and there are requests for. */
+static void h2_fill(struct loop *l, struct conn *c)
+{
+    unsigned retries;
+    while (h2_can_start(c->h2) && loop_take(l, &retries))
+        h2_start(c->h2, tag_make(l->now - l->start_ns, retries));
+    flush_later(l, c);
+}
+
+static void h2_on_open(struct loop *l, struct conn *c)
+{
+    c->h2 = h2_conn_init(c->h2_mem, l->cfg->h2);
+    h2_fill(l, c);
+}
+
+static void h2_lost(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    struct tcp *t = tcp_of(l);
+    t->abort_kind = kind;
+    t->event_conn = c;
+    h2_conn_lost(c->h2, h2_event, l);
+}
+
+static void h2_send_out(struct loop *l, struct conn *c)
+{
+    size_t len;
+    const uint8_t *out = h2_out(c->h2, &len);
+    if (len == 0)
+        return;
+    uint32_t i = conn_idx(tcp_of(l), c);
+    uring_prep_send(uring_sqe(&l->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
+static void h2_on_sent(struct loop *l, struct conn *c, int res)
+{
+    c->sending = false;
+    h2_out_ack(c->h2, (size_t)res);
+    h2_fill(l, c); /* room in the output buffer may let more streams start */
+}
+
+static void tls_flush(struct loop *l, struct conn *c);
+
+/* Sends what the connection has queued now, if no send is in flight. */
+static void conn_flush(struct loop *l, struct conn *c)
+{
+    if (c->tls)
+        tls_flush(l, c);
+    else if (!c->sending)
+        h2_send_out(l, c);
+}
+
+static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
+{
+    struct tcp *t = tcp_of(l);
+    t->abort_kind = ERR_PROTOCOL;
+    t->event_conn = c;
+    int ret = h2_recv(c->h2, p, n, h2_event, l);
+    if (ret < 0) {
+        /* The engine queued a GOAWAY naming the problem: it goes out on its
+         * own (the old socket lives until that send completes). */
+        conn_flush(l, c);
+        return false;
+    }
+    if (h2_drained(c->h2))
+        return false; /* GOAWAY honoured and nothing left open: replace it */
+    h2_fill(l, c);
+    return true;
+}
+
+/* --timeout for every stream past it, oldest first (streams open in id
+ * order, so the first one within its time ends the walk). */
+static void h2_expire(struct loop *l, struct conn *c)
+{
+    uint32_t id;
+    uint64_t tag;
+    bool cancelled = false;
+    while (h2_oldest(c->h2, &id, &tag) &&
+           l->now - (l->start_ns + (tag & TAG_TIME_MASK)) >= l->cfg->timeout_ns && h2_cancel(c->h2, id)) {
+        loop_error(l, ERR_TIMEOUT);
+        cancelled = true;
+    }
+    if (cancelled) {
+        h2_fill(l, c); /* the freed streams carry the next requests */
+        flush_later(l, c);
+    }
+}
+
+/* RFC 9113 §5.1.2: a server may stop new streams with MAX_CONCURRENT_STREAMS
+ * 0 "for short durations". A connection with requests waiting that can start
+ * no stream, and has none open, gets --connect-timeout to recover; then it
+ * is given up as if it had never connected, and one that served nothing
+ * costs a request (`refused`), so a server that refuses everything still
+ * ends a -n run. */
+static bool h2_stuck_too_long(struct loop *l, struct conn *c)
+{
+    if (h2_open_streams(c->h2) > 0 || h2_can_start(c->h2) || !loop_work_left(l)) {
+        c->stuck_since = 0;
+        return false;
+    }
+    if (c->stuck_since == 0) {
+        c->stuck_since = l->now;
+        return false;
+    }
+    return l->now - c->stuck_since >= l->cfg->connect_timeout_ns;
+}
+
+/* ---- TLS ---------------------------------------------------------------- *
+ * Plaintext from the protocol engines is sealed into the connection's TLS
+ * output; ciphertext from the socket is opened in place in the receive
+ * buffer and handed to the engines. The handshake counts as part of
+ * connecting: --connect-timeout covers it, and its failure is a connect
+ * error of its own kind. */
+
+static void proto_on_open(struct loop *l, struct conn *c)
+{
+    if (tcp_of(l)->http2)
+        h2_on_open(l, c);
+    else
+        h1_start_next(l, c);
+}
+
+static void tls_start(struct loop *l, struct conn *c)
+{
+    struct tcp *t = tcp_of(l);
+    uint8_t entropy[TLS13_ENTROPY_LEN];
+    br_hmac_drbg_generate(&t->drbg, entropy, sizeof entropy);
+    c->tls12 = target_tls12 == TARGET_TLS12;
+    c->tls = tls_conn_init(c->tls_mem, l->cfg->tls, entropy, c->tls12);
+    tls13_wipe(entropy, sizeof entropy);
+    c->handshaking = true;
+    c->handshake_deadline = l->now + l->cfg->connect_timeout_ns;
+    flush_later(l, c);
+}
+
+static void tls_flush(struct loop *l, struct conn *c)
+{
+    if (tcp_of(l)->http2 && tls_conn_ready(c->tls)) {
+        size_t len;
+        const uint8_t *out = h2_out(c->h2, &len);
+        if (len)
+            h2_out_ack(c->h2, tls_conn_send(c->tls, out, len)); /* sealed: the engine may reuse it */
+    }
+    if (c->sending)
+        return;
+    size_t len;
+    const uint8_t *out = tls_conn_out(c->tls, &len);
+    if (len == 0)
+        return;
+    uint32_t i = conn_idx(tcp_of(l), c);
+    uring_prep_send(uring_sqe(&l->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
+/* The handshake is over: the protocol starts. Returns false when the run
+ * cannot go on. */
+static bool tls_opened(struct loop *l, struct conn *c)
+{
+    c->handshaking = false;
+    if (!c->tls12) {
+        int unknown = TARGET_UNKNOWN;
+        atomic_compare_exchange_strong(&target_tls12, &unknown, TARGET_TLS13);
+    }
+    /* RFC 7301 §3.2: the server picks; a server that will not speak h2
+     * is a clear error, not a silent downgrade to HTTP/1.1. */
+    if (tcp_of(l)->http2 && strcmp(tls_conn_alpn(c->tls), "h2") != 0) {
+        const char *alpn = tls_conn_alpn(c->tls);
+        loop_fatal(l, "the server did not select HTTP/2 with ALPN: it chose ",
+                   *alpn ? alpn : "no protocol (an HTTP/1.1-only server?)");
+        return false;
+    }
+    proto_on_open(l, c);
+    return true;
+}
+
+static void tls_plain(void *ctx, uint8_t *p, size_t n)
+{
+    struct loop *l = ctx;
+    struct tcp *t = tcp_of(l);
+    struct conn *c = t->plain_conn;
+    /* TLS 1.2: the server's Finished and its first bytes (an HTTP/2
+     * SETTINGS) can arrive in one read, so plaintext may come before
+     * tls_conn_recv has returned TLS_HANDSHAKE_DONE. */
+    if (t->plain_alive && c->handshaking && !tls_opened(l, c))
+        t->plain_alive = false;
+    if (!t->plain_alive)
+        return;
+    bool alive = t->http2 ? h2_on_data(l, c, p, n) : h1_on_data(l, c, p, n);
+    if (!alive)
+        t->plain_alive = false;
+}
+
+static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how);
+
+/* A failed TLS 1.3 handshake that means "this server does not speak 1.3":
+ * it chose 1.2, answered protocol_version, or (some 1.2-only servers, while
+ * no 1.3 handshake has worked yet) handshake_failure. */
+static bool tls12_fallback_wanted(const struct conn *c, int rc)
+{
+    int alert = tls_conn_alert(c->tls);
+    return c->handshaking && !c->tls12 &&
+           (rc == TLS_ERR_FALLBACK_TLS12 || alert == -70 || (alert == -40 && target_tls12 != TARGET_TLS13));
+}
+
+/* The alert that ended this connection, named in the report (RFC 8446 §6).
+ * A refusal that only sends us to the TLS 1.2 engine is not counted: it
+ * costs no request. */
+static void tls_count_alert(struct loop *l, struct conn *c, int rc)
+{
+    int alert = tls_conn_alert(c->tls);
+    if (alert == 0 || tls12_fallback_wanted(c, rc))
+        return;
+    if (alert < 0)
+        l->w->stats.alerts_received[(-alert) & 0xff]++;
+    else
+        l->w->stats.alerts_sent[alert & 0xff]++;
+}
+
+static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
+{
+    struct tcp *t = tcp_of(l);
+    t->plain_conn = c;
+    t->plain_alive = true;
+    int rc = tls_conn_recv(c->tls, p, n, tls_plain, l);
+    if (rc == TLS_HANDSHAKE_DONE) {
+        if (c->handshaking && !tls_opened(l, c))
+            return false;
+    } else if (rc < 0) {
+        conn_flush(l, c); /* our alert, if we sent one */
+        tls_count_alert(l, c, rc);
+        if (c->handshaking) {
+            int alert = tls_conn_alert(c->tls);
+            /* This connection is replaced by one running the 1.2 engine, as
+             * every later one is; nothing was taken from the budget for it,
+             * so nothing is counted. A 1.2 handshake that fails is an
+             * ordinary error. */
+            if (tls12_fallback_wanted(c, rc)) {
+                target_tls12 = TARGET_TLS12;
+                return false;
+            }
+            /* A refusal no retry will change (RFC 7301 §3.2): none of the
+             * protocols we offered. */
+            if (alert == -120)
+                loop_fatal(l, "the server does not speak ",
+                           t->http2 ? "HTTP/2 over TLS (ALPN h2 refused: no_application_protocol)"
+                                    : "HTTP/1.1 over TLS (ALPN http/1.1 refused: no_application_protocol)");
+            loop_charge(l, ERR_TLS_HANDSHAKE);
+            return false;
+        }
+        /* After the handshake: close_notify is a clean close; a record that
+         * does not open, is too large or is unexpected, and a fatal alert
+         * from the server, are TLS errors (the alert is named in the
+         * report). */
+        if (t->plain_alive)
+            proto_lost(l, c, rc == TLS_CLOSED ? ERR_CLOSED : ERR_TLS, rc == TLS_CLOSED ? LOST_EOF : LOST_FAILED);
+        return false;
+    }
+    flush_later(l, c);
+    return t->plain_alive;
+}
+
+/* ---- completions -------------------------------------------------------- */
+
+static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how)
+{
+    struct tcp *t = tcp_of(l);
+    if (c->tls && c->handshaking)
+        loop_charge(l, ERR_TLS_HANDSHAKE); /* EOF or reset mid-handshake */
+    else if (t->http2)
+        h2_lost(l, c, how == LOST_EOF ? ERR_CLOSED : kind);
+    else
+        h1_lost(l, c, kind, how);
+}
+
+static void conn_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how)
+{
+    proto_lost(l, c, kind, how);
+    conn_close(l, c);
+    conn_replace(l, c, false);
+}
+
+static void on_connect(struct loop *l, struct conn *c, int res)
+{
+    struct tcp *t = tcp_of(l);
+    if (res < 0) {
+        /* -ECANCELED: the linked timeout fired first. EADDRNOTAVAIL: no
+         * local port left for this destination (the ephemeral range is
+         * spent, TIME_WAIT included). */
+        connect_failed(l, c, res == -ECANCELED || res == -ETIME ? ERR_CONNECT_TIMEOUT
+                             : res == -EADDRNOTAVAIL            ? ERR_NO_PORT
+                                                                : ERR_CONNECT);
+        return;
+    }
+    t->connecting--;
+    c->state = CONN_OPEN;
+    l->w->stats.connections_opened++;
+    arm_recv(l, c);
+    if (t->tls)
+        tls_start(l, c);
+    else
+        proto_on_open(l, c);
+}
+
+static void on_send(struct loop *l, struct conn *c, int res)
+{
+    struct tcp *t = tcp_of(l);
+    if (res < 0) {
+        conn_lost(l, c, ERR_RESET, LOST_SEND);
+        return;
+    }
+    l->w->stats.bytes_sent += (uint64_t)res;
+    if (c->tls) {
+        c->sending = false;
+        tls_conn_out_ack(c->tls, (size_t)res);
+        if (t->http2 && tls_conn_ready(c->tls))
+            h2_fill(l, c); /* sealing made room in the engine's buffer */
+        else if (c->busy && c->sent < l->cfg->request_len)
+            h1_send_bytes(l, c); /* the rest of a request larger than the TLS output */
+        flush_later(l, c);
+    } else if (t->http2) {
+        h2_on_sent(l, c, res);
+    } else {
+        h1_on_sent(l, c, res);
+    }
+}
+
+static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
+{
+    struct tcp *t = tcp_of(l);
+    bool more = (flags & IORING_CQE_F_MORE) != 0;
+    if (!more)
+        c->recv_armed = false;
+    if (res > 0) {
+        unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+        uint8_t *p = uring_bufring_addr(&l->bufs, bid);
+        l->w->stats.bytes_recv += (uint64_t)res;
+        bool alive = c->tls   ? tls_on_data(l, c, p, (size_t)res)
+                     : t->http2 ? h2_on_data(l, c, p, (size_t)res)
+                                : h1_on_data(l, c, p, (size_t)res);
+        uring_bufring_recycle(&l->bufs, bid);
+        if (!alive) {
+            conn_close(l, c);
+            conn_replace(l, c, false);
+        } else if (!more) {
+            arm_recv(l, c);
+        }
+        return;
+    }
+    if (res == -ENOBUFS) {
+        /* The buffer ring ran dry: buffers recycled this turn are published
+         * before the next submit, which carries the new receive. */
+        arm_recv(l, c);
+        return;
+    }
+    conn_lost(l, c, ERR_RESET, res == 0 ? LOST_EOF : LOST_FAILED);
+}
+
+static void tcp_complete(struct loop *l, const struct io_uring_cqe *cqe)
+{
+    struct tcp *t = tcp_of(l);
+    uint64_t ud = cqe->user_data;
+    unsigned op = ud_op(ud);
+    if (op == OP_LINK_TIMEOUT || op == OP_CANCEL)
+        return;
+    uint32_t idx = ud_idx(ud);
+    if (idx >= t->nconns)
+        return;
+    struct conn *c = &t->conns[idx];
+    if (ud_gen(ud) != c->gen) {
+        /* A completion for a socket we already closed. Its buffer, if it
+         * took one, still goes back to the ring. */
+        if (op == OP_RECV && (cqe->flags & IORING_CQE_F_BUFFER))
+            uring_bufring_recycle(&l->bufs, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+        return;
+    }
+    switch (op) {
+    case OP_CONNECT:
+        on_connect(l, c, cqe->res);
+        break;
+    case OP_SEND:
+        on_send(l, c, cqe->res);
+        break;
+    case OP_RECV:
+        on_recv(l, c, cqe->res, cqe->flags);
+        break;
+    default:
+        break;
+    }
+}
+
+/* After a batch: every connection that queued output (HTTP/2 frames, TLS
+ * records) sends it in one go, unless its previous send is still in flight
+ * (then its completion brings it back here); then the connections waiting
+ * to open go, as the window allows. */
+static void tcp_after_batch(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    for (uint32_t k = 0; k < t->nflush; k++) {
+        struct conn *c = &t->conns[t->flush_list[k]];
+        c->in_flush_list = false;
+        if (c->state == CONN_OPEN)
+            conn_flush(l, c);
+    }
+    t->nflush = 0;
+    open_queued(l);
+}
+
+/* Gives up on an open connection: what was on it counts as `kind`. */
+static void conn_give_up(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    if (tcp_of(l)->http2)
+        h2_lost(l, c, kind);
+    else if (c->busy)
+        h1_error(l, c, kind);
+    conn_close(l, c);
+    conn_replace(l, c, false);
+}
+
+static void tcp_tick(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    t->open_blocked = false;
+    while (t->laterq.len) {
+        uint32_t i = q_pop(&t->laterq);
+        q_push(&t->openq, i);
+    }
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct conn *c = &t->conns[i];
+        if (c->state != CONN_OPEN)
+            continue;
+        if (c->handshaking) {
+            if (l->now >= c->handshake_deadline) {
+                loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
+                conn_close(l, c);
+                conn_replace(l, c, false);
+            }
+        } else if (!t->http2) {
+            if (cfg->timeout_ns && h1_expired(l, c))
+                conn_give_up(l, c, ERR_TIMEOUT);
+        } else {
+            if (cfg->timeout_ns)
+                h2_expire(l, c);
+            if (h2_stuck_too_long(l, c)) {
+                if (c->responses == 0)
+                    loop_charge(l, ERR_REFUSED);
+                conn_give_up(l, c, ERR_REFUSED);
+            }
+        }
+    }
+    open_queued(l);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static unsigned pow2_at_least(unsigned v)
+{
+    unsigned p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entries)
+{
+    struct worker *w = l->w;
+    struct tcp *t = calloc(1, sizeof(*t));
+    if (!t) {
+        snprintf(w->error, sizeof(w->error), "out of memory");
+        return -1;
+    }
+    l->tp_state = t;
+    t->http2 = w->cfg.h2 != NULL;
+    t->tls = w->cfg.tls != NULL;
+    t->nconns = w->cfg.connections;
+    t->conns = calloc(t->nconns, sizeof(*t->conns));
+    t->flush_list = calloc(t->nconns, sizeof(*t->flush_list));
+    t->openq = (struct idx_queue){ .v = calloc(t->nconns, sizeof(uint32_t)), .cap = t->nconns };
+    t->laterq = (struct idx_queue){ .v = calloc(t->nconns, sizeof(uint32_t)), .cap = t->nconns };
+    if (!t->conns || !t->flush_list || !t->openq.v || !t->laterq.v) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u connections", t->nconns);
+        return -1;
+    }
+    if (t->http2) {
+        /* Each connection's engine, stream ring and output buffer: one block,
+         * allocated once, reused by every connection that slot ever holds. */
+        size_t each = (h2_conn_size(w->cfg.h2) + 63) & ~(size_t)63;
+        t->h2_mem = aligned_alloc(64, each * t->nconns);
+        if (!t->h2_mem) {
+            snprintf(w->error, sizeof(w->error), "out of memory for %u HTTP/2 connections", t->nconns);
+            return -1;
+        }
+        for (uint32_t i = 0; i < t->nconns; i++)
+            t->conns[i].h2_mem = t->h2_mem + each * i;
+    }
+    if (t->tls) {
+        size_t each = (tls_conn_size() + 63) & ~(size_t)63;
+        t->tls_mem = aligned_alloc(64, each * t->nconns);
+        if (!t->tls_mem) {
+            snprintf(w->error, sizeof(w->error), "out of memory for %u TLS connections", t->nconns);
+            return -1;
+        }
+        for (uint32_t i = 0; i < t->nconns; i++)
+            t->conns[i].tls_mem = t->tls_mem + each * i;
+        /* Client randoms and key shares come from one DRBG per worker,
+         * seeded once from the kernel: no syscall per handshake. */
+        uint8_t seed[48];
+        if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+            snprintf(w->error, sizeof(w->error), "getrandom failed: %s", strerror(errno));
+            return -1;
+        }
+        br_hmac_drbg_init(&t->drbg, &br_sha256_vtable, seed, sizeof seed);
+        tls13_wipe(seed, sizeof seed);
+    }
+    t->connect_ts = (struct shb_kernel_timespec){ .tv_sec = (int64_t)(w->cfg.connect_timeout_ns / 1000000000ull),
+                                                  .tv_nsec = (long long)(w->cfg.connect_timeout_ns % 1000000000ull) };
+    /* SQ: a turn queues per connection at most a cancel, a connect and its
+     * timeout, a receive and a send; uring_sqe() submits early when that
+     * overflows. CQ: what can be outstanding at once — per connection a
+     * send, the receive's last completion and a failed cancel; per attempt
+     * in flight a connect and its timeout; a completion per receive buffer;
+     * the timers — so that it never overflows (the kernel would keep the
+     * excess, but only as slow task work). 65536 is the kernel's maximum. */
+    unsigned window = t->nconns < CONNECT_WINDOW ? t->nconns : CONNECT_WINDOW;
+    *sq_entries = pow2_at_least(t->nconns * 2 + 8);
+    if (*sq_entries > 4096)
+        *sq_entries = 4096;
+    uint64_t cq = 3ull * t->nconns + 2ull * window + 1024 + 64;
+    *cq_entries = cq > 65536 ? 65536 : pow2_at_least((unsigned)cq);
+    return 0;
+}
+
+static int tcp_attach(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    int ret = uring_files_register(&l->ring, t->nconns);
+    if (ret < 0) {
+        snprintf(l->w->error, sizeof(l->w->error), "registering %u file slots failed: %s", t->nconns,
+                 strerror(-ret));
+        return -1;
+    }
+    return 0;
+}
+
+static void tcp_start(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    /* A -n run opens no more connections than it has requests (HTTP/1.1) or
+     * stream batches (HTTP/2) for. */
+    uint64_t per_conn = t->http2 ? cfg->h2->parallel : 1;
+    uint64_t needed = cfg->timed ? t->nconns : (cfg->budget + per_conn - 1) / per_conn;
+    uint32_t first = needed < t->nconns ? (uint32_t)needed : t->nconns;
+    for (uint32_t i = 0; i < first; i++) {
+        t->conns[i].state = CONN_QUEUED;
+        q_push(&t->openq, i);
+    }
+    open_queued(l);
+}
+
+/* A quarter of the connections, capped at eight (spec, How it works): every
+ * completion lets a connection send its next request, so waiting for too
+ * many stalls the pipeline. HTTP/2 with streams to spare: one receive
+ * carries many responses, so holding out (min_wait_usec at most) for a
+ * second connection's lets one send carry both refills. With 4 connections x
+ * 100 streams against nginx that is 1.6x the requests/s of answering every
+ * receive alone (make bench), because the server then reads requests in
+ * batches too. */
+static unsigned tcp_wait_batch(const struct loop *l)
+{
+    const struct tcp *t = tcp_of(l);
+    unsigned n = t->nconns / 4;
+    if (n < 1)
+        n = 1;
+    if (t->http2 && l->cfg->h2->parallel >= 2 && t->nconns >= 2 && n < 2)
+        n = 2;
+    return n > 8 ? 8 : n;
+}
+
+static void tcp_release(struct loop *l)
+{
+    struct tcp *t = tcp_of(l);
+    free(t->h2_mem);
+    free(t->tls_mem);
+    free(t->flush_list);
+    free(t->openq.v);
+    free(t->laterq.v);
+    free(t->conns);
+    free(t);
+    l->tp_state = NULL;
+}
+
+const struct transport tcp_transport = {
+    .prepare = tcp_prepare,
+    .attach = tcp_attach,
+    .start = tcp_start,
+    .complete = tcp_complete,
+    .after_batch = tcp_after_batch,
+    .tick = tcp_tick,
+    .release = tcp_release,
+    .wait_batch = tcp_wait_batch,
+};
