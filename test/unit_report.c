@@ -613,11 +613,50 @@ static void check_tls_alerts(void)
     stats_free(&s);
 }
 
+
+/* ---- requests in flight when the run ended --------------------------------- */
+
+static void check_in_flight(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    T_CHECK("in flight: no text line when none, inFlight 0 in JSON",
+            text && json && !strstr(text, "In flight:") && strstr(json, "\n  \"inFlight\": 0,\n") && json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    s.in_flight = 37;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    const char *rps = text ? strstr(text, "Requests/sec: ") : NULL;
+    const char *line = text ? strstr(text, "\nIn flight:    37 (the run ended before their responses)\n") : NULL;
+    const char *transfer = text ? strstr(text, "Transfer:") : NULL;
+    T_CHECK("in flight: text line after Requests/sec, before Transfer",
+            rps && line && transfer && rps < line && line < transfer, "got:\n%s", text ? text : "(null)");
+    const char *kinds = json ? strstr(json, "\"errorKinds\"") : NULL;
+    const char *inflight = json ? strstr(json, "\n  \"inFlight\": 37,\n") : NULL;
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    T_CHECK("in flight: json key after errorKinds, before latencySeconds; total excludes it",
+            kinds && inflight && latency && kinds < inflight && inflight < latency && json_valid(json) &&
+                strstr(json, "\"total\": 17,"),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+    stats_free(&s);
+}
+
 int main(void)
 {
     check_json_checker();
     check_text_spec_sample();
     check_text_errors_and_codes();
+    check_in_flight();
     check_text_no_errors_block();
     check_text_empty_run();
     check_json_spec_sample();
