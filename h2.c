@@ -2,7 +2,12 @@
  *
  * Layout of the caller's block (h2_conn_size):
  *
- *   [struct h2_conn][stream ring: nslots x struct h2_stream][output buffer]
+ *   [struct h2_conn][stream ring: nslots x struct h2_stream][output buffer][HPACK state]
+ *
+ * The HPACK state (the :status scanner's 4 KB literal buffer and the peer's
+ * 4 KB dynamic table) comes last and is never cleared: it is written before
+ * it is read, so a connection whose peer never indexes touches only its
+ * first pages, and 10,000 idle connections stay small in resident memory.
  *
  * Stream ring. Stream ids are odd and increase by 2, so slot = (id >> 1) &
  * mask, with mask + 1 a power of two >= 4 x parallel. A slot holds one open
@@ -211,6 +216,10 @@ struct h2_conn {
     uint32_t block_id;     /* stream the current field block belongs to; 0: a closed stream's, results ignored */
     bool block_es;         /* the block's HEADERS carried END_STREAM */
     bool block_done;       /* the scanner has seen the block's last fragment */
+    struct h2_hpack *hp;   /* at the block's end (see the top of the file) */
+};
+
+struct h2_hpack {
     struct hpack_status_scan scan; /* the current field block (reset per block) */
     struct hpack_decoder rtable;   /* the peer's HPACK dynamic table for responses (kept per connection) */
 };
@@ -252,7 +261,7 @@ static size_t framed_len(size_t len, uint32_t maxf)
 
 struct h2_layout {
     uint32_t parallel, nslots;
-    size_t slots_off, out_off, out_normal, out_cap, total;
+    size_t slots_off, out_off, out_normal, out_cap, hp_off, total;
 };
 
 static void layout(const struct h2_config *cfg, struct h2_layout *l)
@@ -283,7 +292,9 @@ static void layout(const struct h2_config *cfg, struct h2_layout *l)
     size_t a = _Alignof(struct h2_stream);
     l->slots_off = (sizeof(struct h2_conn) + a - 1) / a * a;
     l->out_off = l->slots_off + (size_t)n * sizeof(struct h2_stream);
-    l->total = l->out_off + l->out_cap;
+    size_t b = _Alignof(struct h2_hpack);
+    l->hp_off = (l->out_off + l->out_cap + b - 1) / b * b;
+    l->total = l->hp_off + sizeof(struct h2_hpack);
 }
 
 static inline struct h2_stream *slot_of(const struct h2_conn *c, uint32_t id)
@@ -518,6 +529,7 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     layout(cfg, &l);
     memset(mem, 0, l.out_off);
     struct h2_conn *c = mem;
+    c->hp = (struct h2_hpack *)((uint8_t *)mem + l.hp_off);
     c->cfg = cfg;
     c->slots = (struct h2_stream *)((uint8_t *)mem + l.slots_off);
     c->out = (uint8_t *)mem + l.out_off;
@@ -535,7 +547,7 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->hdr_reserve = c->hdr_bytes = framed_len(cfg->request_block_len, H2_MIN_MAX_FRAME);
     /* The peer's table starts at the protocol's 4096 whatever we advertise
      * (see the top of the file). */
-    hpack_decoder_init(&c->rtable, HPACK_TABLE_MAX);
+    hpack_decoder_init(&c->hp->rtable, HPACK_TABLE_MAX);
 
     /* §3.4: magic, then our SETTINGS (§6.5.2; MAX_FRAME_SIZE stays at its
      * default 16384), then credit for the connection window (§6.9.2: only
@@ -734,7 +746,7 @@ static int begin_headers(struct h2_conn *c)
         s->flags |= SF_STARTED;
     c->block_es = c->fflags & FL_END_STREAM;
     c->block_done = false;
-    hpack_status_scan_init(&c->scan, &c->rtable);
+    hpack_status_scan_init(&c->hp->scan, &c->hp->rtable);
     c->need_pad = c->fflags & FL_PADDED;
     c->prio_left = c->fflags & FL_PRIORITY ? 5 : 0; /* deprecated priority fields: skipped (§5.3.2) */
     c->pad = 0;
@@ -1026,9 +1038,9 @@ static int scan_feed(struct h2_conn *c, const uint8_t *p, size_t n, bool last)
     if (last)
         c->block_done = true;
     /* A malformed :status (bad digits, repeated) is no decoding error: the
-     * scanner notes it (c->scan.malformed, a stream error at the block's
+     * scanner notes it (scan.malformed, a stream error at the block's
      * end) and decodes the rest, which may still change the table. */
-    int rc = hpack_status_scan_feed(&c->scan, p, n, last);
+    int rc = hpack_status_scan_feed(&c->hp->scan, p, n, last);
     return rc < 0 ? H2_ERR_COMPRESSION : 0;
 }
 
@@ -1125,8 +1137,8 @@ static int block_complete(struct h2_conn *c)
     struct h2_stream *s = find(c, c->block_id);
     if (!s)
         return 0;
-    uint16_t st = c->scan.status;
-    if (c->scan.malformed) /* a malformed response (§8.1.1) */
+    uint16_t st = c->hp->scan.status;
+    if (c->hp->scan.malformed) /* a malformed response (§8.1.1) */
         return stream_error(c, s, EC_PROTOCOL);
     if (s->flags & SF_FINAL) {
         /* Trailers: they end the stream and carry no pseudo-header (§8.1). */
