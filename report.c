@@ -373,6 +373,7 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_status_codes(f, s);
     json_error_kinds(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
+    fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
     json_tls_alerts(f, s);
     json_latency(f, &s->latency);
     fputs("}\n", f);

@@ -117,7 +117,7 @@ json_run_ok() {
          .bytesReceivedPerSec, .bytesSent, .bytesSentPerSec, .latencySeconds.min,
          .latencySeconds.mean, .latencySeconds.max] | all(type == "number")' '.'
     jx '(.statusCodes | type == "object") and (.errorKinds | type == "object")' '{statusCodes, errorKinds}'
-    jx '.inFlight | type == "number" and . >= 0' '.inFlight'
+    jx '[.inFlight, .connectionsOpened] | all(type == "number" and . >= 0)' '[.inFlight, .connectionsOpened]'
     jx '.latencySeconds.percentiles | keys_unsorted == ["p10","p25","p50","p75","p90","p95","p99","p99.9","p99.99"]' '.latencySeconds.percentiles | keys_unsorted'
     jx '.requests.total == .requests.ok + .requests.errors' '.requests'
     jx '.requests.connectErrors <= .requests.errors' '.requests'

@@ -642,7 +642,13 @@ static void check_in_flight(void)
     const char *kinds = json ? strstr(json, "\"errorKinds\"") : NULL;
     const char *inflight = json ? strstr(json, "\n  \"inFlight\": 37,\n") : NULL;
     const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
-    T_CHECK("in flight: json key after errorKinds, before latencySeconds; total excludes it",
+    s.connections_opened = 12;
+    free(json);
+    json = render(report_json, &ri, &s);
+    inflight = json ? strstr(json, "\n  \"inFlight\": 37,\n  \"connectionsOpened\": 12,\n") : NULL;
+    latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    kinds = json ? strstr(json, "\"errorKinds\"") : NULL;
+    T_CHECK("in flight: json key after errorKinds, then connectionsOpened, before latencySeconds; total excludes it",
             kinds && inflight && latency && kinds < inflight && inflight < latency && json_valid(json) &&
                 strstr(json, "\"total\": 17,"),
             "got:\n%s", json ? json : "(null)");
