@@ -125,6 +125,58 @@ fi
 [ "$SHB_MS" -le 5000 ] || want "took ${SHB_MS} ms of wall time"
 finish
 
+# --- 2b. -c up to the machine's limit --------------------------------------------------
+# Every connection opens and is served, at 10,000 and at the largest -c this
+# machine allows two worker threads: each thread's ring may register as many
+# sockets as RLIMIT_NOFILE (less shb's 16 spare descriptors), every
+# connection needs a local port of its own, and nginx's workers must hold
+# them too.
+SAVED_NGINX_PORT=$NGINX_PORT
+if start_nginx test/nginx-conns.conf.in nginx-conns; then
+    NGC="http://127.0.0.1:$NGINX_PORT/"
+    NGC_H2="http://127.0.0.1:$NGINX_PORT2/"
+    NOFILE=$(lib_nofile)
+    read -r PLO PHI </proc/sys/net/ipv4/ip_local_port_range
+    NGINX_WORKERS=$(nproc)
+    MAXC=$((2 * (NOFILE - 16)))
+    [ "$MAXC" -le $((PHI - PLO + 1)) ] || MAXC=$((PHI - PLO + 1))
+    [ "$MAXC" -le $((NGINX_WORKERS * (NOFILE - 64))) ] || MAXC=$((NGINX_WORKERS * (NOFILE - 64)))
+    MAXC=$((MAXC - 100))
+    for spec in "10000 h1" "10000 h2" "$MAXC h1"; do
+        read -r c proto <<<"$spec"
+        args=(-z 4s -c "$c" -t 2 -j "$NGC")
+        [ "$proto" = h2 ] && args=(--http2 -z 4s -c "$c" -t 2 -j "$NGC_H2")
+        begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI): every connection opens and is served"
+        shb "${args[@]}"
+        if json_run_ok; then
+            jx ".connections == $c and .connectionsOpened == $c" '{connections, connectionsOpened}'
+            jx '.requests.errors == 0' '{requests, errorKinds}'
+            jx ".requests.ok >= $c" '.requests'
+        fi
+        [ "$SHB_MS" -le 15000 ] || want "took ${SHB_MS} ms of wall time"
+        finish
+    done
+else
+    echo "FAIL $P setup: nginx (test/nginx-conns.conf.in) did not start"
+    FAILS=$((FAILS + 1))
+fi
+NGINX_PORT=$SAVED_NGINX_PORT
+begin "-c beyond the file limit: exit 2, one line naming RLIMIT_NOFILE, no traffic"
+shb -z 1s -c $((5 * $(lib_nofile))) -t 1 "$NG"
+[ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, want 2"
+[ ! -s "$OUT" ] || want "stdout not empty"
+[ "$(wc -l <"$ERR")" -eq 1 ] || want "stderr has $(wc -l <"$ERR") lines"
+grep -q 'RLIMIT_NOFILE' "$ERR" || want "stderr does not name RLIMIT_NOFILE: $(head -c 300 "$ERR")"
+finish
+begin "-c beyond the local port range: exit 2, one line naming ip_local_port_range"
+read -r PLO PHI </proc/sys/net/ipv4/ip_local_port_range
+shb -z 1s -c $((PHI - PLO + 2)) -t 64 "$NG"
+[ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, want 2"
+[ ! -s "$OUT" ] || want "stdout not empty"
+[ "$(wc -l <"$ERR")" -eq 1 ] || want "stderr has $(wc -l <"$ERR") lines"
+grep -q 'ip_local_port_range' "$ERR" || want "stderr does not name ip_local_port_range: $(head -c 300 "$ERR")"
+finish
+
 # --- 3. text report --------------------------------------------------------------------
 begin "text report -n 100 -c 5"
 shb -n 100 -c 5 "$NG"

@@ -110,8 +110,17 @@ start_failed() {
     tail -n 20 "$@" >&2 2>/dev/null || true
 }
 
+# lib_nofile: the hard limit on open files (RLIMIT_NOFILE), 65536 when unlimited.
+lib_nofile() {
+    local n
+    n=$(ulimit -Hn)
+    [ "$n" = unlimited ] && n=65536
+    printf '%s\n' "$n"
+}
+
 # render_nginx TEMPLATE DIR: writes DIR/nginx.conf from TEMPLATE with fresh
-# ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, any number
+# ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, @NOFILE@
+# (lib_nofile), any number
 # of named ports @PORT_XYZ@ (each gets its own free port, in NGINX_PORT_XYZ),
 # and @CERTS@ (the directory gen_certs fills; made on first use). Sets
 # NGINX_PORT, NGINX_PORT2, NGINX_PORT_* and NGINX_PORTS (every port the
@@ -137,7 +146,7 @@ render_nginx() {
     fi
     sedargs=(-e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$NGINX_PORT|g"
         -e "s|@PORT2@|$NGINX_PORT2|g" -e "s|@USER_LINE@|$user_line|g"
-        -e "s|@CERTS@|$LIB_CERTS|g")
+        -e "s|@CERTS@|$LIB_CERTS|g" -e "s|@NOFILE@|$(lib_nofile)|g")
     # Named ports outside comments.
     named=$(sed -e 's/#.*//' "$template" | grep -o '@PORT_[A-Z0-9_]*@' | tr -d @ | sort -u || true)
     for p in $named; do
