@@ -49,7 +49,13 @@ REAL_SHB=$SHB
 # The network namespace of check 16, if one exists: deleted on exit, also
 # when the suite fails or is interrupted.
 NETNS=""
+SHB_CHILD=""
 hostile_cleanup() {
+    if [ -n "$SHB_CHILD" ]; then
+        kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
+        wait "$SHB_CHILD" 2>/dev/null || true
+        SHB_CHILD=""
+    fi
     lib_cleanup
     if [ -n "$NETNS" ]; then
         ip netns del "$NETNS" 2>/dev/null || true
@@ -57,6 +63,25 @@ hostile_cleanup() {
     fi
 }
 trap hostile_cleanup EXIT
+
+# shb ARGS...: e2e_lib's, but shb runs in the background and the suite
+# waits for it, so that a TERM or Ctrl-C stops the suite (and its servers,
+# and the namespace) at once rather than after shb's own timeout.
+shb() {
+    local t0
+    e2e_flush_report
+    LAST_CMD="$SHB $*"
+    t0=$(now_ms)
+    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
+    SHB_CHILD=$!
+    wait "$SHB_CHILD"
+    SHB_RC=$?
+    SHB_CHILD=""
+    SHB_MS=$(($(now_ms) - t0))
+    if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
+        want "timed out after ${SHB_TIMEOUT}s"
+    fi
+}
 
 # diag: e2e_lib's, plus inFlight and tlsAlerts, and what the server logged.
 diag() {
@@ -179,7 +204,6 @@ one_line_exit2() {
     no_sanitizer_report
 }
 
-now_ms() { date +%s%3N; }
 # wait_gone PID MS: 0 if PID exited within MS milliseconds.
 wait_gone() {
     local pid=$1 limit=$2 t0
@@ -305,6 +329,7 @@ if group ctrl-c; then
         LAST_CMD="$SHB --timeout 0 -z 30s -c 2 -j $U, SIGINT after 1 s"
         env --default-signal=INT "$SHB" --timeout 0 -z 30s -c 2 -j "$U" </dev/null >"$OUT" 2>"$ERR" &
         pid=$!
+        SHB_CHILD=$pid
         sleep 1
         t0=$(now_ms)
         kill -INT "$pid" 2>/dev/null || want "shb was not running 1 s in"
@@ -324,6 +349,7 @@ if group ctrl-c; then
             SHB_MS=2000
             want "still running 2 s after SIGINT"
         fi
+        SHB_CHILD=""
         settle
         hx 'conns == 2 and reqs == 2' '{conns: conns, reqs: reqs}'
     fi
@@ -569,7 +595,8 @@ if group no-local-port; then
             NETNS=""
             skip "$label: ip netns add failed: $(head -n 1 "$T/netns.err")"
         elif ! ip netns exec "$NETNS" ip link set lo up 2>"$T/netns.err" ||
-            ! ip netns exec "$NETNS" sysctl -qw net.ipv4.ip_local_port_range="40000 40009" 2>"$T/netns.err"; then
+            ! ip netns exec "$NETNS" sh -c 'echo "40000 40009" >/proc/sys/net/ipv4/ip_local_port_range' 2>"$T/netns.err" ||
+            [ "$(ip netns exec "$NETNS" cat /proc/sys/net/ipv4/ip_local_port_range | tr -s ' \t' '  ')" != "40000 40009" ]; then
             skip "$label: setting up the namespace failed: $(head -n 1 "$T/netns.err")"
         else
             begin "$label"
