@@ -494,6 +494,37 @@ start_silent() {
     SILENT_PORT=$NODE_PORT SILENT_LOG=$NODE_LOG SILENT_PID=$NODE_PID
 }
 
+# start_hostile NAME SCENARIO [N] [--tls CERT KEY]: starts
+# test/hostile_server.js (a scriptable misbehaving HTTP/1.1 and HTTP/2 server:
+# the scenarios are listed at the top of that file) on a fresh port, in
+# $LIB_TMP/NAME/. Its log (one JSON line per connection opened and closed,
+# per request and what it did with it, per HTTP/2 frame of interest) is
+# written synchronously. Sets HOSTILE_PORT, HOSTILE_LOG, HOSTILE_PID.
+start_hostile() {
+    local name=$1
+    shift
+    start_node_server "$LIB_ROOT/test/hostile_server.js" "$name" "$@" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    HOSTILE_PORT=$NODE_PORT HOSTILE_LOG=$NODE_LOG HOSTILE_PID=$NODE_PID
+}
+
+# stop_server PID: stops one server this library started (TERM, then KILL
+# after 2 s) before lib_cleanup would, and forgets it.
+stop_server() {
+    local pid=$1 p i keep=()
+    for p in "${LIB_PIDS[@]}"; do
+        [ "$p" = "$pid" ] || keep+=("$p")
+    done
+    LIB_PIDS=("${keep[@]}")
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
 # start_s_server NAME CERT KEY [OPTION...]: starts `openssl s_server` (TLS 1.3
 # only, -msg: every handshake message it sends and receives, in hex, goes to
 # its log) on a fresh 127.0.0.1 port. It is not an HTTP server: what it reads

@@ -4,8 +4,9 @@
 # Runs every unit test binary (build/test/unit_* for each test/unit_*.c, and
 # build/test/musl_bearssl), every fuzz target once over its checked-in seeds
 # (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
-# test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2) and test/e2e_tls.sh
-# (https://, both protocols) against ./shb (static musl) and build/asan/shb
+# test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2), test/e2e_tls.sh
+# (https://, both protocols) and test/e2e_hostile.sh (misbehaving servers:
+# test/hostile_server.js) against ./shb (static musl) and build/asan/shb
 # (ASan + UBSan).
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
@@ -127,12 +128,16 @@ echo "== end-to-end HTTP/2: ./shb (static musl)"
 run_counted "e2e-h2[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h2.sh
 echo "== end-to-end TLS: ./shb (static musl)"
 run_counted "e2e-tls[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_tls.sh
+echo "== end-to-end hostile servers: ./shb (static musl)"
+run_counted "e2e-hostile[musl]" 420 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile.sh
 echo "== end-to-end: build/asan/shb (ASan + UBSan)"
 run_counted "e2e[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e.sh
 echo "== end-to-end HTTP/2: build/asan/shb (ASan + UBSan)"
 run_counted "e2e-h2[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h2.sh
 echo "== end-to-end TLS: build/asan/shb (ASan + UBSan)"
 run_counted "e2e-tls[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_tls.sh
+echo "== end-to-end hostile servers: build/asan/shb (ASan + UBSan)"
+run_counted "e2e-hostile[asan]" 480 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile.sh
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]
