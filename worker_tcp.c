@@ -131,6 +131,15 @@ static void arm_recv(struct loop *l, struct conn *c)
     c->recv_armed = true;
 }
 
+/* One send at a time per connection: its completion says what the kernel
+ * took, and the engine's output buffer may not move before then. */
+static void conn_send(struct loop *l, struct conn *c, const void *buf, size_t len)
+{
+    uint32_t i = conn_idx(tcp_of(l), c);
+    uring_prep_send(uring_sqe(&l->ring), i, buf, len, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+}
+
 static void flush_later(struct loop *l, struct conn *c)
 {
     struct tcp *t = tcp_of(l);
@@ -253,10 +262,7 @@ static void h1_send_bytes(struct loop *l, struct conn *c)
         flush_later(l, c);
         return;
     }
-    uint32_t i = conn_idx(tcp_of(l), c);
-    uring_prep_send(uring_sqe(&l->ring), i, cfg->request + c->sent, cfg->request_len - c->sent,
-                    ud_make(OP_SEND, c->gen, i));
-    c->sending = true;
+    conn_send(l, c, cfg->request + c->sent, cfg->request_len - c->sent);
 }
 
 /* Starts the next request on an idle open connection, if there is one. */
@@ -423,11 +429,8 @@ static void h2_send_out(struct loop *l, struct conn *c)
 {
     size_t len;
     const uint8_t *out = h2_out(c->h2, &len);
-    if (len == 0)
-        return;
-    uint32_t i = conn_idx(tcp_of(l), c);
-    uring_prep_send(uring_sqe(&l->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
-    c->sending = true;
+    if (len)
+        conn_send(l, c, out, len);
 }
 
 static void h2_on_sent(struct loop *l, struct conn *c, int res)
@@ -543,11 +546,8 @@ static void tls_flush(struct loop *l, struct conn *c)
         return;
     size_t len;
     const uint8_t *out = tls_conn_out(c->tls, &len);
-    if (len == 0)
-        return;
-    uint32_t i = conn_idx(tcp_of(l), c);
-    uring_prep_send(uring_sqe(&l->ring), i, out, len, ud_make(OP_SEND, c->gen, i));
-    c->sending = true;
+    if (len)
+        conn_send(l, c, out, len);
 }
 
 /* The handshake is over: the protocol starts. Returns false when the run

@@ -38,17 +38,7 @@ lx() {
 }
 
 # --- preconditions ------------------------------------------------------------
-for tool in jq node nginx timeout; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
-        exit 1
-    fi
-done
-if [ ! -x "$SHB" ]; then
-    echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
-    exit 1
-fi
-SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+e2e_preconditions jq node nginx timeout
 
 if ! start_nginx test/nginx.conf.in nginx; then
     echo "FAIL $P setup: nginx did not start"
@@ -163,17 +153,13 @@ fi
 NGINX_PORT=$SAVED_NGINX_PORT
 begin "-c beyond the file limit: exit 2, one line naming RLIMIT_NOFILE, no traffic"
 shb -z 1s -c $((5 * $(lib_nofile))) -t 1 "$NG"
-[ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, want 2"
-[ ! -s "$OUT" ] || want "stdout not empty"
-[ "$(wc -l <"$ERR")" -eq 1 ] || want "stderr has $(wc -l <"$ERR") lines"
+one_line_exit 2
 grep -q 'RLIMIT_NOFILE' "$ERR" || want "stderr does not name RLIMIT_NOFILE: $(head -c 300 "$ERR")"
 finish
 begin "-c beyond the local port range: exit 2, one line naming ip_local_port_range"
 read -r PLO PHI </proc/sys/net/ipv4/ip_local_port_range
 shb -z 1s -c $((PHI - PLO + 2)) -t 64 "$NG"
-[ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, want 2"
-[ ! -s "$OUT" ] || want "stdout not empty"
-[ "$(wc -l <"$ERR")" -eq 1 ] || want "stderr has $(wc -l <"$ERR") lines"
+one_line_exit 2
 grep -q 'ip_local_port_range' "$ERR" || want "stderr does not name ip_local_port_range: $(head -c 300 "$ERR")"
 finish
 
@@ -425,86 +411,33 @@ else
     skip "runs alone in an empty chroot: only the musl build is static"
 fi
 
-# --- 11. Ctrl-C ---------------------------------------------------------------------
-# Background jobs of a non-interactive shell start with SIGINT ignored;
-# env --default-signal gives shb the default disposition a terminal would.
-# wait_gone PID MS: 0 if PID exited within MS milliseconds.
-wait_gone() {
-    local pid=$1 limit=$2 t0
-    t0=$(now_ms)
-    while kill -0 "$pid" 2>/dev/null; do
-        [ $(($(now_ms) - t0)) -ge "$limit" ] && return 1
-        sleep 0.02
-    done
-    return 0
-}
+# --- 11. Ctrl-C (e2e_lib.sh: shb_interrupted) ------------------------------------------
 
 begin "Ctrl-C during -z 30s prints the report"
-LAST_CMD="$SHB -z 30s -c 4 -j $NG, SIGINT after 1.5 s"
-env --default-signal=INT "$SHB" -z 30s -c 4 -j "$NG" </dev/null >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 1.5
-t0=$(now_ms)
-kill -INT "$pid" 2>/dev/null || want "shb was not running 1.5 s in"
-if wait_gone "$pid" 3000; then
-    wait "$pid"
-    SHB_RC=$?
-    SHB_MS=$(($(now_ms) - t0))
-    if json_run_ok; then
-        jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
-        jx '.requests.total > 0 and .requests.ok > 0' '.requests'
-    fi
+shb_interrupted 1.5 3000 -z 30s -c 4 -j "$NG"
+if [ "$SHB_RC" -ne 137 ] && json_run_ok; then
+    jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
+    jx '.requests.total > 0 and .requests.ok > 0' '.requests'
     echo "  (exit status after SIGINT: $SHB_RC, ${SHB_MS} ms after the signal)"
-else
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    SHB_RC=137
-    SHB_MS=3000
-    want "still running 3 s after SIGINT"
 fi
 finish
 
 begin "second Ctrl-C exits promptly"
-LAST_CMD="$SHB -z 30s -c 4 -j $NG, SIGINT at 1 s and 1.1 s"
-env --default-signal=INT "$SHB" -z 30s -c 4 -j "$NG" </dev/null >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 1
-kill -INT "$pid" 2>/dev/null || want "shb was not running 1 s in"
-sleep 0.1
-kill -INT "$pid" 2>/dev/null
-t0=$(now_ms)
-if wait_gone "$pid" 2000; then
-    wait "$pid"
-    SHB_RC=$?
-    SHB_MS=$(($(now_ms) - t0))
-    no_sanitizer_report
-    echo "  (exit status after two SIGINTs: $SHB_RC)"
-else
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    SHB_RC=137
-    SHB_MS=2000
-    want "still running 2 s after the second SIGINT"
-fi
+shb_interrupted "1 0.1" 2000 -z 30s -c 4 -j "$NG"
+no_sanitizer_report
+echo "  (exit status after two SIGINTs: $SHB_RC)"
 finish
 
 # --- 12. misuse: exit 2, one line on stderr, nothing on stdout, no traffic -------------
 misuse() {
-    local label=$1 lines
+    local label=$1
     shift
     begin "misuse $label"
     log_reset
     shb "$@"
     sleep 0.05
-    [ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, expected 2"
-    [ -s "$OUT" ] && want "wrote to stdout"
-    lines=$(wc -l <"$ERR")
-    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$ERR" | od -An -c | tr -d ' ')" != '\n' ]; then
-        want "stderr has $lines lines, expected exactly one"
-    elif [ "$(wc -c <"$ERR")" -lt 8 ]; then
-        want "stderr line is too short to name what was wrong"
-    fi
-    no_sanitizer_report
+    one_line_exit 2
+    [ "${#ERR_LINE}" -ge 8 ] || want "stderr line is too short to name what was wrong"
     [ -s "$ECHO_LOG" ] && want "the echo server received $(wc -l <"$ECHO_LOG") request(s)"
     finish
 }

@@ -53,18 +53,7 @@ lx() {
 }
 
 # --- preconditions ------------------------------------------------------------
-for tool in jq node nginx nghttpd h2o timeout sha256sum; do
-    if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
-        echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
-        exit 1
-    fi
-done
-PATH=$PATH:/usr/sbin
-if [ ! -x "$SHB" ]; then
-    echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
-    exit 1
-fi
-SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+e2e_preconditions jq node nginx nghttpd h2o timeout sha256sum
 
 # What the static servers serve: a 14-byte index and a 5,000,000-byte file.
 DOCS=$T/docs
@@ -517,56 +506,23 @@ fi
 finish
 
 # --- 13. Ctrl-C -------------------------------------------------------------------------------
-# wait_gone PID MS: 0 if PID exited within MS milliseconds.
-wait_gone() {
-    local pid=$1 limit=$2 t0
-    t0=$(now_ms)
-    while kill -0 "$pid" 2>/dev/null; do
-        [ $(($(now_ms) - t0)) -ge "$limit" ] && return 1
-        sleep 0.02
-    done
-    return 0
-}
-
 begin "Ctrl-C during --http2 -z 30s prints the report"
-LAST_CMD="$SHB --http2 -z 30s -c 4 -p 8 -j $NG, SIGINT after 1.5 s"
-env --default-signal=INT "$SHB" --http2 -z 30s -c 4 -p 8 -j "$NG" </dev/null >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 1.5
-t0=$(now_ms)
-kill -INT "$pid" 2>/dev/null || want "shb was not running 1.5 s in"
-if wait_gone "$pid" 3000; then
-    wait "$pid"
-    SHB_RC=$?
-    SHB_MS=$(($(now_ms) - t0))
-    if json_run_ok; then
-        jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
-        jx '.requests.total > 0 and .requests.ok > 0 and .requests.errors == 0' '{requests, errorKinds}'
-    fi
-else
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    SHB_RC=137
-    SHB_MS=3000
-    want "still running 3 s after SIGINT"
+shb_interrupted 1.5 3000 --http2 -z 30s -c 4 -p 8 -j "$NG"
+if [ "$SHB_RC" -ne 137 ] && json_run_ok; then
+    jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
+    jx '.requests.total > 0 and .requests.ok > 0 and .requests.errors == 0' '{requests, errorKinds}'
 fi
 finish
 
 # --- 14. misuse: exit 2, one line on stderr, nothing on stdout, no traffic -------------------
 misuse() {
-    local label=$1 lines
+    local label=$1
     shift
     begin "misuse $label"
     log_reset
     shb "$@"
     sleep 0.05
-    [ "$SHB_RC" -eq 2 ] || want "exit status $SHB_RC, expected 2"
-    [ -s "$OUT" ] && want "wrote to stdout"
-    lines=$(wc -l <"$ERR")
-    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$ERR" | od -An -c | tr -d ' ')" != '\n' ]; then
-        want "stderr has $lines lines, expected exactly one"
-    fi
-    no_sanitizer_report
+    one_line_exit 2
     [ -s "$LOG" ] && want "the echo server received $(wc -l <"$LOG") request(s)"
     finish
 }

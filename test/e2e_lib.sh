@@ -59,6 +59,73 @@ diag() {
 
 now_ms() { date +%s%3N; }
 
+# e2e_preconditions TOOL...: every TOOL is installed (sbin included) and $SHB
+# is built; then $SHB becomes an absolute path. A missing piece ends the
+# suite with one FAIL line saying what to run.
+e2e_preconditions() {
+    local tool
+    for tool in "$@"; do
+        if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
+            echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
+            exit 1
+        fi
+    done
+    PATH=$PATH:/usr/sbin
+    if [ ! -x "$SHB" ]; then
+        echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
+        exit 1
+    fi
+    SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+}
+
+# wait_gone PID MS: 0 if PID exited within MS milliseconds.
+wait_gone() {
+    local pid=$1 limit=$2 t0
+    t0=$(now_ms)
+    while kill -0 "$pid" 2>/dev/null; do
+        [ $(($(now_ms) - t0)) -ge "$limit" ] && return 1
+        sleep 0.02
+    done
+    return 0
+}
+
+# shb_interrupted DELAYS LIMIT_MS ARGS...: runs $SHB ARGS with SIGINT's
+# default disposition (as a terminal gives it; a backgrounded job would
+# ignore it) and sends it one SIGINT per entry of DELAYS ("1.5", or "1 0.1"
+# for a second Ctrl-C 0.1 s after the first), then waits up to LIMIT_MS
+# for it to exit. Sets SHB_RC and SHB_MS (ms from the last signal to the
+# exit); a shb still running is killed and is a failure of the check.
+# SHB_CHILD holds its pid meanwhile, for a suite's TERM handler.
+# shellcheck disable=SC2034
+shb_interrupted() {
+    local delays=$1 limit=$2 pid d t0 first=1
+    shift 2
+    e2e_flush_report
+    LAST_CMD="$SHB $*, SIGINT after ${delays// / s and } s"
+    env --default-signal=INT "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
+    pid=$!
+    SHB_CHILD=$pid
+    for d in $delays; do
+        sleep "$d"
+        # Only the first must find it running: it may be done before a second.
+        kill -INT "$pid" 2>/dev/null || [ "$first" = 0 ] || want "shb was not running when the SIGINT was due"
+        first=0
+    done
+    t0=$(now_ms)
+    if wait_gone "$pid" "$limit"; then
+        wait "$pid"
+        SHB_RC=$?
+        SHB_MS=$(($(now_ms) - t0))
+    else
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        SHB_RC=137
+        SHB_MS=$limit
+        want "still running $limit ms after the last SIGINT"
+    fi
+    SHB_CHILD=""
+}
+
 # --- running shb ------------------------------------------------------------
 lib_init
 T=$LIB_TMP
@@ -89,6 +156,23 @@ no_sanitizer_report() {
     if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
         want "sanitizer report on stderr"
     fi
+}
+
+# one_line_exit CODE: exit status CODE (2: bad input, 1: the run could not
+# go on), nothing on stdout, exactly one line on stderr, no sanitizer
+# report; that line is in $ERR_LINE.
+ERR_LINE=""
+one_line_exit() {
+    local lines
+    [ "$SHB_RC" -eq "$1" ] || want "exit status $SHB_RC, expected $1"
+    [ -s "$OUT" ] && want "wrote $(wc -l <"$OUT") line(s) to stdout"
+    lines=$(wc -l <"$ERR")
+    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$ERR" | od -An -c | tr -d ' ')" != '\n' ]; then
+        want "stderr has $lines lines, expected exactly one"
+    fi
+    no_sanitizer_report
+    # shellcheck disable=SC2034  # for the suites' own checks of the line
+    ERR_LINE=$(head -n 1 "$ERR")
 }
 
 # jx EXPR [SHOW]: the JSON report satisfies the jq expression EXPR; SHOW is

@@ -74,21 +74,6 @@ all_ok() {
     jx ".statusCodes == {\"200\": $1}" '.statusCodes'
 }
 
-# one_line_error: exit status 1, nothing on stdout, exactly one line on
-# stderr (no sanitizer report); that line is in $ERR_LINE.
-ERR_LINE=""
-one_line_error() {
-    local lines
-    [ "$SHB_RC" -eq 1 ] || want "exit status $SHB_RC, expected 1"
-    [ -s "$OUT" ] && want "wrote to stdout"
-    no_sanitizer_report
-    lines=$(wc -l <"$ERR")
-    if [ "$lines" -ne 1 ] || [ "$(tail -c 1 "$ERR" | od -An -c | tr -d ' ')" != '\n' ]; then
-        want "stderr has $lines lines, expected exactly one"
-    fi
-    ERR_LINE=$(head -n 1 "$ERR")
-}
-
 # --- server logs ---------------------------------------------------------------
 # jq definitions over a slurped request log (test/tls_echo_server.js,
 # test/bun_server.js): .headers is [name, value, ...].
@@ -143,18 +128,7 @@ server_refuses() {
 }
 
 # --- preconditions ------------------------------------------------------------
-for tool in jq node nginx openssl caddy gnutls-serv timeout sha256sum; do
-    if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$tool" ]; then
-        echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
-        exit 1
-    fi
-done
-PATH=$PATH:/usr/sbin
-if [ ! -x "$SHB" ]; then
-    echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
-    exit 1
-fi
-SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+e2e_preconditions jq node nginx openssl caddy gnutls-serv timeout sha256sum
 
 start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
     local label=$1
@@ -555,7 +529,7 @@ finish
 h2_refused() { # LABEL URL
     begin "--http2 against $1 (no ALPN h2): exit 1, one line"
     shb --http2 -n 20 -c 2 -p 4 -j "$2"
-    one_line_error
+    one_line_exit 1
     grep -qiE 'HTTP/2|ALPN' <<<"$ERR_LINE" || want "stderr does not mention HTTP/2 or ALPN: $ERR_LINE"
     [ "$SHB_MS" -le 10000 ] || want "took ${SHB_MS} ms"
     finish
@@ -570,7 +544,7 @@ else
 fi
 begin "HTTP/1.1 against node http2 secure (ALPN h2 only): exit 1, one line"
 shb -n 20 -c 2 -j "https://127.0.0.1:$N2_EC_PORT/"
-one_line_error
+one_line_exit 1
 grep -qiE 'HTTP/1\.1|ALPN' <<<"$ERR_LINE" || want "stderr does not mention HTTP/1.1 or ALPN: $ERR_LINE"
 [ "$SHB_MS" -le 10000 ] || want "took ${SHB_MS} ms"
 finish

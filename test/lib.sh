@@ -22,19 +22,25 @@ lib_init() {
     fi
 }
 
+# reap PID: waits up to 2 s for PID (sent TERM already) to go, then kills it.
+reap() {
+    local i
+    # nginx: the master stops its workers on TERM; give both a moment.
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
 lib_cleanup() {
-    local pid i
+    local pid
     for pid in "${LIB_PIDS[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
     done
     for pid in "${LIB_PIDS[@]}"; do
-        # nginx: the master stops its workers on TERM; give both a moment.
-        for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
+        reap "$pid"
     done
     LIB_PIDS=()
     if [ -n "$LIB_TMP" ] && [ -d "$LIB_TMP" ]; then
@@ -511,18 +517,13 @@ start_hostile() {
 # stop_server PID: stops one server this library started (TERM, then KILL
 # after 2 s) before lib_cleanup would, and forgets it.
 stop_server() {
-    local pid=$1 p i keep=()
+    local pid=$1 p keep=()
     for p in "${LIB_PIDS[@]}"; do
         [ "$p" = "$pid" ] || keep+=("$p")
     done
     LIB_PIDS=("${keep[@]}")
     kill -TERM "$pid" 2>/dev/null || true
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    reap "$pid"
 }
 
 # start_s_server NAME CERT KEY [OPTION...]: starts `openssl s_server` (TLS 1.3
