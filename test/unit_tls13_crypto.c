@@ -22,8 +22,11 @@
  * struct at BearSSL's portable code (ct64 AES + ctmul64 GHASH; ct ChaCha20
  * + ctmul Poly1305) and at a third set (big AES + ctmul GHASH; ctmul32
  * Poly1305) and require identical output; AES-GCM is also checked against
- * BearSSL's own br_gcm_* code, HKDF-Expand-Label against br_hkdf. No test
- * hook is compiled into the library. */
+ * BearSSL's own br_gcm_* code, HKDF-Expand-Label against br_hkdf, and
+ * tls13/x25519.h against RFC 7748 §5.2 and §6.1 (cross-checked against
+ * OpenSSL through Python `cryptography` before going in) and against
+ * BearSSL's c25519_m31 on random and edge-case inputs. No test hook is
+ * compiled into the library. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -33,6 +36,7 @@
 #include "tls13/aead.h"
 #include "tls13/keysched.h"
 #include "tls13/record.h"
+#include "tls13/x25519.h"
 
 /* ---- helpers ---- */
 
@@ -1224,6 +1228,122 @@ static void test_aead_impls(void)
     }
 }
 
+/* ---- X25519 (tls13/x25519.h) ---- */
+
+#if X25519_FAST
+static void x25519_kat(const char *name, const char *k_hex, const char *u_hex, const char *want)
+{
+    uint8_t k[32], u[32], out[32];
+    unhex(k_hex, k, 32);
+    unhex(u_hex, u, 32);
+    x25519(out, k, u);
+    check_hex(name, out, 32, want);
+}
+
+/* BearSSL's c25519_m31 on the same inputs (it clamps the scalar and masks
+ * u's top bit as RFC 7748 says, like ours). */
+static void x25519_ref(uint8_t out[32], const uint8_t k[32], const uint8_t u[32])
+{
+    memcpy(out, u, 32);
+    br_ec_c25519_m31.mul(out, 32, k, 32, BR_EC_curve25519);
+}
+
+static void test_x25519(void)
+{
+    uint8_t k[32], u[32], out[32], ref[32], a[32], b[32], pa[32], pb[32];
+    char name[96];
+    int ok = 1;
+
+    /* RFC 7748 §5.2. */
+    x25519_kat("x25519 rfc7748 5.2 #1", "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+               "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+               "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552");
+    x25519_kat("x25519 rfc7748 5.2 #2", "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+               "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+               "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957");
+    /* §5.2 iterated: k = u = 9; then k, u = X25519(k, u), k. */
+    memset(k, 0, 32);
+    k[0] = 9;
+    memcpy(u, k, 32);
+    for (int i = 1; i <= 1000; i++) {
+        x25519(out, k, u);
+        memcpy(u, k, 32);
+        memcpy(k, out, 32);
+        if (i == 1)
+            check_hex("x25519 rfc7748 5.2 after 1 iteration", k, 32,
+                      "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079");
+    }
+    check_hex("x25519 rfc7748 5.2 after 1000 iterations", k, 32,
+              "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51");
+
+    /* §6.1: both public keys (x25519_base) and the shared secret both ways. */
+    unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", a, 32);
+    unhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb", b, 32);
+    x25519_base(pa, a);
+    x25519_base(pb, b);
+    check_hex("x25519 rfc7748 6.1 Alice's public key", pa, 32,
+              "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+    check_hex("x25519 rfc7748 6.1 Bob's public key", pb, 32,
+              "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
+    x25519(out, a, pb);
+    check_hex("x25519 rfc7748 6.1 shared secret (Alice)", out, 32,
+              "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+    x25519(out, b, pa);
+    check_hex("x25519 rfc7748 6.1 shared secret (Bob)", out, 32,
+              "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+    memcpy(out, pb, 32);
+    x25519(out, a, out);
+    check_hex("x25519 output may be the input point", out, 32,
+              "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+
+    /* Against BearSSL: u values at the edges of the field and of the
+     * encoding (0, 1, p - 1, p, p + 1, 2^255 - 1, and the same with bit 255
+     * set: masked), each with random scalars, then random u. */
+    static const char *edges[] = {
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p - 1 */
+        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p */
+        "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* p + 1 */
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* 2^255 - 1 */
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffff0000000000000000000000000000", /* long carries */
+        "0000000000000000000000000000000000000000ffffffffffffffffffffff7f",
+    };
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+        for (uint32_t i = 0; i < 8; i++) {
+            unhex(edges[e], u, 32);
+            fill(k, 32, 1000 + (uint32_t)e * 16 + i);
+            if (i == 0)
+                memset(k, 0xff, 32);
+            if (i == 1)
+                memset(k, 0, 32);
+            x25519(out, k, u);
+            x25519_ref(ref, k, u);
+            ok &= T_QUIET("x25519 edge u agrees with br_ec_c25519_m31", memcmp(out, ref, 32) == 0, "u %s scalar %u",
+                          edges[e], i);
+        }
+    }
+    for (uint32_t i = 0; i < 2000; i++) {
+        fill(k, 32, 5000 + i);
+        fill(u, 32, 9000 + i);
+        x25519(out, k, u);
+        x25519_ref(ref, k, u);
+        ok &= T_QUIET("x25519 agrees with br_ec_c25519_m31", memcmp(out, ref, 32) == 0, "case %u", i);
+        x25519_base(out, k);
+        br_ec_c25519_m31.mulgen(ref, k, 32, BR_EC_curve25519);
+        ok &= T_QUIET("x25519_base agrees with br_ec_c25519_m31 mulgen", memcmp(out, ref, 32) == 0, "case %u", i);
+    }
+    snprintf(name, sizeof name, "x25519 and x25519_base agree with br_ec_c25519_m31 (%zu edge u x 8, 2000 random)",
+             sizeof edges / sizeof edges[0]);
+    T_CHECK(name, ok, "see above");
+}
+#else
+static void test_x25519(void) { printf("# x25519.h: no 128-bit integers here, BearSSL's default is used\n"); }
+#endif
+
 /* ---- record layer rules ---- */
 
 static int open_rec(struct tls13_record_dir *d, uint8_t *rec, size_t n, uint8_t *ct, size_t *len)
@@ -1469,6 +1589,7 @@ int main(void)
     test_aead_kat();
     test_aead_roundtrip();
     test_aead_impls();
+    test_x25519();
     test_record_rules();
     T_DONE();
 }
