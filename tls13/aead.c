@@ -1,10 +1,11 @@
 /* tls13/aead.c — AES-GCM and ChaCha20-Poly1305 for TLS 1.3 records and QUIC
  * packets, on BearSSL's block and MAC primitives. See aead.h.
  *
- * Implementation choice happens once, at init: AES-NI CTR and PCLMUL GHASH
- * when the CPU has them, else BearSSL's constant-time portable code (ct64
- * AES, ctmul64 GHASH); SSE2 ChaCha20 and the 64x64->128 Poly1305 (ctmulq)
- * when available, else ct ChaCha20 and ctmul Poly1305.
+ * Implementation choice happens once per process (impl() below): AES-NI
+ * CTR and PCLMUL GHASH when the CPU has them, else BearSSL's constant-time
+ * portable code (ct64 AES, ctmul64 GHASH); SSE2 ChaCha20 and the
+ * 64x64->128 Poly1305 (ctmulq) when available, else ct ChaCha20 and ctmul
+ * Poly1305.
  *
  * GCM (NIST SP 800-38D, 96-bit IV): H = AES_K(0^128), J0 = nonce || 0^31 1;
  * the payload is CTR-encrypted from counter 2; the tag is
@@ -16,6 +17,7 @@
  * over AAD || pad || C || pad || lengths). */
 #include "tls13/aead.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "tls13/keysched.h" /* suite ids, tls13_wipe */
@@ -27,9 +29,38 @@ static inline const br_block_ctr_class *const *aes_ctx(const struct tls13_aead *
     return tls13_aes_ctr_ctx(&a->aes);
 }
 
+/* BearSSL's _get functions ask the CPU (CPUID) on every call, and under a
+ * hypervisor CPUID is a VM exit: about 7 us each on the development
+ * machine (a Firecracker guest), and a handshake sets up four keys, two
+ * questions each — 29 % of the client's CPU per handshake (perf, cpu-clock
+ * samples in br_aes_x86ni_supported and br_ghash_pclmul_get). So the
+ * answers are taken once per process (pthread_once: worker threads start
+ * handshakes concurrently) and kept. */
+static struct {
+    int aes_ni;
+    br_ghash ghash;
+    br_chacha20_run chacha;
+    br_poly1305_run poly;
+} impls;
+static pthread_once_t impls_once = PTHREAD_ONCE_INIT;
+
+static void impl_pick(void)
+{
+    impls.aes_ni = br_aes_x86ni_ctr_get_vtable() != NULL;
+    if ((impls.ghash = br_ghash_pclmul_get()) == NULL)
+        impls.ghash = br_ghash_ctmul64;
+    if ((impls.chacha = br_chacha20_sse2_get()) == NULL)
+        impls.chacha = br_chacha20_ct_run;
+    if ((impls.poly = br_poly1305_ctmulq_get()) == NULL)
+        impls.poly = br_poly1305_ctmul_run;
+}
+
+static inline void impl(void) { pthread_once(&impls_once, impl_pick); }
+
 void tls13_aes_ctr_init(union tls13_aes_ctr *k, const uint8_t *key, size_t key_len)
 {
-    if (br_aes_x86ni_ctr_get_vtable() != NULL)
+    impl();
+    if (impls.aes_ni)
         br_aes_x86ni_ctr_init(&k->x86ni, key, key_len);
     else
         br_aes_ct64_ctr_init(&k->ct64, key, key_len);
@@ -37,8 +68,8 @@ void tls13_aes_ctr_init(union tls13_aes_ctr *k, const uint8_t *key, size_t key_l
 
 br_chacha20_run tls13_chacha20_impl(void)
 {
-    br_chacha20_run run = br_chacha20_sse2_get();
-    return run ? run : br_chacha20_ct_run;
+    impl();
+    return impls.chacha;
 }
 
 /* RFC 8446 §5.3 / RFC 9001 §5.3: the 64-bit sequence (packet) number,
@@ -93,16 +124,12 @@ int tls13_aead_init(struct tls13_aead *a, uint16_t suite, const uint8_t *key, co
     memcpy(a->iv, iv, 12);
     if (suite == TLS_CHACHA20_POLY1305_SHA256) {
         memcpy(a->chacha_key, key, 32);
-        a->chacha = tls13_chacha20_impl();
-        a->poly = br_poly1305_ctmulq_get();
-        if (a->poly == NULL)
-            a->poly = br_poly1305_ctmul_run;
+        a->chacha = tls13_chacha20_impl(); /* and impl() */
+        a->poly = impls.poly;
         return 0;
     }
-    tls13_aes_ctr_init(&a->aes, key, s->key_len);
-    a->ghash = br_ghash_pclmul_get();
-    if (a->ghash == NULL)
-        a->ghash = br_ghash_ctmul64;
+    tls13_aes_ctr_init(&a->aes, key, s->key_len); /* and impl() */
+    a->ghash = impls.ghash;
     /* H = AES_K(0^128): CTR with a zero IV at counter 0 over a zero block. */
     {
         static const uint8_t zero_iv[12];
