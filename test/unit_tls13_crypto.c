@@ -508,6 +508,17 @@ static void test_trace_schedule(void)
         tls13_transcript_hash(&t, TLS13_SHA384, buf);
         T_CHECK("S3 transcript sha384 runs in parallel", memcmp(ref, buf, 48) == 0, "differs");
     }
+    /* The suite is known: from here only SHA-256 runs (the hashes below
+     * still match the trace), and the SHA-384 side stands still. */
+    tls13_transcript_select(&t, TLS13_SHA256);
+    {
+        br_sha384_context before = t.sha384;
+        v = V(S3_EE);
+        struct tls13_transcript u = t;
+        tls13_transcript_update(&u, v.p, v.n);
+        T_CHECK("S3 transcript select stops the other hash", memcmp(&before, &u.sha384, sizeof before) == 0,
+                "sha384 context moved");
+    }
 
     v = V(S3_DHE);
     tls13_ks_handshake(&ks, v.p, v.n, th);

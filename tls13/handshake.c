@@ -900,6 +900,7 @@ static int on_server_hello(struct tls13_hs *hs)
         hs->suite_id = suite_id;
         tls13_transcript_update(&hs->transcript, hs->hdr, 4);
         tls13_transcript_update(&hs->transcript, hs->msg, hs->msg_len);
+        tls13_transcript_select(&hs->transcript, suite->hash);
         tls13_transcript_hash(&hs->transcript, suite->hash, thash);
         tls13_ks_init(&hs->ks, suite->hash);
         tls13_ks_handshake(&hs->ks, dhe, (size_t)dhe_len, thash);

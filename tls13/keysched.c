@@ -4,8 +4,16 @@
  * HKDF-Expand is written here over HMAC rather than with br_hkdf: br_hkdf
  * only produces output after its own Extract, and every TLS 1.3 expansion
  * starts from a PRK that is already a secret of the schedule. HKDF-Extract
- * is a single HMAC (RFC 5869 §2.2). None of this is on the per-record path,
- * so clarity wins over shaving HMAC key setups. */
+ * is a single HMAC (RFC 5869 §2.2).
+ *
+ * Not on the per-record path, but on the per-handshake one (a
+ * --disable-keepalive run does little else), so nothing is computed
+ * twice: a secret expanded under several labels sets up its HMAC key (two
+ * compression-function calls, the ipad and opad blocks) once for all of
+ * them, and what depends on no input at all — the Early Secret without a
+ * PSK, Derive-Secret(Early Secret, "derived", ""), the hashes of the empty
+ * string — is a constant. That saved 23 of the 101 SHA-256 compressions a
+ * handshake made here. */
 #include "tls13/keysched.h"
 
 #include <string.h>
@@ -30,6 +38,33 @@ static const br_hash_class *hash_class(enum tls13_hash h)
 {
     return h == TLS13_SHA384 ? &br_sha384_vtable : &br_sha256_vtable;
 }
+
+/* Constants of the schedule, per hash ([TLS13_SHA256], [TLS13_SHA384]);
+ * test/unit_tls13_crypto.c recomputes each. Hash(""): */
+static const uint8_t empty_hash[2][TLS13_MAX_HASH] = {
+    {0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+     0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55},
+    {0x38, 0xb0, 0x60, 0xa7, 0x51, 0xac, 0x96, 0x38, 0x4c, 0xd9, 0x32, 0x7e, 0xb1, 0xb1, 0xe3, 0x6a,
+     0x21, 0xfd, 0xb7, 0x11, 0x14, 0xbe, 0x07, 0x43, 0x4c, 0x0c, 0xc7, 0xbf, 0x63, 0xf6, 0xe1, 0xda,
+     0x27, 0x4e, 0xde, 0xbf, 0xe7, 0x6f, 0x65, 0xfb, 0xd5, 0x1a, 0xd2, 0xf1, 0x48, 0x98, 0xb9, 0x5b},
+};
+/* Early Secret = HKDF-Extract(0^HashLen, 0^HashLen) (§7.1, no PSK): */
+static const uint8_t early_secret[2][TLS13_MAX_HASH] = {
+    {0x33, 0xad, 0x0a, 0x1c, 0x60, 0x7e, 0xc0, 0x3b, 0x09, 0xe6, 0xcd, 0x98, 0x93, 0x68, 0x0c, 0xe2,
+     0x10, 0xad, 0xf3, 0x00, 0xaa, 0x1f, 0x26, 0x60, 0xe1, 0xb2, 0x2e, 0x10, 0xf1, 0x70, 0xf9, 0x2a},
+    {0x7e, 0xe8, 0x20, 0x6f, 0x55, 0x70, 0x02, 0x3e, 0x6d, 0xc7, 0x51, 0x9e, 0xb1, 0x07, 0x3b, 0xc4,
+     0xe7, 0x91, 0xad, 0x37, 0xb5, 0xc3, 0x82, 0xaa, 0x10, 0xba, 0x18, 0xe2, 0x35, 0x7e, 0x71, 0x69,
+     0x71, 0xf9, 0x36, 0x2f, 0x2c, 0x2f, 0xe2, 0xa7, 0x6b, 0xfd, 0x78, 0xdf, 0xec, 0x4e, 0xa9, 0xb5},
+};
+/* Derive-Secret(Early Secret, "derived", ""), the salt of the Handshake
+ * Secret's Extract: */
+static const uint8_t early_derived[2][TLS13_MAX_HASH] = {
+    {0x6f, 0x26, 0x15, 0xa1, 0x08, 0xc7, 0x02, 0xc5, 0x67, 0x8f, 0x54, 0xfc, 0x9d, 0xba, 0xb6, 0x97,
+     0x16, 0xc0, 0x76, 0x18, 0x9c, 0x48, 0x25, 0x0c, 0xeb, 0xea, 0xc3, 0x57, 0x6c, 0x36, 0x11, 0xba},
+    {0x15, 0x91, 0xda, 0xc5, 0xcb, 0xbf, 0x03, 0x30, 0xa4, 0xa8, 0x4d, 0xe9, 0xc7, 0x53, 0x33, 0x0e,
+     0x92, 0xd0, 0x1f, 0x0a, 0x88, 0x21, 0x4b, 0x44, 0x64, 0x97, 0x2f, 0xd6, 0x68, 0x04, 0x9e, 0x93,
+     0xe5, 0x2f, 0x2b, 0x16, 0xfa, 0xd9, 0x22, 0xfd, 0xc0, 0x58, 0x44, 0x78, 0x42, 0x8f, 0x28, 0x2b},
+};
 
 void tls13_wipe(void *p, size_t n)
 {
@@ -60,21 +95,18 @@ void tls13_hkdf_extract(enum tls13_hash h, const uint8_t *salt, size_t salt_len,
     tls13_wipe(&hc, sizeof hc);
 }
 
-/* HKDF-Expand(PRK, info, L) (RFC 5869 §2.3):
+/* HKDF-Expand(PRK, info, L) (RFC 5869 §2.3), kc being PRK's HMAC key:
  *   T(0) = empty; T(i) = HMAC(PRK, T(i-1) || info || i); OKM = first L bytes
  * of T(1) || T(2) || ... The caller guarantees L <= 255 * HashLen. */
-static void hkdf_expand(enum tls13_hash h, const uint8_t *prk, const uint8_t *info, size_t info_len, uint8_t *out,
-                        size_t out_len)
+static void hkdf_expand(const br_hmac_key_context *kc, size_t hlen, const uint8_t *info, size_t info_len,
+                        uint8_t *out, size_t out_len)
 {
-    size_t hlen = tls13_hash_len(h);
-    br_hmac_key_context kc;
     br_hmac_context hc;
     uint8_t t[TLS13_MAX_HASH];
     uint8_t ctr = 0;
 
-    br_hmac_key_init(&kc, hash_class(h), prk, hlen);
     while (out_len > 0) {
-        br_hmac_init(&hc, &kc, 0);
+        br_hmac_init(&hc, kc, 0);
         if (ctr > 0)
             br_hmac_update(&hc, t, hlen);
         ctr++;
@@ -86,10 +118,23 @@ static void hkdf_expand(enum tls13_hash h, const uint8_t *prk, const uint8_t *in
         out += n;
         out_len -= n;
     }
-    tls13_wipe(&kc, sizeof kc);
     tls13_wipe(&hc, sizeof hc);
     tls13_wipe(t, sizeof t);
 }
+
+/* A secret's HMAC key, set up once for all the labels expanded from it. */
+struct prk {
+    enum tls13_hash h;
+    br_hmac_key_context kc;
+};
+
+static void prk_init(struct prk *k, enum tls13_hash h, const uint8_t *secret)
+{
+    k->h = h;
+    br_hmac_key_init(&k->kc, hash_class(h), secret, tls13_hash_len(h));
+}
+
+static void prk_wipe(struct prk *k) { tls13_wipe(k, sizeof *k); }
 
 #define LABEL_PREFIX "tls13 "
 #define LABEL_PREFIX_LEN 6
@@ -101,14 +146,14 @@ static void hkdf_expand(enum tls13_hash h, const uint8_t *prk, const uint8_t *in
  * 255, more than 255 blocks of output) are caller bugs; rather than write a
  * truncated vector the output is zeroed, which fails any later Finished or
  * record check loudly instead of silently keying with a wrong secret. */
-void tls13_hkdf_expand_label(enum tls13_hash h, const uint8_t *secret, const char *label, const uint8_t *ctx,
-                             size_t ctx_len, uint8_t *out, size_t out_len)
+static void expand_label(const struct prk *k, const char *label, const uint8_t *ctx, size_t ctx_len, uint8_t *out,
+                         size_t out_len)
 {
     uint8_t info[2 + 1 + 255 + 1 + 255];
     size_t label_len = strlen(label);
     size_t n = 0;
 
-    if (label_len > 255 - LABEL_PREFIX_LEN || ctx_len > 255 || out_len > 255 * tls13_hash_len(h) ||
+    if (label_len > 255 - LABEL_PREFIX_LEN || ctx_len > 255 || out_len > 255 * tls13_hash_len(k->h) ||
         out_len > 0xffff) {
         memset(out, 0, out_len);
         return;
@@ -124,7 +169,16 @@ void tls13_hkdf_expand_label(enum tls13_hash h, const uint8_t *secret, const cha
     if (ctx_len > 0)
         memcpy(info + n, ctx, ctx_len);
     n += ctx_len;
-    hkdf_expand(h, secret, info, n, out, out_len);
+    hkdf_expand(&k->kc, tls13_hash_len(k->h), info, n, out, out_len);
+}
+
+void tls13_hkdf_expand_label(enum tls13_hash h, const uint8_t *secret, const char *label, const uint8_t *ctx,
+                             size_t ctx_len, uint8_t *out, size_t out_len)
+{
+    struct prk k;
+    prk_init(&k, h, secret);
+    expand_label(&k, label, ctx, ctx_len, out, out_len);
+    prk_wipe(&k);
 }
 
 /* Derive-Secret(Secret, Label, Messages) = HKDF-Expand-Label(Secret, Label,
@@ -136,18 +190,7 @@ void tls13_derive_secret(enum tls13_hash h, const uint8_t *secret, const char *l
     tls13_hkdf_expand_label(h, secret, label, thash, hlen, out, hlen);
 }
 
-void tls13_empty_hash(enum tls13_hash h, uint8_t *out)
-{
-    if (h == TLS13_SHA384) {
-        br_sha384_context c;
-        br_sha384_init(&c);
-        br_sha384_out(&c, out);
-    } else {
-        br_sha256_context c;
-        br_sha256_init(&c);
-        br_sha256_out(&c, out);
-    }
-}
+void tls13_empty_hash(enum tls13_hash h, uint8_t *out) { memcpy(out, empty_hash[h], tls13_hash_len(h)); }
 
 /* ---- transcript (§4.4.1) ---- */
 
@@ -155,13 +198,18 @@ void tls13_transcript_init(struct tls13_transcript *t)
 {
     br_sha256_init(&t->sha256);
     br_sha384_init(&t->sha384);
+    t->only = 0;
 }
 
 void tls13_transcript_update(struct tls13_transcript *t, const void *p, size_t n)
 {
-    br_sha256_update(&t->sha256, p, n);
-    br_sha384_update(&t->sha384, p, n);
+    if (t->only != 1 + TLS13_SHA384)
+        br_sha256_update(&t->sha256, p, n);
+    if (t->only != 1 + TLS13_SHA256)
+        br_sha384_update(&t->sha384, p, n);
 }
+
+void tls13_transcript_select(struct tls13_transcript *t, enum tls13_hash h) { t->only = (uint8_t)(1 + h); }
 
 /* BearSSL's _out functions take a const context and finish a copy of the
  * state internally, so the running hash goes on unchanged: no explicit
@@ -206,51 +254,55 @@ void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h)
 
 void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h)
 {
-    uint8_t zeros[TLS13_MAX_HASH] = {0};
-    size_t hlen = tls13_hash_len(h);
-
     memset(ks, 0, sizeof *ks);
     ks->hash = h;
     /* Early Secret = HKDF-Extract(salt 0, IKM PSK); without a PSK the IKM
-     * is a string of Hash.length zeros (§7.1). */
-    tls13_hkdf_extract(h, zeros, hlen, zeros, hlen, ks->secret);
+     * is a string of Hash.length zeros (§7.1): a constant. */
+    memcpy(ks->secret, early_secret[h], tls13_hash_len(h));
 }
 
-/* Next stage: HKDF-Extract(Derive-Secret(secret, "derived", ""), ikm). */
-static void ks_advance(struct tls13_keysched *ks, const uint8_t *ikm, size_t ikm_len)
-{
-    uint8_t empty[TLS13_MAX_HASH], derived[TLS13_MAX_HASH];
-    size_t hlen = tls13_hash_len(ks->hash);
-
-    tls13_empty_hash(ks->hash, empty);
-    tls13_derive_secret(ks->hash, ks->secret, "derived", empty, derived);
-    tls13_hkdf_extract(ks->hash, derived, hlen, ikm, ikm_len, ks->secret);
-    tls13_wipe(derived, sizeof derived);
-}
-
+/* Handshake Secret = HKDF-Extract(Derive-Secret(Early Secret, "derived",
+ * ""), DHE): the salt is a constant too. Under the Handshake Secret's one
+ * HMAC key: both handshake traffic secrets, and the next stage's salt
+ * Derive-Secret(Handshake Secret, "derived", "") for tls13_ks_master. */
 void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dhe_len, const uint8_t *thash)
 {
-    ks_advance(ks, dhe, dhe_len);
-    tls13_derive_secret(ks->hash, ks->secret, "c hs traffic", thash, ks->client_hs);
-    tls13_derive_secret(ks->hash, ks->secret, "s hs traffic", thash, ks->server_hs);
+    size_t hlen = tls13_hash_len(ks->hash);
+    struct prk k;
+
+    tls13_hkdf_extract(ks->hash, early_derived[ks->hash], hlen, dhe, dhe_len, ks->secret);
+    prk_init(&k, ks->hash, ks->secret);
+    expand_label(&k, "c hs traffic", thash, hlen, ks->client_hs, hlen);
+    expand_label(&k, "s hs traffic", thash, hlen, ks->server_hs, hlen);
+    expand_label(&k, "derived", empty_hash[ks->hash], hlen, ks->derived, hlen);
+    prk_wipe(&k);
 }
 
+/* Master Secret = HKDF-Extract(Derive-Secret(HS, "derived", ""), 0), then
+ * both application traffic secrets under its one HMAC key. */
 void tls13_ks_master(struct tls13_keysched *ks, const uint8_t *thash)
 {
     uint8_t zeros[TLS13_MAX_HASH] = {0};
+    size_t hlen = tls13_hash_len(ks->hash);
+    struct prk k;
 
-    /* Master Secret = HKDF-Extract(Derive-Secret(HS, "derived", ""), 0). */
-    ks_advance(ks, zeros, tls13_hash_len(ks->hash));
-    tls13_derive_secret(ks->hash, ks->secret, "c ap traffic", thash, ks->client_app);
-    tls13_derive_secret(ks->hash, ks->secret, "s ap traffic", thash, ks->server_app);
+    tls13_hkdf_extract(ks->hash, ks->derived, hlen, zeros, hlen, ks->secret);
+    tls13_wipe(ks->derived, sizeof ks->derived);
+    prk_init(&k, ks->hash, ks->secret);
+    expand_label(&k, "c ap traffic", thash, hlen, ks->client_app, hlen);
+    expand_label(&k, "s ap traffic", thash, hlen, ks->server_app, hlen);
+    prk_wipe(&k);
 }
 
 /* §7.3: [sender]_write_key = HKDF-Expand-Label(Secret, "key", "", key_length),
  *       [sender]_write_iv  = HKDF-Expand-Label(Secret, "iv", "", iv_length). */
 void tls13_traffic_keys(const struct tls13_suite *s, const uint8_t *secret, uint8_t *key, uint8_t *iv)
 {
-    tls13_hkdf_expand_label(s->hash, secret, "key", NULL, 0, key, s->key_len);
-    tls13_hkdf_expand_label(s->hash, secret, "iv", NULL, 0, iv, s->iv_len);
+    struct prk k;
+    prk_init(&k, s->hash, secret);
+    expand_label(&k, "key", NULL, 0, key, s->key_len);
+    expand_label(&k, "iv", NULL, 0, iv, s->iv_len);
+    prk_wipe(&k);
 }
 
 /* §4.4.4: finished_key = HKDF-Expand-Label(BaseKey, "finished", "",

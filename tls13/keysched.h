@@ -45,13 +45,17 @@ void tls13_derive_secret(enum tls13_hash h, const uint8_t *secret, const char *l
 void tls13_empty_hash(enum tls13_hash h, uint8_t *out);
 
 /* Running transcript hash (RFC 8446 §4.4.1). Both SHA-256 and SHA-384 run
- * until the suite is known (ServerHello), so nothing needs re-hashing. */
+ * until the suite is known (ServerHello), so nothing needs re-hashing; then
+ * tls13_transcript_select stops the other one. */
 struct tls13_transcript {
     br_sha256_context sha256;
     br_sha384_context sha384;
+    uint8_t only; /* 0: both run; 1 + h: only h's (tls13_transcript_select) */
 };
 void tls13_transcript_init(struct tls13_transcript *t);
 void tls13_transcript_update(struct tls13_transcript *t, const void *p, size_t n);
+/* From now on only h's hash is kept (and may be read). */
+void tls13_transcript_select(struct tls13_transcript *t, enum tls13_hash h);
 void tls13_transcript_hash(const struct tls13_transcript *t, enum tls13_hash h, uint8_t *out); /* does not finish it */
 /* HelloRetryRequest (§4.4.1): replaces ClientHello1 by message_hash(Hash(ClientHello1)). */
 void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h);
@@ -62,14 +66,16 @@ struct tls13_keysched {
     uint8_t secret[TLS13_MAX_HASH];                /* the current stage's Early / Handshake / Master Secret */
     uint8_t client_hs[TLS13_MAX_HASH], server_hs[TLS13_MAX_HASH];
     uint8_t client_app[TLS13_MAX_HASH], server_app[TLS13_MAX_HASH];
+    uint8_t derived[TLS13_MAX_HASH];               /* internal: the Master Secret's salt, made by tls13_ks_handshake */
 };
 /* Early Secret from a zero PSK. */
 void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h);
 /* Handshake Secret from the (EC)DHE shared secret, and both handshake traffic
- * secrets; thash = Hash(ClientHello..ServerHello). */
+ * secrets; thash = Hash(ClientHello..ServerHello). Follows tls13_ks_init
+ * (it takes the Early Secret to be init's). */
 void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dhe_len, const uint8_t *thash);
 /* Master Secret and both application traffic secrets; thash =
- * Hash(ClientHello..server Finished). */
+ * Hash(ClientHello..server Finished). Follows tls13_ks_handshake. */
 void tls13_ks_master(struct tls13_keysched *ks, const uint8_t *thash);
 
 /* [sender]_write_key and _iv from a traffic secret (§7.3). */
