@@ -23,6 +23,7 @@
  * + ctmul Poly1305) and at a third set (big AES + ctmul GHASH; ctmul32
  * Poly1305) and require identical output; AES-GCM is also checked against
  * BearSSL's own br_gcm_* code, HKDF-Expand-Label against br_hkdf, and
+ * the schedule's SHA-256 (SHA-NI where the CPU has it) against br_sha256,
  * tls13/x25519.h against RFC 7748 §5.2 and §6.1 (cross-checked against
  * OpenSSL through Python `cryptography` before going in) and against
  * BearSSL's c25519_m31 on random and edge-case inputs. No test hook is
@@ -468,6 +469,65 @@ static void test_expand_label(void)
     for (int i = 0; i < 32; i++)
         z &= out[i] == 0;
     T_CHECK("expand-label rejects a label over 249 bytes", z && out[32] == 0xff, "not zeroed");
+}
+
+/* ---- the schedule's SHA-256 (tls13_sha256_class) against BearSSL's ---- */
+
+static void test_sha256_class(void)
+{
+    const br_hash_class *c = tls13_sha256_class();
+    static uint8_t buf[1200];
+    br_hash_compat_context a, b;
+    uint8_t o1[32], o2[32], st1[32], st2[32];
+    int ok = 1;
+
+    printf("# schedule SHA-256: %s\n", c == &br_sha256_vtable ? "BearSSL's br_sha256" : "x86 SHA extensions");
+    T_CHECK("tls13_sha256_class describes SHA-256 as br_sha256_vtable does",
+            c->desc == br_sha256_vtable.desc && c->context_size <= sizeof(br_hash_compat_context), "desc %08x",
+            (unsigned)c->desc);
+    fill(buf, sizeof buf, 77);
+    /* Every length to 1100 (0..17 blocks and every tail), in one update,
+     * in two at every third split, then more after a first out(). */
+    for (size_t len = 0; len <= 1100; len++) {
+        for (int split = 0; split < 2; split++) {
+            size_t at = split ? (len * 2) / 3 : len;
+            c->init(&a.vtable);
+            br_sha256_vtable.init(&b.vtable);
+            c->update(&a.vtable, buf, at);
+            c->update(&a.vtable, buf + at, len - at);
+            br_sha256_vtable.update(&b.vtable, buf, len);
+            c->out(&a.vtable, o1);
+            br_sha256_vtable.out(&b.vtable, o2);
+            ok &= T_QUIET("sha256 class digest", memcmp(o1, o2, 32) == 0, "len %zu split %d", len, split);
+            c->update(&a.vtable, buf, 100);
+            br_sha256_vtable.update(&b.vtable, buf, 100);
+            c->out(&a.vtable, o1);
+            br_sha256_vtable.out(&b.vtable, o2);
+            ok &= T_QUIET("sha256 class goes on after out", memcmp(o1, o2, 32) == 0, "len %zu", len);
+            if (len % 64 == 0) {
+                uint64_t n1 = c->state(&a.vtable, st1), n2 = br_sha256_vtable.state(&b.vtable, st2);
+                ok &= T_QUIET("sha256 class state", n1 == n2 && memcmp(st1, st2, 32) == 0, "len %zu", len);
+            }
+        }
+    }
+    /* HMAC runs on state/set_state: keys shorter than, equal to and longer
+     * than a block. */
+    for (size_t klen = 0; klen <= 150; klen += 5) {
+        for (size_t mlen = 0; mlen <= 300; mlen += 23) {
+            br_hmac_key_context k1, k2;
+            br_hmac_context h1, h2;
+            br_hmac_key_init(&k1, c, buf + 500, klen);
+            br_hmac_key_init(&k2, &br_sha256_vtable, buf + 500, klen);
+            br_hmac_init(&h1, &k1, 0);
+            br_hmac_init(&h2, &k2, 0);
+            br_hmac_update(&h1, buf, mlen);
+            br_hmac_update(&h2, buf, mlen);
+            ok &= T_QUIET("sha256 class HMAC", br_hmac_out(&h1, o1) == 32 && br_hmac_out(&h2, o2) == 32 &&
+                                                  memcmp(o1, o2, 32) == 0,
+                          "key %zu msg %zu", klen, mlen);
+        }
+    }
+    T_CHECK("tls13_sha256_class agrees with br_sha256 (lengths 0..1100, splits, state, HMAC)", ok, "see above");
 }
 
 /* ---- tls13-traces.txt §3: the key schedule, byte for byte ---- */
@@ -1590,6 +1650,7 @@ static void test_record_rules(void)
 int main(void)
 {
     test_basics();
+    test_sha256_class();
     test_expand_label();
     test_trace_schedule();
     test_sha384_schedule();

@@ -16,7 +16,10 @@
  * handshake made here. */
 #include "tls13/keysched.h"
 
+#include <pthread.h>
 #include <string.h>
+
+#include "tls13/sha256ni.h"
 
 static const struct tls13_suite suites[] = {
     {TLS_AES_128_GCM_SHA256, TLS13_SHA256, 16, 12},
@@ -34,9 +37,29 @@ const struct tls13_suite *tls13_suite_find(uint16_t id)
 
 size_t tls13_hash_len(enum tls13_hash h) { return h == TLS13_SHA384 ? 48 : 32; }
 
+/* Once per process: CPUID may be a VM exit (see aead.c). Valgrind says
+ * "no SHA" (it cannot run the instructions), so BearSSL's code runs there. */
+static const br_hash_class *sha256_impl = &br_sha256_vtable;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_pick(void)
+{
+#if SHA256NI_OK
+    _Static_assert(sizeof(struct sha256ni_context) <= sizeof(br_hash_compat_context), "transcript context");
+    if (sha256ni_supported())
+        sha256_impl = &sha256ni_vtable;
+#endif
+}
+
+const br_hash_class *tls13_sha256_class(void)
+{
+    pthread_once(&sha256_once, sha256_pick);
+    return sha256_impl;
+}
+
 static const br_hash_class *hash_class(enum tls13_hash h)
 {
-    return h == TLS13_SHA384 ? &br_sha384_vtable : &br_sha256_vtable;
+    return h == TLS13_SHA384 ? &br_sha384_vtable : tls13_sha256_class();
 }
 
 /* Constants of the schedule, per hash ([TLS13_SHA256], [TLS13_SHA384]);
@@ -196,7 +219,7 @@ void tls13_empty_hash(enum tls13_hash h, uint8_t *out) { memcpy(out, empty_hash[
 
 void tls13_transcript_init(struct tls13_transcript *t)
 {
-    br_sha256_init(&t->sha256);
+    tls13_sha256_class()->init(&t->sha256.vtable);
     br_sha384_init(&t->sha384);
     t->only = 0;
 }
@@ -204,7 +227,7 @@ void tls13_transcript_init(struct tls13_transcript *t)
 void tls13_transcript_update(struct tls13_transcript *t, const void *p, size_t n)
 {
     if (t->only != 1 + TLS13_SHA384)
-        br_sha256_update(&t->sha256, p, n);
+        t->sha256.vtable->update(&t->sha256.vtable, p, n);
     if (t->only != 1 + TLS13_SHA256)
         br_sha384_update(&t->sha384, p, n);
 }
@@ -212,14 +235,14 @@ void tls13_transcript_update(struct tls13_transcript *t, const void *p, size_t n
 void tls13_transcript_select(struct tls13_transcript *t, enum tls13_hash h) { t->only = (uint8_t)(1 + h); }
 
 /* BearSSL's _out functions take a const context and finish a copy of the
- * state internally, so the running hash goes on unchanged: no explicit
- * context copy is needed here. */
+ * state internally (sha256ni.h's too), so the running hash goes on
+ * unchanged: no explicit context copy is needed here. */
 void tls13_transcript_hash(const struct tls13_transcript *t, enum tls13_hash h, uint8_t *out)
 {
     if (h == TLS13_SHA384)
         br_sha384_out(&t->sha384, out);
     else
-        br_sha256_out(&t->sha256, out);
+        t->sha256.vtable->out(&t->sha256.vtable, out);
 }
 
 /* §4.4.1: after a HelloRetryRequest, ClientHello1 is replaced by the
@@ -240,9 +263,9 @@ void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h)
     msg[2] = 0;
 
     msg[3] = 32;
-    br_sha256_out(&t->sha256, msg + 4);
-    br_sha256_init(&t->sha256);
-    br_sha256_update(&t->sha256, msg, 4 + 32);
+    t->sha256.vtable->out(&t->sha256.vtable, msg + 4);
+    t->sha256.vtable->init(&t->sha256.vtable);
+    t->sha256.vtable->update(&t->sha256.vtable, msg, 4 + 32);
 
     msg[3] = 48;
     br_sha384_out(&t->sha384, msg + 4);

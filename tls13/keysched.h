@@ -28,6 +28,11 @@ struct tls13_suite {
     uint8_t iv_len;  /* 12 */
 };
 
+/* The SHA-256 every SHA-256 suite's schedule and transcript run on: one on
+ * the x86 SHA extensions where the CPU has them (tls13/sha256ni.h), else
+ * BearSSL's br_sha256_vtable. Chosen once per process. */
+const br_hash_class *tls13_sha256_class(void);
+
 /* NULL for a suite we do not implement. */
 const struct tls13_suite *tls13_suite_find(uint16_t id);
 size_t tls13_hash_len(enum tls13_hash h);
@@ -48,7 +53,7 @@ void tls13_empty_hash(enum tls13_hash h, uint8_t *out);
  * until the suite is known (ServerHello), so nothing needs re-hashing; then
  * tls13_transcript_select stops the other one. */
 struct tls13_transcript {
-    br_sha256_context sha256;
+    br_hash_compat_context sha256; /* tls13_sha256_class()'s context */
     br_sha384_context sha384;
     uint8_t only; /* 0: both run; 1 + h: only h's (tls13_transcript_select) */
 };
