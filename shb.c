@@ -136,22 +136,24 @@ static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threa
 }
 
 /* Every connection goes to one address, so each needs a local port of its
- * own from the kernel's ephemeral range. */
-static void check_port_range(uint32_t conns)
+ * own from the kernel's ephemeral range. Returns the range's size (0 when
+ * it cannot be read). */
+static unsigned check_port_range(uint32_t conns)
 {
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
     if (!f)
-        return;
+        return 0;
     unsigned lo = 0, hi = 0;
     int n = fscanf(f, "%u %u", &lo, &hi);
     fclose(f);
     if (n != 2 || hi < lo)
-        return;
+        return 0;
     unsigned ports = hi - lo + 1;
     if (conns > ports)
         die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u: "
                "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\")",
             conns, conns, lo, hi, ports);
+    return ports;
 }
 
 struct run {
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
         conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
     unsigned threads = o.threads < conns ? o.threads : conns;
     check_file_limit((conns + threads - 1) / threads, conns, threads);
-    check_port_range(conns);
+    unsigned ports = check_port_range(conns);
 
     struct sockaddr_storage addr;
     socklen_t addrlen;
@@ -276,6 +278,14 @@ int main(int argc, char **argv)
             .timed = timed,
             .connect_timeout_ns = o.connect_timeout_ns,
             .timeout_ns = o.timeout_ns,
+            /* connect() picks local ports of one parity first (the other is
+             * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
+             * so once half the range leads to the target every further
+             * connect scans those thousands of taken ports: 760 us a
+             * connect instead of 25 here. Each worker's share of the
+             * connections beyond half the range binds its port first and
+             * gets one of the other parity at once. */
+            .bind_from = ports ? (uint32_t)share(ports / 2, threads, i) : UINT32_MAX,
         };
         args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
         int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);

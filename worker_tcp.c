@@ -57,6 +57,7 @@ enum conn_state {
 
 struct conn {
     uint32_t gen;
+    unsigned send_mark; /* uring_sq_mark() after this slot's last send */
     uint8_t state;
     bool recv_armed;
     bool sending;       /* a send is in flight (one at a time) */
@@ -138,6 +139,7 @@ static void conn_send(struct loop *l, struct conn *c, const void *buf, size_t le
     uint32_t i = conn_idx(tcp_of(l), c);
     uring_prep_send(uring_sqe(&l->ring), i, buf, len, ud_make(OP_SEND, c->gen, i));
     c->sending = true;
+    c->send_mark = uring_sq_mark(&l->ring);
 }
 
 static void flush_later(struct loop *l, struct conn *c)
@@ -190,6 +192,11 @@ static void conn_open(struct loop *l, struct conn *c)
     struct tcp *t = tcp_of(l);
     const struct worker_config *cfg = l->cfg;
     uint32_t i = conn_idx(t, c);
+    /* A send still queued for the slot's previous socket (the GOAWAY or
+     * alert that ended it) names the slot, not the socket: it must reach
+     * the kernel before the slot holds the new one. */
+    if (!uring_sq_submitted(&l->ring, c->send_mark))
+        uring_submit_wait(&l->ring, 0, 0);
     int fd = socket(cfg->addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int ret = fd;
     if (fd >= 0) {
@@ -197,6 +204,23 @@ static void conn_open(struct loop *l, struct conn *c)
          * back behind the previous one's delayed ACK. */
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        /* A connection shb closes is done with (the run ended, or it failed,
+         * timed out or was refused): it goes with a reset rather than a FIN,
+         * so no local port sits in TIME_WAIT for a minute afterwards. One
+         * run at -c 10000 otherwise leaves 10,000 of them, and the next
+         * run's connects to that server wait for ports; --disable-keepalive
+         * against a server that does not close first would drain the range.
+         * A server that closes first is unaffected. */
+        struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof(abort_on_close));
+        if (i >= cfg->bind_from) {
+            /* Port 0 of the wildcard address: the kernel picks a free port
+             * of bind()'s parity; should that fail, connect() still picks
+             * one its own way. */
+            struct sockaddr_storage any = { .ss_family = cfg->addr->sa_family };
+            socklen_t len = any.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+            (void)bind(fd, (struct sockaddr *)&any, len);
+        }
         ret = uring_files_set(&l->ring, i, fd);
         close(fd); /* the registered slot holds its own reference */
     }

@@ -42,6 +42,14 @@ void uring_exit(struct uring *r);
 /* Next free SQE, zeroed. Submits what is queued first if the SQ is full. */
 struct io_uring_sqe *uring_sqe(struct uring *r);
 
+/* A mark for the SQEs handed out so far, and whether the kernel has taken
+ * every SQE up to a mark (it does so in order). */
+static inline unsigned uring_sq_mark(const struct uring *r) { return r->sq_tail; }
+static inline bool uring_sq_submitted(const struct uring *r, unsigned mark)
+{
+    return (int)(__atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE) - mark) >= 0;
+}
+
 /* Makes sure the next n uring_sqe() calls need no early submit: SQEs linked
  * with IOSQE_IO_LINK must reach the kernel in one submission, or the chain
  * is cut where the submission ends. */
