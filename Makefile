@@ -129,7 +129,7 @@ fuzz: deps-check fuzz-build
 test: deps-check shb asan unit fuzz-build
 	@bash test/run.sh
 
-demo: deps-check shb
+demo: deps-check-demo shb
 	@bash scripts/demo.sh
 
 bench: deps-check shb glibc
@@ -138,9 +138,13 @@ bench: deps-check shb glibc
 deps:
 	bash scripts/deps.sh
 
-.PHONY: deps-check
+# deps-check: everything make test, fuzz and bench need; deps-check-demo:
+# only what building shb and make demo need (scripts/deps.sh demo).
+.PHONY: deps-check deps-check-demo
 deps-check:
 	@bash scripts/deps.sh --check >/dev/null 2>&1 || bash scripts/deps.sh
+deps-check-demo:
+	@bash scripts/deps.sh demo --check >/dev/null 2>&1 || bash scripts/deps.sh demo
 
 clean:
 	rm -rf build shb

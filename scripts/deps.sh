@@ -3,58 +3,86 @@
 # (Debian / Ubuntu, apt-get). Idempotent: installs only what is missing and
 # runs `apt-get update` at most once, only when something is missing.
 #
-#   bash scripts/deps.sh           install what is missing
-#   bash scripts/deps.sh --check   exit 0 if everything is present, 1 if not;
-#                                  installs nothing
+#   bash scripts/deps.sh [test]        install what is missing for everything:
+#                                      build, make test, make fuzz, make bench
+#   bash scripts/deps.sh demo          only what building shb and make demo need
+#                                      (gcc, make, musl, BearSSL, nginx, openssl)
+#   bash scripts/deps.sh [PROFILE] --check
+#                                      exit 0 if PROFILE's needs are all present,
+#                                      1 if not; installs nothing
+#
+# Quiet: when something is missing it prints one line (how many packages, and
+# the log, /tmp/shb-deps.log, that gets all apt-get, dpkg and npm output);
+# on failure the end of that log. When nothing is missing it prints one line
+# (none from the Makefile, which asks --check first).
 #
 # Runs as root (CI) or through sudo. nginx, h2o and Caddy are only ever
 # started by the tests themselves, so a freshly installed one is kept from
 # running as a service (nghttp2-server's nghttpd and gnutls-bin's gnutls-serv
 # ship none).
 #
-# Bun (a TLS test server) is not a Debian package: it comes from the npm
-# registry, `npm ci --prefix test` into test/node_modules (ignored by git),
-# pinned by test/package.json and test/package-lock.json.
+# Bun (a TLS test server; test profile only) is not a Debian package: it comes
+# from the npm registry, `npm ci --prefix test` into test/node_modules (ignored
+# by git), pinned by test/package.json and test/package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CHECK_ONLY=0
-case "${1:-}" in
-    --check) CHECK_ONLY=1 ;;
-    "") ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--check]" >&2; exit 2 ;;
-esac
+PROFILE="test"
+for arg in "$@"; do
+    case "$arg" in
+        --check) CHECK_ONLY=1 ;;
+        test | demo) PROFILE=$arg ;;
+        -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "usage: $0 [test|demo] [--check]" >&2; exit 2 ;;
+    esac
+done
+FOR_WHAT="for the tests"
+[ "$PROFILE" = demo ] && FOR_WHAT="for the demo"
 
 export DEBIAN_FRONTEND=noninteractive
 
 # What is needed, as "test|package": the test is a command name, or a path
-# (starting with /) that must exist.
-NEEDS=(
+# (starting with /) that must exist. The demo profile: building ./shb (the
+# Makefile's musl link against libbearssl.a) and scripts/demo.sh, which runs
+# nginx on test/nginx-bench.conf.in with certificates from openssl (test/lib.sh
+# start_nginx, gen_certs; pick_port asks ss which ports are taken).
+NEEDS_DEMO=(
     "gcc|gcc"
     "make|make"
-    "clang|clang"
-    "libfuzzer|libclang-rt-dev"
     "musl-gcc|musl-tools"
     "/usr/include/bearssl.h|libbearssl-dev"
     "libbearssl.a|libbearssl-dev"
     "nginx|nginx-light"
+    "openssl|openssl"
+    "ss|iproute2"
+    "timeout|coreutils"
+)
+# The test profile (the default): everything, for make test, fuzz and bench.
+NEEDS_TEST=(
+    "${NEEDS_DEMO[@]}"
+    "clang|clang"
+    "libfuzzer|libclang-rt-dev"
     "wrk|wrk"
     "h2load|nghttp2-client"
     "nghttpd|nghttp2-server"
     "h2o|h2o"
     "node|nodejs"
     "npm|npm"
-    "openssl|openssl"
     "caddy|caddy"
     "gnutls-serv|gnutls-bin"
     "jq|jq"
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
-    "ss|iproute2"
-    "timeout|coreutils"
 )
+if [ "$PROFILE" = demo ]; then
+    NEEDS=("${NEEDS_DEMO[@]}")
+    NGINX_TEMPLATES=(test/nginx-bench.conf.in)
+else
+    NEEDS=("${NEEDS_TEST[@]}")
+    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in)
+fi
 
 have() {
     local t=$1
@@ -75,10 +103,10 @@ have() {
     esac
 }
 
-# nginx must accept what the test and bench configs use (return,
+# nginx must accept what the profile's configs use (return,
 # keepalive_requests, the *_temp_path directives, listen ... http2, ssl,
-# ssl_conf_command): render the real templates (test/lib.sh render_nginx,
-# with certificates from gen_certs) and let `nginx -t` judge them.
+# ssl_conf_command): render the real templates (NGINX_TEMPLATES; test/lib.sh
+# render_nginx, with certificates from gen_certs) and let `nginx -t` judge them.
 nginx_ok() {
     local nginx dir t rc=0
     nginx=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
@@ -89,7 +117,7 @@ nginx_ok() {
     lib_init
     dir=$LIB_TMP/nginx-t
     mkdir -p "$dir"
-    for t in test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in; do
+    for t in "${NGINX_TEMPLATES[@]}"; do
         [ -f "$t" ] || continue
         # nginx -t binds the listen addresses: render_nginx picks free ports.
         if ! render_nginx "$t" "$dir"; then
@@ -153,13 +181,18 @@ h2o_ok() {
     return "$rc"
 }
 
+# servers_ok: the profile's servers run its configs (the demo: nginx only).
 servers_ok() {
     local rc=0
     nginx_ok || rc=1
-    h2o_ok || rc=1
-    caddy_ok || rc=1
+    if [ "$PROFILE" = test ]; then
+        h2o_ok || rc=1
+        caddy_ok || rc=1
+    fi
     return "$rc"
 }
+SERVERS_WHAT="nginx, h2o or caddy"
+[ "$PROFILE" = demo ] && SERVERS_WHAT="nginx"
 
 # Bun from npm: a bun binary that runs (test/lib.sh bun_bin).
 bun_ok() {
@@ -167,23 +200,46 @@ bun_ok() {
     . test/lib.sh
     bun_bin >/dev/null
 }
+# bun_missing: the profile needs Bun and there is none that runs.
+bun_missing() {
+    [ "$PROFILE" = test ] && ! bun_ok
+}
+
+# --- the install log ------------------------------------------------------------
+# Everything apt-get, dpkg and npm print goes to LOG, nothing to the terminal;
+# a failure shows its end. A log path that is a link or someone else's file
+# (a shared /tmp) is not written through: a private one is made instead.
+LOG=/tmp/shb-deps.log
+log_start() {
+    if [ -L "$LOG" ] || { [ -e "$LOG" ] && [ ! -O "$LOG" ]; } || ! : 2>/dev/null >"$LOG"; then
+        LOG=$(mktemp /tmp/shb-deps.XXXXXX.log)
+    fi
+}
+# die_log MESSAGE: MESSAGE, the end of the log, exit 1.
+die_log() {
+    echo "$1" >&2
+    echo "--- last 30 lines of $LOG ---" >&2
+    tail -n 30 "$LOG" >&2 2>/dev/null || true
+    exit 1
+}
+# logged CMD...: runs CMD with its output appended to the log (and a header
+# line naming it there); its exit status.
+logged() {
+    echo "+ $*" >>"$LOG"
+    "$@" >>"$LOG" 2>&1 </dev/null
+}
 
 # install_bun: npm ci --prefix test (exactly test/package-lock.json). If the
 # bun package's postinstall did not leave a binary that runs (scripts not
 # run, or a CPU without AVX2 that needs the "baseline" build), the matching
-# @oven/bun-linux-x64-baseline package is tried next.
+# @oven/bun-linux-x64-baseline package is tried next. Output to the log.
 install_bun() {
     local ver
-    echo "npm ci --prefix test (bun)"
-    if ! npm ci --prefix test --no-audit --no-fund >/tmp/shb-npm.log 2>&1; then
-        tail -n 20 /tmp/shb-npm.log >&2
-        return 1
-    fi
+    logged npm ci --prefix test --no-audit --no-fund || return 1
     bun_ok && return 0
     ver=$(node -p 'require("./test/package-lock.json").packages["node_modules/bun"].version' 2>/dev/null || true)
     if [ -n "$ver" ] && [ "$(uname -m)" = x86_64 ]; then
-        echo "npm install --prefix test --no-save @oven/bun-linux-x64-baseline@$ver"
-        npm install --prefix test --no-save --no-audit --no-fund "@oven/bun-linux-x64-baseline@$ver" >>/tmp/shb-npm.log 2>&1 || true
+        logged npm install --prefix test --no-save --no-audit --no-fund "@oven/bun-linux-x64-baseline@$ver" || true
     fi
     bun_ok
 }
@@ -208,27 +264,29 @@ if [ "$CHECK_ONLY" = 1 ]; then
         exit 1
     fi
     if ! servers_ok; then
-        echo "nginx, h2o or caddy is installed but cannot run the test configs" >&2
+        echo "$SERVERS_WHAT is installed but cannot run the $PROFILE configs" >&2
         exit 1
     fi
-    if ! bun_ok; then
+    if bun_missing; then
         echo "missing: bun (npm ci --prefix test)" >&2
         exit 1
     fi
-    echo "all dependencies present"
+    echo "all dependencies present ($PROFILE)"
     exit 0
 fi
 
 if [ -z "$MISSING" ]; then
     if ! servers_ok; then
-        echo "nginx, h2o or caddy cannot run the test configs; an nginx with the rewrite (return), SSL and HTTP/2 modules is needed" >&2
+        echo "$SERVERS_WHAT cannot run the $PROFILE configs; an nginx with the rewrite (return), SSL and HTTP/2 modules is needed" >&2
         exit 1
     fi
-    if ! bun_ok && ! install_bun; then
-        echo "bun could not be installed from npm (test/package.json); see /tmp/shb-npm.log" >&2
-        exit 1
+    if bun_missing; then
+        log_start
+        echo "installing 1 package $FOR_WHAT (bun from npm, first run); log: $LOG"
+        install_bun || die_log "bun could not be installed from npm (test/package.json)"
+        exit 0
     fi
-    echo "all dependencies present"
+    echo "all dependencies present ($PROFILE)"
     exit 0
 fi
 
@@ -256,13 +314,23 @@ have h2o && h2o_was_there=1
 caddy_was_there=0
 have caddy && caddy_was_there=1
 
-echo "apt-get update"
-"${SUDO[@]}" apt-get update -qq
+log_start
 
 # Debian/Ubuntu without nginx-light (it is a transitional package on newer
 # releases) get plain nginx. Where libclang-rt-dev does not exist (releases
 # before LLVM's runtimes were split out of libclang-common-*-dev), clang
-# brings libFuzzer itself.
+# brings libFuzzer itself. Both are decided once the package lists are fresh,
+# but the count in the one line is the packages asked for.
+npkg=$(wc -w <<<"$MISSING")
+bun_missing && npkg=$((npkg + 1))
+if [ "$npkg" = 1 ]; then
+    echo "installing 1 package $FOR_WHAT (first run, a few minutes); log: $LOG"
+else
+    echo "installing $npkg packages $FOR_WHAT (first run, a few minutes); log: $LOG"
+fi
+
+logged "${SUDO[@]}" apt-get update || die_log "apt-get update failed"
+
 PKGS=()
 for pkg in $MISSING; do
     if [ "$pkg" = nginx-light ] && ! apt-cache show nginx-light >/dev/null 2>&1; then
@@ -293,8 +361,10 @@ if { [ "$nginx_was_there" = 0 ] || [ "$h2o_was_there" = 0 ] || [ "$caddy_was_the
     policy_added=1
 fi
 
-echo "apt-get install ${PKGS[*]}"
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
+if [ "${#PKGS[@]}" -gt 0 ]; then
+    logged "${SUDO[@]}" apt-get install -y --no-install-recommends "${PKGS[@]}" ||
+        die_log "apt-get install ${PKGS[*]} failed"
+fi
 cleanup_policy
 
 # If nginx, h2o or Caddy was installed just now and started anyway, stop it
@@ -327,15 +397,11 @@ fi
 
 MISSING=$(missing_pkgs)
 if [ -n "$MISSING" ]; then
-    echo "still missing after install: $MISSING" >&2
-    exit 1
+    die_log "still missing after install: $MISSING"
 fi
-if ! servers_ok; then
-    echo "nginx, h2o or caddy is installed but cannot run the test configs" >&2
-    exit 1
+if ! servers_ok 2>>"$LOG"; then
+    die_log "$SERVERS_WHAT is installed but cannot run the $PROFILE configs"
 fi
-if ! bun_ok && ! install_bun; then
-    echo "bun could not be installed from npm (test/package.json); see /tmp/shb-npm.log" >&2
-    exit 1
+if bun_missing && ! install_bun; then
+    die_log "bun could not be installed from npm (test/package.json)"
 fi
-echo "all dependencies present"

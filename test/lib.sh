@@ -63,20 +63,48 @@ port_in_use() {
     port_listening "$1"
 }
 
-# pick_port VAR: sets VAR to a random free port in 20000-59999 not handed
-# out before in this shell (call it directly, not in $(...), so that sticks).
+# lib_port_range: sets LIB_PORT_LO and LIB_PORT_HI, the ports pick_port
+# draws from: 10000 up to just below the kernel's ephemeral port range
+# (net.ipv4.ip_local_port_range, 32768-60999 by default). A port inside that
+# range can be taken at any moment by any client socket on the machine (one
+# in TIME_WAIT included), and then a server cannot bind it; below it, only a
+# listener can hold a port, and port_in_use sees listeners. Where the range
+# starts too low to leave a thousand ports above 10000, 1025 is the bottom.
+LIB_PORT_LO=""
+LIB_PORT_HI=""
+lib_port_range() {
+    local low=""
+    [ -n "$LIB_PORT_LO" ] && return 0
+    read -r low _ 2>/dev/null </proc/sys/net/ipv4/ip_local_port_range || true
+    case "$low" in "" | *[!0-9]*) low=32768 ;; esac
+    LIB_PORT_LO=10000
+    LIB_PORT_HI=$((low - 1))
+    if [ "$LIB_PORT_HI" -lt $((LIB_PORT_LO + 1000)) ]; then
+        LIB_PORT_LO=1025
+    fi
+    if [ "$LIB_PORT_HI" -lt $((LIB_PORT_LO + 100)) ]; then
+        # Next to no room below the ephemeral range: take what is free anywhere.
+        LIB_PORT_HI=65535
+    fi
+}
+
+# pick_port VAR: sets VAR to a random free port from LIB_PORT_LO-LIB_PORT_HI
+# (lib_port_range: below the ephemeral range) not handed out before in this
+# shell (call it directly, not in $(...), so that sticks).
 pick_port() {
-    local p tries=0
+    local p tries=0 span
+    lib_port_range
+    span=$((LIB_PORT_HI - LIB_PORT_LO + 1))
     while [ "$tries" -lt 200 ]; do
         tries=$((tries + 1))
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        p=$((LIB_PORT_LO + (RANDOM * 32768 + RANDOM) % span))
         case "$LIB_USED_PORTS" in *" $p "*) continue ;; esac
         port_in_use "$p" && continue
         LIB_USED_PORTS="$LIB_USED_PORTS$p "
         printf -v "$1" '%s' "$p"
         return 0
     done
-    echo "pick_port: no free port found" >&2
+    echo "pick_port: no free port found in $LIB_PORT_LO-$LIB_PORT_HI" >&2
     return 1
 }
 
