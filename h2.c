@@ -175,6 +175,8 @@ struct h2_conn {
     size_t out_normal;
     size_t hdr_reserve;    /* framed size of one request's HEADERS at the 16384 minimum */
     size_t hdr_bytes;      /* framed size at the peer's current MAX_FRAME_SIZE */
+    uint8_t enc;           /* which request block the next stream sends (ENC_*) */
+    bool table_zeroed;     /* our encoder's table maximum went to 0 (ENC_PLAIN_RESET was due) */
     uint32_t mask;
     uint32_t parallel;
     uint32_t next_id;
@@ -252,6 +254,26 @@ static inline uint8_t *put_head(uint8_t *o, uint32_t len, uint8_t type, uint8_t 
 
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
+/* Which request block a stream sends (h2_config): the one that indexes
+ * (the connection's first stream), the one that refers to what it indexed,
+ * the plain one, or the plain one behind a table size update to 0 (once,
+ * after the peer lowered SETTINGS_HEADER_TABLE_SIZE: with or without
+ * indexing, a decoder that lowers its table may insist on the update). */
+enum { ENC_FIRST, ENC_NEXT, ENC_PLAIN_RESET, ENC_PLAIN };
+static const uint8_t size_update_0 = 0x20; /* RFC 7541 §6.3: 001, max size 0 */
+
+/* The largest request block any stream may send: output room is reserved
+ * for it. */
+static size_t max_block_len(const struct h2_config *cfg)
+{
+    size_t n = cfg->request_block_len + 1; /* + the size update */
+    if (cfg->request_first && cfg->request_first_len > n)
+        n = cfg->request_first_len;
+    if (cfg->request_first && cfg->request_next_len > n)
+        n = cfg->request_next_len;
+    return n;
+}
+
 /* Bytes of a field block of len bytes framed as HEADERS + CONTINUATION at maxf. */
 static size_t framed_len(size_t len, uint32_t maxf)
 {
@@ -275,7 +297,7 @@ static void layout(const struct h2_config *cfg, struct h2_layout *l)
     l->parallel = p;
     l->nslots = n;
 
-    size_t hdr = framed_len(cfg->request_block_len, H2_MIN_MAX_FRAME);
+    size_t hdr = framed_len(max_block_len(cfg), H2_MIN_MAX_FRAME);
     size_t per_req = hdr + 32;
     if (cfg->has_body)
         per_req += H2_FRAME_HDR + min_sz(cfg->body_len, H2_MIN_MAX_FRAME);
@@ -544,7 +566,8 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->peer_max_frame = H2_MIN_MAX_FRAME;
     c->peer_initial_window = H2_DEFAULT_WINDOW;
     c->send_window = H2_DEFAULT_WINDOW;
-    c->hdr_reserve = c->hdr_bytes = framed_len(cfg->request_block_len, H2_MIN_MAX_FRAME);
+    c->hdr_reserve = c->hdr_bytes = framed_len(max_block_len(cfg), H2_MIN_MAX_FRAME);
+    c->enc = cfg->request_first ? ENC_FIRST : ENC_PLAIN;
     /* The peer's table starts at the protocol's 4096 whatever we advertise
      * (see the top of the file). */
     hpack_decoder_init(&c->hp->rtable, HPACK_TABLE_MAX);
@@ -592,20 +615,45 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag)
     s->send_window = c->peer_initial_window;
     c->open++;
 
+    /* The block (see h2_config), with a one-byte prefix when the table
+     * size update is due. */
+    const uint8_t *b = cfg->request_block, *pre = NULL;
+    size_t blen = cfg->request_block_len;
+    switch (c->enc) {
+    case ENC_FIRST:
+        b = cfg->request_first;
+        blen = cfg->request_first_len;
+        c->enc = ENC_NEXT;
+        break;
+    case ENC_NEXT:
+        b = cfg->request_next;
+        blen = cfg->request_next_len;
+        break;
+    case ENC_PLAIN_RESET:
+        pre = &size_update_0;
+        c->enc = ENC_PLAIN;
+        break;
+    default:
+        break;
+    }
     /* HEADERS, then CONTINUATION frames if the block exceeds the peer's
      * MAX_FRAME_SIZE (§4.2, §6.10); END_STREAM rides on HEADERS (§8.1). */
-    const uint8_t *b = cfg->request_block;
-    size_t left = cfg->request_block_len;
+    size_t left = blen + (pre ? 1 : 0);
     uint8_t type = FT_HEADERS;
     uint8_t flags = cfg->has_body ? 0 : FL_END_STREAM;
     do {
         size_t k = min_sz(left, c->peer_max_frame);
         left -= k;
         uint8_t *o = put_head(c->out + c->out_len, (uint32_t)k, type, flags | (left ? 0 : FL_END_HEADERS), id);
+        c->out_len += H2_FRAME_HDR + k;
+        if (pre && k) {
+            *o++ = *pre;
+            pre = NULL;
+            k--;
+        }
         if (k)
             memcpy(o, b, k);
         b += k;
-        c->out_len += H2_FRAME_HDR + k;
         type = FT_CONTINUATION;
         flags = 0;
     } while (left);
@@ -894,7 +942,16 @@ static int apply_setting(struct h2_conn *c, uint16_t id, uint32_t v)
 {
     switch (id) {
     case S_HEADER_TABLE_SIZE:
-        return 0; /* the peer's decoder: our request block never uses the dynamic table */
+        /* The peer's decoder. Below the 4096 bytes it starts at, whatever
+         * we inserted may no longer be there, and a smaller maximum must be
+         * signalled at the start of our next block (RFC 7541 §4.2; strict
+         * decoders fail the block without it): the plain block from now
+         * on, behind a size update to 0. */
+        if (v < HPACK_TABLE_MAX && !c->table_zeroed) {
+            c->enc = ENC_PLAIN_RESET;
+            c->table_zeroed = true;
+        }
+        return 0;
     case S_ENABLE_PUSH:
         /* §6.5.2: only 0 or 1, and a server MUST NOT send 1. */
         return v == 0 ? 0 : H2_ERR_PROTOCOL;
@@ -911,7 +968,7 @@ static int apply_setting(struct h2_conn *c, uint16_t id, uint32_t v)
         if (v < H2_MIN_MAX_FRAME || v > H2_MAX_MAX_FRAME)
             return H2_ERR_PROTOCOL; /* §6.5.2 */
         c->peer_max_frame = v;
-        c->hdr_bytes = framed_len(c->cfg->request_block_len, v);
+        c->hdr_bytes = framed_len(max_block_len(c->cfg), v);
         return 0;
     default:
         return 0; /* unknown settings are ignored (§6.5.2) */

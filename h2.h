@@ -26,6 +26,15 @@ struct h2_config {
     size_t body_len;
     bool has_body;                /* END_STREAM goes on HEADERS when false */
     uint32_t parallel;            /* -p: streams in flight per connection, before the peer's limit */
+    /* hpack_encode_request_indexed() output, or NULL: every stream then
+     * sends request_block. With it, a connection's first stream sends
+     * `first` (inserting the fields into the peer's dynamic table) and the
+     * later ones `next` (referring to them), until the peer's SETTINGS
+     * lower SETTINGS_HEADER_TABLE_SIZE below the 4096 bytes they start at;
+     * from then on request_block, the first time behind a table size
+     * update to 0 (RFC 7541 §4.2). */
+    const uint8_t *request_first, *request_next;
+    size_t request_first_len, request_next_len;
 };
 
 /* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 asks the peer not to

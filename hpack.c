@@ -430,23 +430,102 @@ static bool ascii_ieq(const char *a, const char *b)
  * else a literal without indexing (§6.2.2, first octet 0000xxxx) with the
  * static name index when the name is there and a literal name otherwise.
  * name is lowercase already (hpack_request_fields). */
+static void static_lookup(const char *name, const char *value, unsigned *full, unsigned *name_only);
+
 static void put_field(struct hpack_writer *w, const char *name, const char *value)
 {
-    unsigned name_index = 0;
-    for (unsigned i = 1; i <= HPACK_STATIC_COUNT; i++) {
-        if (strcmp(name, static_table[i].name) != 0)
-            continue;
-        if (!name_index)
-            name_index = i;
-        if (strcmp(value, static_table[i].value) == 0) {
-            hpack_put_int(w, 7, 0x80, i); /* §6.1 */
-            return;
-        }
+    unsigned full, name_index;
+    static_lookup(name, value, &full, &name_index);
+    if (full) {
+        hpack_put_int(w, 7, 0x80, full); /* §6.1 */
+        return;
     }
     hpack_put_int(w, 4, 0x00, name_index);
     if (!name_index)
         hpack_put_str(w, 8, 0x00, name);
     hpack_put_str(w, 8, 0x00, value);
+}
+
+/* Where a field stands in the static table (RFC 7541 Appendix A): the
+ * index of the exact pair in *full (0: none), of the first entry with the
+ * name in *name (0: none). */
+static void static_lookup(const char *name, const char *value, unsigned *full, unsigned *name_only)
+{
+    *full = *name_only = 0;
+    for (unsigned i = 1; i <= HPACK_STATIC_COUNT; i++) {
+        if (strcmp(name, static_table[i].name) != 0)
+            continue;
+        if (!*name_only)
+            *name_only = i;
+        if (strcmp(value, static_table[i].value) == 0) {
+            *full = i;
+            return;
+        }
+    }
+}
+
+/* The two blocks of hpack_encode_request_indexed, written (or counted)
+ * side by side: a field the static table has whole is the same index in
+ * both; any other is a literal with incremental indexing (§6.2.1: 01 and a
+ * 6-bit name index) in `first`, and in `next` the index its entry has once
+ * `first` is decoded: the k-th of n inserted is at 62 + n - 1 - k (§2.3.3,
+ * the newest entry is 62). */
+static void put_indexed_blocks(const struct hpack_field *f, size_t n, struct hpack_writer *first,
+                               struct hpack_writer *next, uint32_t *table_bytes)
+{
+    size_t inserted = 0, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned full, name_index;
+        static_lookup(f[i].name, f[i].value, &full, &name_index);
+        total += !full;
+    }
+    *table_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned full, name_index;
+        static_lookup(f[i].name, f[i].value, &full, &name_index);
+        if (full) {
+            hpack_put_int(first, 7, 0x80, full);
+            hpack_put_int(next, 7, 0x80, full);
+            continue;
+        }
+        hpack_put_int(first, 6, 0x40, name_index);
+        if (!name_index)
+            hpack_put_str(first, 8, 0x00, f[i].name);
+        hpack_put_str(first, 8, 0x00, f[i].value);
+        hpack_put_int(next, 7, 0x80, HPACK_STATIC_COUNT + 1 + (total - 1 - inserted));
+        inserted++;
+        *table_bytes += (uint32_t)(strlen(f[i].name) + strlen(f[i].value) + 32);
+    }
+}
+
+int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_request_blocks *b)
+{
+    size_t n;
+    struct hpack_field *f = hpack_request_fields(o, &n);
+    if (!f)
+        return -1;
+    struct hpack_writer first = { NULL, 0 }, next = { NULL, 0 };
+    put_indexed_blocks(f, n, &first, &next, &b->table_bytes);
+    if (b->table_bytes > HPACK_TABLE_MAX) {
+        /* Some would be evicted by the later ones (§4.4) and their indices
+         * would move: not worth the bookkeeping for a request this large. */
+        free(f);
+        return 1;
+    }
+    uint8_t *buf = malloc(first.len + next.len);
+    if (!buf) {
+        free(f);
+        return -1;
+    }
+    b->first_len = first.len;
+    b->next_len = next.len;
+    b->first = buf;
+    b->next = buf + first.len;
+    first = (struct hpack_writer){ b->first, 0 };
+    next = (struct hpack_writer){ b->next, 0 };
+    put_indexed_blocks(f, n, &first, &next, &b->table_bytes);
+    free(f);
+    return 0;
 }
 
 static const struct shb_header *user_header(const struct shb_request *o, const char *lower_name)

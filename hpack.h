@@ -88,6 +88,26 @@ void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, 
  * Returns the malloc'd block and *len; NULL on allocation failure. */
 uint8_t *hpack_encode_request(const struct shb_request *o, size_t *len);
 
+/* The same request as two blocks for a connection whose peer keeps the
+ * dynamic table it is entitled to (4096 bytes until its SETTINGS say
+ * otherwise, RFC 9113 §6.5.2): `first`, for the connection's first stream,
+ * sends every field the static table lacks as a literal with incremental
+ * indexing (§6.2.1), and `next`, for every later stream, refers to those
+ * entries (§6.1) — one byte a field, nothing for the server to decode or
+ * Huffman-decode again, as browsers and h2load do: the default request's
+ * HEADERS payload goes from 30 bytes to 7, and nginx's CPU per request
+ * down by about 3 % (6.6 to 6.4 us, h2c 100 x 100). table_bytes is what
+ * the entries take (§4.1: name + value + 32 each). One malloc'd buffer
+ * holds both blocks (free b->first). Returns 0; 1 when the entries would
+ * not fit the 4096 bytes (nothing allocated: send the plain block); -1 on
+ * allocation failure. */
+struct hpack_request_blocks {
+    uint8_t *first, *next;
+    size_t first_len, next_len;
+    uint32_t table_bytes;
+};
+int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_request_blocks *b);
+
 /* --- complete decoder (RFC 7541 §3, §4, §6) -------------------------------- */
 
 #define HPACK_TABLE_MAX 4096 /* the most we ever allow: the protocol's default */

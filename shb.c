@@ -244,7 +244,22 @@ int main(int argc, char **argv)
         .has_body = o.has_body,
         .parallel = o.parallel,
     };
-
+    /* HTTP/2: the first stream of each connection indexes what the static
+     * table lacks and the others refer to it (hpack.h), as browsers and
+     * h2load do; a request too large for the peer's table sends the plain
+     * block every time. */
+    struct hpack_request_blocks indexed = { 0 };
+    if (o.http2) {
+        int irc = hpack_encode_request_indexed(&request, &indexed);
+        if (irc < 0)
+            die(1, "out of memory");
+        if (irc == 0) {
+            h2cfg.request_first = indexed.first;
+            h2cfg.request_first_len = indexed.first_len;
+            h2cfg.request_next = indexed.next;
+            h2cfg.request_next_len = indexed.next_len;
+        }
+    }
 
     struct worker *workers = calloc(threads, sizeof(*workers));
     struct thread_arg *args = calloc(threads, sizeof(*args));
@@ -342,6 +357,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     stats_free(&total);
     free(req);
+    free(indexed.first);
     free(workers);
     free(args);
     free(tids);

@@ -299,13 +299,23 @@ static void fx_drain(struct fx *f)
     }
 }
 
+/* Indexed request blocks for the next fx_new (then cleared): see test_indexed. */
+static const uint8_t *g_first, *g_next;
+static size_t g_first_len, g_next_len;
+
 static struct fx *fx_new(uint32_t parallel, const uint8_t *block, size_t block_len, const uint8_t *body,
                          size_t body_len, bool has_body)
 {
     struct fx *f = calloc(1, sizeof *f);
     if (!f)
         abort();
-    f->cfg = (struct h2_config){ block, block_len, body, body_len, has_body, parallel };
+    f->cfg = (struct h2_config){ .request_block = block, .request_block_len = block_len, .body = body,
+                                 .body_len = body_len, .has_body = has_body, .parallel = parallel };
+    f->cfg.request_first = g_first;
+    f->cfg.request_first_len = g_first_len;
+    f->cfg.request_next = g_next;
+    f->cfg.request_next_len = g_next_len;
+    g_first = g_next = NULL;
     f->mem = aligned_alloc(64, (h2_conn_size(&f->cfg) + 63) / 64 * 64);
     if (!f->mem)
         abort();
@@ -1453,9 +1463,9 @@ static void test_conn_lost_and_output(void)
     T_CHECK("output: scenario accounting", fx_end(f), "bad accounting");
 
     /* h2_conn_size / init reuse on the same memory */
-    struct h2_config cfg = { REQ, sizeof REQ, NULL, 0, false, 1000 };
+    struct h2_config cfg = { .request_block = REQ, .request_block_len = sizeof REQ, .parallel = 1000 };
     size_t sz = h2_conn_size(&cfg);
-    struct h2_config big = { REQ, sizeof REQ, NULL, 0, false, 0xffffffffu };
+    struct h2_config big = { .request_block = REQ, .request_block_len = sizeof REQ, .parallel = 0xffffffffu };
     size_t szb = h2_conn_size(&big);
     T_CHECK("size: -p 1000 fits in well under 1 MiB; -p 2^32-1 is bounded",
             sz < (1u << 20) && szb < (64u << 20), "%zu %zu", sz, szb);
@@ -1961,6 +1971,69 @@ static void test_cancel(void)
     (void)ids;
 }
 
+
+/* Indexed request blocks (hpack_encode_request_indexed): the first stream
+ * sends `first`, the later ones `next`; a peer that lowers
+ * SETTINGS_HEADER_TABLE_SIZE gets the plain block from then on, the first
+ * time behind a size update to 0 (RFC 7541 §4.2, §6.3). Without indexed
+ * blocks the update is due all the same. */
+static void test_indexed(void)
+{
+    static const uint8_t FIRST[] = { 0x82, 0x86, 0x84, 0x41, 0x01, 'a' };
+    static const uint8_t NEXT[] = { 0x82, 0x86, 0x84, 0xbe };
+    struct fr r;
+    g_first = FIRST, g_first_len = sizeof FIRST, g_next = NEXT, g_next_len = sizeof NEXT;
+    struct fx *f = fx_ready(8, NULL, 0);
+    fx_start(f);
+    fx_start(f);
+    fx_start(f);
+    fx_drain(f);
+    bool ok = fx_expect(f, T_HEADERS, &r) && r.id == 1 && r.len == sizeof FIRST && memcmp(r.pl, FIRST, r.len) == 0;
+    ok = ok && fx_expect(f, T_HEADERS, &r) && r.id == 3 && r.len == sizeof NEXT && memcmp(r.pl, NEXT, r.len) == 0;
+    ok = ok && fx_expect(f, T_HEADERS, &r) && r.id == 5 && r.len == sizeof NEXT && memcmp(r.pl, NEXT, r.len) == 0;
+    T_CHECK("indexed: stream 1 sends the indexing block, streams 3 and 5 the referring one", ok, "wrong blocks");
+
+    /* The peer lowers its table: its ACK first, then the plain block behind 0x20, then the plain block. */
+    static const uint32_t hts256[] = { 1, 256 };
+    struct buf b = { 0 };
+    f_settings(&b, hts256, 1);
+    int rc = fx_feedb(f, &b);
+    fx_start(f);
+    fx_start(f);
+    fx_drain(f);
+    ok = rc == 0 && fx_expect(f, T_SETTINGS, &r) && r.flags == ACK;
+    ok = ok && fx_expect(f, T_HEADERS, &r) && r.id == 7 && r.len == sizeof REQ + 1 && r.pl[0] == 0x20 &&
+         memcmp(r.pl + 1, REQ, sizeof REQ) == 0;
+    ok = ok && fx_expect(f, T_HEADERS, &r) && r.id == 9 && r.len == sizeof REQ && memcmp(r.pl, REQ, sizeof REQ) == 0;
+    T_CHECK("indexed: HEADER_TABLE_SIZE 256: the ACK, then a size update to 0 before the plain block, once", ok,
+            "rc %d", rc);
+    /* Raised again: we stay plain, and no second update. */
+    static const uint32_t hts4096[] = { 1, 4096 };
+    f_settings(&b, hts4096, 1);
+    rc = fx_feedb(f, &b);
+    fx_start(f);
+    fx_drain(f);
+    ok = rc == 0 && fx_expect(f, T_SETTINGS, &r) && fx_expect(f, T_HEADERS, &r) && r.id == 11 && r.len == sizeof REQ &&
+         memcmp(r.pl, REQ, sizeof REQ) == 0;
+    T_CHECK("indexed: raised back to 4096: still the plain block, no second update", ok, "rc %d", rc);
+    for (uint32_t id = 1; id <= 11; id += 2)
+        rc |= respond(f, id, B200, 1);
+    T_CHECK("indexed: scenario accounting", rc == 0 && fx_end(f), "rc %d", rc);
+
+    /* No indexed blocks: the update still comes after a lowered table. */
+    f = fx_ready(2, hts256, 1);
+    fx_start(f);
+    fx_start(f);
+    fx_drain(f);
+    ok = fx_expect(f, T_HEADERS, &r) && r.len == sizeof REQ + 1 && r.pl[0] == 0x20 && fx_expect(f, T_HEADERS, &r) &&
+         r.len == sizeof REQ;
+    T_CHECK("indexed: plain blocks, HEADER_TABLE_SIZE 256 in the first SETTINGS: one size update, then plain", ok,
+            "wrong blocks");
+    rc = respond(f, 1, B200, 1) | respond(f, 3, B200, 1);
+    T_CHECK("indexed: plain scenario accounting", rc == 0 && fx_end(f), "rc %d", rc);
+    buf_free(&b);
+}
+
 int main(void)
 {
     test_preface();
@@ -1975,6 +2048,7 @@ int main(void)
     test_goaway();
     test_rst();
     test_cancel();
+    test_indexed();
     test_violations();
     test_conn_lost_and_output();
     test_every_split();

@@ -1753,6 +1753,71 @@ static void test_robustness(void)
     free(d);
 }
 
+
+/* ------------------------------------------------ indexed request blocks */
+
+/* Decodes block through d into a fresh list; true when it gives want. */
+static bool decodes_to(struct hpack_decoder *d, const uint8_t *b, size_t n, const char *want)
+{
+    struct list *l = list_new();
+    int rc = hpack_decode(d, b, n, scratch, sizeof scratch, collect, l);
+    bool ok = rc == 0 && strcmp(l->text, want) == 0;
+    if (!ok)
+        printf("  rc=%d got:\n%s", rc, l->text);
+    free(l);
+    return ok;
+}
+
+static void test_request_indexed(void)
+{
+    static const char want[] = ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                               "x-trace: abc\n";
+    struct shb_header xs[] = { { "X-Trace", "abc" } };
+    struct shb_request o = base_opts();
+    o.headers = xs;
+    o.nheaders = 1;
+    struct hpack_request_blocks b;
+    int rc = hpack_encode_request_indexed(&o, &b);
+    T_CHECK("request indexed: encodes", rc == 0, "rc %d", rc);
+    if (rc != 0)
+        return;
+    /* Entries (RFC 7541 §4.1): :authority 10+16+32, user-agent 10+3+32,
+     * accept 6+3+32, x-trace 7+3+32. */
+    T_CHECK("request indexed: table_bytes is what the entries take (§4.1)",
+            b.table_bytes == 58 + 45 + 41 + 42, "%u", b.table_bytes);
+
+    struct hpack_decoder d;
+    hpack_decoder_init(&d, 4096);
+    T_CHECK("request indexed: the first block decodes to the request's fields", decodes_to(&d, b.first, b.first_len, want),
+            "wrong fields");
+    T_CHECK("request indexed: ... and inserts the four fields the static table lacks",
+            d.count == 4 && d.size == b.table_bytes, "count %u size %u", (unsigned)d.count, (unsigned)d.size);
+    /* :authority was inserted first, so it is the oldest: 62 + 3 = 65. */
+    static const uint8_t next_want[] = { 0x82, 0x86, 0x80 | 65, 0x84, 0x80 | 64, 0x80 | 63, 0x80 | 62 };
+    T_CHECK("request indexed: the next block is one indexed byte a field, the newest entry at 62",
+            b.next_len == sizeof next_want && memcmp(b.next, next_want, sizeof next_want) == 0, "len %zu", b.next_len);
+    bool ok = true;
+    for (int i = 0; i < 3; i++)
+        ok = ok && decodes_to(&d, b.next, b.next_len, want);
+    T_CHECK("request indexed: later blocks decode to the same fields and leave the table as it was",
+            ok && d.count == 4 && d.size == b.table_bytes, "count %u", (unsigned)d.count);
+    T_CHECK("request indexed: the first block carries literals with incremental indexing (01xxxxxx)",
+            contains(b.first, b.first_len, "41") && contains(b.first, b.first_len, "7a") &&
+                contains(b.first, b.first_len, "53") && contains(b.first, b.first_len, "40"),
+            "no 0x41 (:authority), 0x7a (user-agent), 0x53 (accept) or 0x40 (x-trace, literal name)");
+    free(b.first);
+
+    /* A request too large for 4096 bytes of table: the plain block, always. */
+    static char big[4200];
+    memset(big, 'v', sizeof big - 1);
+    struct shb_header bh[] = { { "X-Big", big } };
+    o = base_opts();
+    o.headers = bh;
+    o.nheaders = 1;
+    T_CHECK("request indexed: entries above 4096 bytes: 1, nothing allocated", hpack_encode_request_indexed(&o, &b) == 1,
+            "indexed anyway");
+}
+
 int main(void)
 {
     test_integers();
@@ -1764,6 +1829,7 @@ int main(void)
     test_scanner();
     test_scanner_table();
     test_request();
+    test_request_indexed();
     test_robustness();
     T_DONE();
 }

@@ -44,6 +44,8 @@ static const size_t body_lens[8] = { 0, 1, 100, 16384, 16385, 65535, 65536, BODY
 static const uint8_t tiny_block[] = { 0x82, 0x86, 0x84, 0x01, 0x01, 'a' };
 static char big_header[20000 + 8];
 
+static struct shb_opts o_last;
+
 static void request_block(struct h2_config *cfg, int argc, char **argv)
 {
     static struct shb_opts o[3];
@@ -63,7 +65,22 @@ static void request_block(struct h2_config *cfg, int argc, char **argv)
         abort();
     cfg->request_block = blk; /* kept for the process's life, as main does */
     cfg->request_block_len = len;
+    o_last = o[used];
     used++;
+}
+
+/* The indexed blocks too (h2.h): the first stream indexes, the later ones refer. */
+static void request_blocks_indexed(struct h2_config *cfg, int argc, char **argv)
+{
+    request_block(cfg, argc, argv);
+    struct shb_request req = cli_request(&o_last);
+    struct hpack_request_blocks b;
+    if (hpack_encode_request_indexed(&req, &b) != 0)
+        abort();
+    cfg->request_first = b.first;
+    cfg->request_first_len = b.first_len;
+    cfg->request_next = b.next;
+    cfg->request_next_len = b.next_len;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -78,8 +95,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     memset(big_header + 7, 'b', sizeof big_header - 8);
     big_header[sizeof big_header - 1] = '\0';
     char *big[] = { a0, hflag, big_header, url, NULL };
-    request_block(&configs[0], 2, get);
-    request_block(&configs[1], 4, post);
+    request_blocks_indexed(&configs[0], 2, get);
+    request_blocks_indexed(&configs[1], 4, post);
     configs[1].has_body = true;
     request_block(&configs[2], 4, big);
     configs[3].request_block = tiny_block;
@@ -125,6 +142,13 @@ static struct run {
     uint32_t cont_id;    /* a header block is open on this stream */
     uint32_t next_hdr;   /* the tag whose HEADERS comes next */
     size_t blk_off;      /* bytes of the request block seen in the current block */
+    /* Which block each HEADERS must carry (h2.h): the connection's first
+     * one indexes, the later ones refer to it, until a table size update
+     * (0x20, RFC 7541 §6.3) begins one; from then on the plain block. */
+    uint32_t blocks_seen;
+    bool table_reset;
+    const uint8_t *exp;
+    size_t exp_len;
 } R;
 
 static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -238,6 +262,7 @@ static void out_frame_begin(void)
             R.out_flags[tag] |= OUT_END;
         R.blk_off = 0;
         R.cont_id = R.fid;
+        R.exp = NULL; /* chosen at its first byte: the size update may come first */
         break;
     }
     case 3: /* RST_STREAM */
@@ -271,8 +296,9 @@ static void out_frame_end(void)
 {
     if (R.ftype == 1 || R.ftype == 9) {
         if (R.fflags & 0x04) {
-            FZ_CHECK(R.blk_off == R.cfg.request_block_len, "header block of %zu bytes, the request's is %zu",
-                     R.blk_off, R.cfg.request_block_len);
+            FZ_CHECK(R.exp && R.blk_off == R.exp_len, "header block of %zu bytes, the request's is %zu", R.blk_off,
+                     R.exp_len);
+            R.blocks_seen++;
             R.out_flags[tag_of_id(R.cont_id)] |= OUT_HEADERS;
             R.cont_id = 0;
         }
@@ -304,9 +330,24 @@ static void out_bytes(const uint8_t *p, size_t n)
             continue;
         }
         size_t k = n < R.left ? n : R.left;
-        if (R.ftype == 1 || R.ftype == 9) {
-            FZ_CHECK(R.blk_off + k <= R.cfg.request_block_len &&
-                         memcmp(R.cfg.request_block + R.blk_off, p, k) == 0,
+        if ((R.ftype == 1 || R.ftype == 9) && k > 0) {
+            if (!R.exp) {
+                /* Request blocks begin with an indexed :method (0x82, 0x83):
+                 * a 0x20 first can only be the size update, allowed once. */
+                if (*p == 0x20) {
+                    FZ_CHECK(!R.table_reset, "a second table size update");
+                    R.table_reset = true;
+                    p++;
+                    n--;
+                    R.left--;
+                    k--;
+                }
+                bool indexed = R.cfg.request_first && !R.table_reset;
+                R.exp = !indexed ? R.cfg.request_block : R.blocks_seen == 0 ? R.cfg.request_first : R.cfg.request_next;
+                R.exp_len = !indexed ? R.cfg.request_block_len
+                            : R.blocks_seen == 0 ? R.cfg.request_first_len : R.cfg.request_next_len;
+            }
+            FZ_CHECK(R.blk_off + k <= R.exp_len && memcmp(R.exp + R.blk_off, p, k) == 0,
                      "HEADERS payload is not the request block (at %zu)", R.blk_off);
             R.blk_off += k;
         } else if (R.unit_len < sizeof R.unit) {
@@ -353,6 +394,9 @@ static void new_connection(void)
     R.hlen = 0;
     R.left = 0;
     R.cont_id = 0;
+    R.blocks_seen = 0;
+    R.table_reset = false;
+    R.exp = NULL;
 }
 
 static void all_reported(void)
