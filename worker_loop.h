@@ -89,6 +89,7 @@ struct loop {
     struct uring_bufring bufs;      /* provided receive buffers, group 0 */
     uint64_t start_ns;              /* CLOCK_MONOTONIC at the common start */
     uint64_t now;                   /* read once per loop turn, after the wait */
+    uint64_t latency_avg_ns;        /* running mean of the latencies recorded (the wait's bound) */
     bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
