@@ -125,7 +125,7 @@ fi
 if [ "$DO_ALL" = 1 ]; then
     echo "all cores: $ROUNDS rounds x ${DURATION}s, -t $ALL_THREADS (shb also -t 1); HTTP/1.1 -c $ALL_H1_CONNECTIONS; h2c ${ALL_H2_CONFS[*]}"
 fi
-echo "$(nproc) CPUs"
+echo "$(nproc) CPUs, kernel $(uname -r), TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo '?')"
 echo
 
 # timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in $T/time.
