@@ -225,9 +225,12 @@ static void conn_open(struct loop *l, struct conn *c)
         close(fd); /* the registered slot holds its own reference */
     }
     if (ret < 0) {
-        /* Out of descriptors or memory: this one and every later one wait
-         * for the next tick. */
+        /* Out of descriptors or memory (the system's, shb holds few): this
+         * one and every later one wait for the next tick, and like any
+         * failed attempt it costs a request (`connect`), or a -n run could
+         * wait for descriptors forever. */
         t->open_blocked = true;
+        loop_charge(l, ERR_CONNECT);
         c->state = CONN_QUEUED;
         q_push(&t->laterq, i);
         return;
