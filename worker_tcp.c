@@ -62,6 +62,7 @@ struct conn {
     bool recv_armed;
     bool sending;       /* a send is in flight (one at a time) */
     bool in_flush_list;
+    bool goodbye;       /* the connection failed with our GOAWAY or alert queued (see slot_set) */
     uint32_t responses; /* completed on this socket */
     /* HTTP/1.1: one request at a time */
     bool busy;          /* a request is on the wire and its response not complete */
@@ -151,6 +152,21 @@ static void flush_later(struct loop *l, struct conn *c)
     }
 }
 
+/* Puts fd (or nothing: -1) in the connection's file slot, which closes the
+ * socket it held: with a reset (SO_LINGER 0, see conn_open), which discards
+ * whatever the kernel has not transmitted yet. So a send still queued for
+ * the previous socket (the GOAWAY or alert that ended it) names the slot,
+ * not the socket, and reaches the kernel first; and a connection that
+ * failed with such a goodbye is reopened only at the next tick (goodbye:
+ * conn_replace's at_tick), as TCP may pace the goodbye out over
+ * microseconds to milliseconds and the reset must not overtake it. */
+static int slot_set(struct loop *l, struct conn *c, int fd)
+{
+    if (!uring_sq_submitted(&l->ring, c->send_mark))
+        uring_submit_wait(&l->ring, 0, 0);
+    return uring_files_set(&l->ring, conn_idx(tcp_of(l), c), fd);
+}
+
 /* Closes our side: the multishot receive is cancelled by its user_data (the
  * slot itself is reused, so cancelling by file would hit the new socket),
  * and bumping the generation orphans every completion still due. */
@@ -180,7 +196,7 @@ static void conn_replace(struct loop *l, struct conn *c, bool at_tick)
 {
     struct tcp *t = tcp_of(l);
     if (!loop_work_left(l)) {
-        uring_files_set(&l->ring, conn_idx(t, c), -1);
+        slot_set(l, c, -1);
         return;
     }
     c->state = CONN_QUEUED;
@@ -192,11 +208,6 @@ static void conn_open(struct loop *l, struct conn *c)
     struct tcp *t = tcp_of(l);
     const struct worker_config *cfg = l->cfg;
     uint32_t i = conn_idx(t, c);
-    /* A send still queued for the slot's previous socket (the GOAWAY or
-     * alert that ended it) names the slot, not the socket: it must reach
-     * the kernel before the slot holds the new one. */
-    if (!uring_sq_submitted(&l->ring, c->send_mark))
-        uring_submit_wait(&l->ring, 0, 0);
     int fd = socket(cfg->addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int ret = fd;
     if (fd >= 0) {
@@ -221,7 +232,7 @@ static void conn_open(struct loop *l, struct conn *c)
             socklen_t len = any.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
             (void)bind(fd, (struct sockaddr *)&any, len);
         }
-        ret = uring_files_set(&l->ring, i, fd);
+        ret = slot_set(l, c, fd);
         close(fd); /* the registered slot holds its own reference */
     }
     if (ret < 0) {
@@ -237,6 +248,7 @@ static void conn_open(struct loop *l, struct conn *c)
     }
     c->state = CONN_CONNECTING;
     t->connecting++;
+    c->goodbye = false;
     c->responses = 0;
     c->recv_armed = false;
     c->sending = false;
@@ -261,7 +273,7 @@ static void open_queued(struct loop *l)
             conn_open(l, c);
         } else {
             c->state = CONN_IDLE;
-            uring_files_set(&l->ring, i, -1);
+            slot_set(l, c, -1);
         }
     }
 }
@@ -485,9 +497,9 @@ static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
     t->event_conn = c;
     int ret = h2_recv(c->h2, p, n, h2_event, l);
     if (ret < 0) {
-        /* The engine queued a GOAWAY naming the problem: it goes out on its
-         * own (the old socket lives until that send completes). */
+        /* The engine queued a GOAWAY naming the problem. */
         conn_flush(l, c);
+        c->goodbye = c->sending;
         return false;
     }
     if (h2_drained(c->h2))
@@ -652,6 +664,7 @@ static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
             return false;
     } else if (rc < 0) {
         conn_flush(l, c); /* our alert, if we sent one */
+        c->goodbye = c->sending;
         tls_count_alert(l, c, rc);
         if (c->handshaking) {
             int alert = tls_conn_alert(c->tls);
@@ -765,7 +778,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         uring_bufring_recycle(&l->bufs, bid);
         if (!alive) {
             conn_close(l, c);
-            conn_replace(l, c, false);
+            conn_replace(l, c, c->goodbye);
         } else if (!more) {
             arm_recv(l, c);
         }

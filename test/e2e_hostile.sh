@@ -470,6 +470,19 @@ if group h2-malformed; then
         fi
         finish
     done
+    # A connection error: GOAWAY PROTOCOL_ERROR must reach the server before
+    # the connection is replaced (its send names the file slot the new
+    # socket takes), and the streams open on it count as protocol errors.
+    begin "h2-data-on-0: --http2 -n 10 -c 1 -p 2: 10 protocol errors, a GOAWAY PROTOCOL_ERROR from every connection"
+    if serve h2-data-on-0; then
+        shb --http2 -n 10 -c 1 -p 2 -j "$U"
+        json_run_ok HTTP/2 && exact 10 '{"protocol": 10}'
+        took 0 10000
+        settle
+        hx 'conns == 5 and (frames("GOAWAY") | length) == 5 and all(frames("GOAWAY")[]; .code == 1 and .lastStream == 0)' \
+            '{conns: conns, goaways: frames("GOAWAY")}'
+    fi
+    finish
 fi
 
 # --- 14. TLS records that cannot be opened -----------------------------------------------------

@@ -42,6 +42,8 @@
 //   h2-two-status         ... with :status 200 twice
 //   h2-bad-status         ... with :status 2x0
 //   h2-101                ... with :status 101
+//   h2-data-on-0          answers each stream with a DATA frame on stream 0 (a connection
+//                         error, RFC 9113 §6.1: the client must GOAWAY PROTOCOL_ERROR)
 //   h2-stall-every N      answers, except every Nth stream on a connection (ignored)
 //   h2-silent             SETTINGS and the ACK of the client's, nothing else
 // Either, with --tls (the protocol follows ALPN):
@@ -84,7 +86,7 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535 || !logfile || !scenari
 
 const H1 = ['ok', 'silent', 'bare-cr', 'close-after-response', 'close-mid-body', 'reset-mid-body', 'stall-every'];
 const H2 = ['h2-ok', 'h2-mcs0-refuse', 'h2-mcs0-answer', 'h2-mcs0-ignore', 'h2-no-status', 'h2-two-status',
-    'h2-bad-status', 'h2-101', 'h2-stall-every', 'h2-silent'];
+    'h2-bad-status', 'h2-101', 'h2-data-on-0', 'h2-stall-every', 'h2-silent'];
 const TLSONLY = ['tls-record-overflow', 'tls-bad-mac'];
 if (![...H1, ...H2, ...TLSONLY].includes(scenario)) usage(`unknown scenario ${scenario}`);
 if (TLSONLY.includes(scenario) && !tlsOpts) usage(`${scenario} needs --tls`);
@@ -449,6 +451,7 @@ function h2Headers(c, st, s) {
     case 'h2-two-status':
     case 'h2-bad-status':
     case 'h2-101':
+    case 'h2-data-on-0':
         action = scenario.slice(3);
         break;
     case 'tls-record-overflow':
@@ -490,6 +493,9 @@ function h2Complete(c, st, s) {
         break;
     case '101':
         c.write(frame(FT.HEADERS, FL_END_HEADERS | FL_END_STREAM, id, hpackLiteral(':status', '101')));
+        break;
+    case 'data-on-0':
+        c.write(frame(FT.DATA, 0, 0, Buffer.from('no')));
         break;
     case 'inject':
         tlsInjection(c, 2);
