@@ -134,8 +134,9 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
     MAXC=$((MAXC - 100))
     for spec in "10000 h1" "10000 h2" "$MAXC h1"; do
         read -r c proto <<<"$spec"
-        args=(-z 4s -c "$c" -t 2 -j "$NGC")
-        [ "$proto" = h2 ] && args=(--http2 -z 4s -c "$c" -t 2 -j "$NGC_H2")
+        # 6 s: the sanitizer build opens 28,000 connections in about 4.
+        args=(-z 6s -c "$c" -t 2 -j "$NGC")
+        [ "$proto" = h2 ] && args=(--http2 -z 6s -c "$c" -t 2 -j "$NGC_H2")
         begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI): every connection opens and is served"
         shb "${args[@]}"
         if json_run_ok; then
@@ -143,7 +144,7 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
             jx '.requests.errors == 0' '{requests, errorKinds}'
             jx ".requests.ok >= $c" '.requests'
         fi
-        [ "$SHB_MS" -le 15000 ] || want "took ${SHB_MS} ms of wall time"
+        [ "$SHB_MS" -le 20000 ] || want "took ${SHB_MS} ms of wall time"
         finish
     done
 else
