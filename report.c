@@ -230,13 +230,27 @@ static void json_string(FILE *f, const char *str)
  * 28860817.16140141; JSON has no NaN or infinity, so those print as 0. */
 static void json_double(FILE *f, double v)
 {
-    char buf[40];
+    char buf[64];
     if (!isfinite(v))
         v = 0;
+    /* %g would write a mean latency of 54 us as 5.4448372593396794e-05;
+     * the spec writes plain decimals (0.0001767384621343287), so below 1
+     * the same significant digits are written as fixed decimals. */
+    int exp10 = 0; /* floor(log10(|v|)) for 0 < |v| < 1, else 0 */
+    for (double a = v < 0 ? -v : v; a != 0 && a < 1 && exp10 > -330; a *= 10)
+        exp10--;
     for (int precision = 15; precision <= 17; precision++) {
-        snprintf(buf, sizeof buf, "%.*g", precision, v);
+        if (exp10 < 0)
+            snprintf(buf, sizeof buf, "%.*f", precision - 1 - exp10, v);
+        else
+            snprintf(buf, sizeof buf, "%.*g", precision, v);
         if (strtod(buf, NULL) == v)
             break;
+    }
+    if (exp10 < 0) { /* %f pads with zeros that %g would drop */
+        size_t n = strlen(buf);
+        while (n > 1 && buf[n - 1] == '0' && buf[n - 2] != '.')
+            buf[--n] = '\0';
     }
     fputs(buf, f);
 }

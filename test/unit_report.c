@@ -657,12 +657,38 @@ static void check_in_flight(void)
     stats_free(&s);
 }
 
+
+/* ---- small doubles as plain decimals ------------------------------------- */
+
+static void check_small_mean(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    hist_free(&s.latency);
+    if (hist_init(&s.latency))
+        return;
+    hist_record(&s.latency, 54448);
+    hist_record(&s.latency, 54449); /* mean 54448.5 ns: 5.44485e-05 s */
+    char *json = render(report_json, &ri, &s);
+    const char *mean = json ? strstr(json, "\"mean\": ") : NULL;
+    double v = mean ? strtod(mean + 8, NULL) : 0;
+    T_CHECK("json: a mean below 1e-4 s is written as plain decimals, exactly",
+            mean && strncmp(mean + 8, "0.0000544485,", 13) == 0 && v == 54448.5 / 1e9 && json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(json);
+    stats_free(&s);
+}
+
 int main(void)
 {
     check_json_checker();
     check_text_spec_sample();
     check_text_errors_and_codes();
     check_in_flight();
+    check_small_mean();
     check_text_no_errors_block();
     check_text_empty_run();
     check_json_spec_sample();
