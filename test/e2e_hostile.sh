@@ -33,65 +33,22 @@ E2E_NAME=e2e-hostile
 SHB_TIMEOUT=${HOSTILE_SHB_TIMEOUT:-40}
 
 # --- preconditions ------------------------------------------------------------
-for tool in jq node timeout openssl; do
-    if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "FAIL $P setup: $tool is not installed (run: bash scripts/deps.sh)"
-        exit 1
-    fi
-done
-if [ ! -x "$SHB" ]; then
-    echo "FAIL $P setup: $SHB does not exist or is not executable (run: make$([ "$SHB_FLAVOUR" = asan ] && echo ' asan'))"
-    exit 1
-fi
-SHB=$(cd "$(dirname "$SHB")" && pwd)/$(basename "$SHB")
+e2e_preconditions jq node timeout openssl
 REAL_SHB=$SHB
 
 # The network namespace of check 16, if one exists: deleted on exit, also
 # when the suite fails or is interrupted.
 NETNS=""
-SHB_CHILD=""
-hostile_cleanup() {
-    if [ -n "$SHB_CHILD" ]; then
-        kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
-        wait "$SHB_CHILD" 2>/dev/null || true
-        SHB_CHILD=""
-    fi
-    lib_cleanup
+hostile_netns_cleanup() {
     if [ -n "$NETNS" ]; then
         ip netns del "$NETNS" 2>/dev/null || true
         NETNS=""
     fi
 }
-trap hostile_cleanup EXIT
+E2E_CLEANUP_EXTRA=hostile_netns_cleanup
 
-# shb ARGS...: e2e_lib's, but shb runs in the background and the suite
-# waits for it, so that a TERM or Ctrl-C stops the suite (and its servers,
-# and the namespace) at once rather than after shb's own timeout.
-shb() {
-    local t0
-    e2e_flush_report
-    LAST_CMD="$SHB $*"
-    t0=$(now_ms)
-    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
-    SHB_CHILD=$!
-    wait "$SHB_CHILD"
-    SHB_RC=$?
-    SHB_CHILD=""
-    SHB_MS=$(($(now_ms) - t0))
-    if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
-        want "timed out after ${SHB_TIMEOUT}s"
-    fi
-}
-
-# diag: e2e_lib's, plus inFlight and tlsAlerts, and what the server logged.
-diag() {
-    echo "  command: $LAST_CMD (exit $SHB_RC, ${SHB_MS} ms)"
-    if jq -e . "$OUT" >/dev/null 2>&1; then
-        jq -c '{requests, errorKinds, inFlight, tlsAlerts, statusCodes, durationSeconds, threads, connections}' "$OUT" 2>/dev/null | sed 's/^/  json: /'
-    elif [ -s "$OUT" ]; then
-        head -n 20 "$OUT" | sed 's/^/  stdout: /'
-    fi
-    [ -s "$ERR" ] && head -n 15 "$ERR" | sed 's/^/  stderr: /'
+# e2e_diag_extra: what the server logged, after e2e_lib's diag lines.
+e2e_diag_extra() {
     if [ -n "$U" ] && [ -s "${HOSTILE_LOG:-}" ]; then
         jq -c -s "$HQ"' {conns: conns, reqs: reqs, answered: answered,
             actions: ([.[] | select(.event == "request") | .action] | group_by(.) | map({(.[0]): length}) | add),

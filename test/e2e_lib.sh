@@ -24,7 +24,21 @@ P="${E2E_NAME:?}[$SHB_FLAVOUR]"
 SHB_TIMEOUT=60
 FAILS=0
 
-trap lib_cleanup EXIT
+# e2e_cleanup: on exit, a shb still running (the suite was interrupted) is
+# stopped first, then every server, then what a suite adds
+# (E2E_CLEANUP_EXTRA: a function name).
+SHB_CHILD=""
+E2E_CLEANUP_EXTRA=""
+e2e_cleanup() {
+    if [ -n "$SHB_CHILD" ]; then
+        kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
+        wait "$SHB_CHILD" 2>/dev/null || true
+        SHB_CHILD=""
+    fi
+    lib_cleanup
+    [ -z "$E2E_CLEANUP_EXTRA" ] || "$E2E_CLEANUP_EXTRA"
+}
+trap e2e_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- reporting --------------------------------------------------------------
@@ -46,14 +60,18 @@ finish() {
     fi
 }
 skip() { echo "SKIP $P $*"; }
+# diag: what a failed check prints; a suite adds its own lines (a server's
+# log) by defining e2e_diag_extra.
+e2e_diag_extra() { :; }
 diag() {
     echo "  command: $LAST_CMD (exit $SHB_RC, ${SHB_MS} ms)"
     if jq -e . "$OUT" >/dev/null 2>&1; then
-        jq -c '{protocol, requests, statusCodes, errorKinds, durationSeconds, threads, connections, bytesSent, bytesReceived}' "$OUT" 2>/dev/null | sed 's/^/  json: /'
+        jq -c '{protocol, requests, statusCodes, errorKinds, inFlight, connectionsOpened, tlsAlerts, durationSeconds, threads, connections, bytesSent, bytesReceived}' "$OUT" 2>/dev/null | sed 's/^/  json: /'
     elif [ -s "$OUT" ]; then
         head -n 20 "$OUT" | sed 's/^/  stdout: /'
     fi
     [ -s "$ERR" ] && head -n 15 "$ERR" | sed 's/^/  stderr: /'
+    e2e_diag_extra
     return 0
 }
 
@@ -136,16 +154,20 @@ SHB_RC=0
 SHB_MS=0
 
 # shb ARGS...: runs $SHB under timeout; stdout -> $OUT, stderr -> $ERR,
-# exit status -> SHB_RC, wall time -> SHB_MS. stdin is $IN.
+# exit status -> SHB_RC, wall time -> SHB_MS. stdin is $IN. shb runs in the
+# background and the suite waits for it, so that a TERM or Ctrl-C stops the
+# suite (e2e_cleanup) at once rather than after shb's own timeout.
 shb() {
-    local t0 t1
+    local t0
     e2e_flush_report # what is queued is about the previous report
     LAST_CMD="$SHB $*"
     t0=$(now_ms)
-    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR"
+    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
+    SHB_CHILD=$!
+    wait "$SHB_CHILD"
     SHB_RC=$?
-    t1=$(now_ms)
-    SHB_MS=$((t1 - t0))
+    SHB_CHILD=""
+    SHB_MS=$(($(now_ms) - t0))
     if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
         want "timed out after ${SHB_TIMEOUT}s"
     fi
