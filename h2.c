@@ -176,7 +176,6 @@ struct h2_conn {
     size_t hdr_reserve;    /* framed size of one request's HEADERS at the 16384 minimum */
     size_t hdr_bytes;      /* framed size at the peer's current MAX_FRAME_SIZE */
     uint8_t enc;           /* which request block the next stream sends (ENC_*) */
-    bool table_zeroed;     /* our encoder's table maximum went to 0 (ENC_PLAIN_RESET was due) */
     uint32_t mask;
     uint32_t parallel;
     uint32_t next_id;
@@ -258,8 +257,9 @@ static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
  * (the connection's first stream), the one that refers to what it indexed,
  * the plain one, or the plain one behind a table size update to 0 (once,
  * after the peer lowered SETTINGS_HEADER_TABLE_SIZE: with or without
- * indexing, a decoder that lowers its table may insist on the update). */
-enum { ENC_FIRST, ENC_NEXT, ENC_PLAIN_RESET, ENC_PLAIN };
+ * indexing, a decoder that lowers its table may insist on the update), and
+ * from then on the plain one with our table at 0 (ENC_ZEROED). */
+enum { ENC_FIRST, ENC_NEXT, ENC_PLAIN, ENC_PLAIN_RESET, ENC_ZEROED };
 static const uint8_t size_update_0 = 0x20; /* RFC 7541 §6.3: 001, max size 0 */
 
 /* The largest request block any stream may send: output room is reserved
@@ -631,7 +631,7 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag)
         break;
     case ENC_PLAIN_RESET:
         pre = &size_update_0;
-        c->enc = ENC_PLAIN;
+        c->enc = ENC_ZEROED;
         break;
     default:
         break;
@@ -947,10 +947,8 @@ static int apply_setting(struct h2_conn *c, uint16_t id, uint32_t v)
          * signalled at the start of our next block (RFC 7541 §4.2; strict
          * decoders fail the block without it): the plain block from now
          * on, behind a size update to 0. */
-        if (v < HPACK_TABLE_MAX && !c->table_zeroed) {
+        if (v < HPACK_TABLE_MAX && c->enc < ENC_PLAIN_RESET)
             c->enc = ENC_PLAIN_RESET;
-            c->table_zeroed = true;
-        }
         return 0;
     case S_ENABLE_PUSH:
         /* §6.5.2: only 0 or 1, and a server MUST NOT send 1. */

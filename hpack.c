@@ -426,29 +426,9 @@ static bool ascii_ieq(const char *a, const char *b)
     return *a == *b;
 }
 
-/* One field: an indexed field when the static table has the exact pair,
- * else a literal without indexing (§6.2.2, first octet 0000xxxx) with the
- * static name index when the name is there and a literal name otherwise.
- * name is lowercase already (hpack_request_fields). */
-static void static_lookup(const char *name, const char *value, unsigned *full, unsigned *name_only);
-
-static void put_field(struct hpack_writer *w, const char *name, const char *value)
-{
-    unsigned full, name_index;
-    static_lookup(name, value, &full, &name_index);
-    if (full) {
-        hpack_put_int(w, 7, 0x80, full); /* §6.1 */
-        return;
-    }
-    hpack_put_int(w, 4, 0x00, name_index);
-    if (!name_index)
-        hpack_put_str(w, 8, 0x00, name);
-    hpack_put_str(w, 8, 0x00, value);
-}
-
 /* Where a field stands in the static table (RFC 7541 Appendix A): the
  * index of the exact pair in *full (0: none), of the first entry with the
- * name in *name (0: none). */
+ * name in *name_only (0: none). */
 static void static_lookup(const char *name, const char *value, unsigned *full, unsigned *name_only)
 {
     *full = *name_only = 0;
@@ -462,6 +442,24 @@ static void static_lookup(const char *name, const char *value, unsigned *full, u
             return;
         }
     }
+}
+
+/* One field: an indexed field when the static table has the exact pair,
+ * else a literal without indexing (§6.2.2, first octet 0000xxxx) with the
+ * static name index when the name is there and a literal name otherwise.
+ * name is lowercase already (hpack_request_fields). */
+static void put_field(struct hpack_writer *w, const char *name, const char *value)
+{
+    unsigned full, name_index;
+    static_lookup(name, value, &full, &name_index);
+    if (full) {
+        hpack_put_int(w, 7, 0x80, full); /* §6.1 */
+        return;
+    }
+    hpack_put_int(w, 4, 0x00, name_index);
+    if (!name_index)
+        hpack_put_str(w, 8, 0x00, name);
+    hpack_put_str(w, 8, 0x00, value);
 }
 
 /* The two blocks of hpack_encode_request_indexed, written (or counted)

@@ -126,7 +126,7 @@ static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threa
     }
     /* A few descriptors stay free for the rings, stdio and the socket being
      * opened before it moves into its slot. */
-    uint64_t room = rl.rlim_cur > 64 ? (uint64_t)rl.rlim_cur - 16 : 0;
+    uint64_t room = rl.rlim_cur > 16 ? (uint64_t)rl.rlim_cur - 16 : 0;
     if (rl.rlim_cur != RLIM_INFINITY && per_worker > room)
         die(2, "-c %u puts %llu connections on each of %u worker thread%s, but RLIMIT_NOFILE lets a thread "
                "hold at most %llu here (hard limit %llu): raise the hard limit (ulimit -Hn as root, LimitNOFILE= "

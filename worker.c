@@ -40,12 +40,6 @@ uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct shb_kernel_timespec ns_to_ts(uint64_t ns)
-{
-    return (struct shb_kernel_timespec){ .tv_sec = (int64_t)(ns / 1000000000ull),
-                                         .tv_nsec = (long long)(ns % 1000000000ull) };
-}
-
 /* ---- request accounting ------------------------------------------------- */
 
 bool loop_take(struct loop *l, unsigned *retries)

@@ -53,6 +53,13 @@ static inline uint64_t tag_make(uint64_t rel_ns, unsigned retries)
 }
 static inline unsigned tag_retries(uint64_t tag) { return (unsigned)(tag >> 56); }
 
+/* Nanoseconds as the kernel's timespec, for io_uring timeouts. */
+static inline struct shb_kernel_timespec ns_to_ts(uint64_t ns)
+{
+    return (struct shb_kernel_timespec){ .tv_sec = (int64_t)(ns / 1000000000ull),
+                                         .tv_nsec = (long long)(ns % 1000000000ull) };
+}
+
 struct loop;
 
 /* A transport: one per kind of socket. Every function is called on the

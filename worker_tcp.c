@@ -899,6 +899,13 @@ static unsigned pow2_at_least(unsigned v)
     return p;
 }
 
+/* n blocks of size bytes, each 64-byte aligned (*each: the stride). */
+static uint8_t *conn_blocks(size_t size, uint32_t n, size_t *each)
+{
+    *each = (size + 63) & ~(size_t)63;
+    return aligned_alloc(64, *each * n);
+}
+
 static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entries)
 {
     struct worker *w = l->w;
@@ -919,27 +926,23 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         snprintf(w->error, sizeof(w->error), "out of memory for %u connections", t->nconns);
         return -1;
     }
-    if (t->http2) {
-        /* Each connection's engine, stream ring and output buffer: one block,
-         * allocated once, reused by every connection that slot ever holds. */
-        size_t each = (h2_conn_size(w->cfg.h2) + 63) & ~(size_t)63;
-        t->h2_mem = aligned_alloc(64, each * t->nconns);
-        if (!t->h2_mem) {
-            snprintf(w->error, sizeof(w->error), "out of memory for %u HTTP/2 connections", t->nconns);
-            return -1;
-        }
-        for (uint32_t i = 0; i < t->nconns; i++)
-            t->conns[i].h2_mem = t->h2_mem + each * i;
+    /* Each connection's HTTP/2 engine (stream ring, output buffer) and TLS
+     * state: one block each, allocated once, reused by every connection
+     * that slot ever holds. */
+    size_t h2_each = 0, tls_each = 0;
+    if (t->http2 && !(t->h2_mem = conn_blocks(h2_conn_size(w->cfg.h2), t->nconns, &h2_each))) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u HTTP/2 connections", t->nconns);
+        return -1;
+    }
+    if (t->tls && !(t->tls_mem = conn_blocks(tls_conn_size(), t->nconns, &tls_each))) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u TLS connections", t->nconns);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        t->conns[i].h2_mem = t->h2_mem ? t->h2_mem + h2_each * i : NULL;
+        t->conns[i].tls_mem = t->tls_mem ? t->tls_mem + tls_each * i : NULL;
     }
     if (t->tls) {
-        size_t each = (tls_conn_size() + 63) & ~(size_t)63;
-        t->tls_mem = aligned_alloc(64, each * t->nconns);
-        if (!t->tls_mem) {
-            snprintf(w->error, sizeof(w->error), "out of memory for %u TLS connections", t->nconns);
-            return -1;
-        }
-        for (uint32_t i = 0; i < t->nconns; i++)
-            t->conns[i].tls_mem = t->tls_mem + each * i;
         /* Client randoms and key shares come from one DRBG per worker,
          * seeded once from the kernel: no syscall per handshake. */
         uint8_t seed[48];
@@ -950,8 +953,7 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         br_hmac_drbg_init(&t->drbg, &br_sha256_vtable, seed, sizeof seed);
         tls13_wipe(seed, sizeof seed);
     }
-    t->connect_ts = (struct shb_kernel_timespec){ .tv_sec = (int64_t)(w->cfg.connect_timeout_ns / 1000000000ull),
-                                                  .tv_nsec = (long long)(w->cfg.connect_timeout_ns % 1000000000ull) };
+    t->connect_ts = ns_to_ts(w->cfg.connect_timeout_ns);
     /* SQ: a turn queues per connection at most a cancel, a connect and its
      * timeout, a receive and a send; uring_sqe() submits early when that
      * overflows. CQ: what can be outstanding at once — per connection a

@@ -186,8 +186,7 @@ int uring_submit_wait(struct uring *r, unsigned wait_nr, unsigned min_wait_usec)
     return sys_enter(r->enter_fd, pending, wait_nr, flags, &arg, sizeof(arg));
 }
 
-/* Submits what is queued until at least n SQEs are free. */
-static void make_room(struct uring *r, unsigned n)
+void uring_sq_reserve(struct uring *r, unsigned n)
 {
     while (r->sq_tail - __atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE) + n > r->sq_entries) {
         int ret = uring_submit_wait(r, 0, 0);
@@ -198,14 +197,9 @@ static void make_room(struct uring *r, unsigned n)
     }
 }
 
-void uring_sq_reserve(struct uring *r, unsigned n)
-{
-    make_room(r, n);
-}
-
 struct io_uring_sqe *uring_sqe(struct uring *r)
 {
-    make_room(r, 1);
+    uring_sq_reserve(r, 1);
     struct io_uring_sqe *s = &r->sqes[r->sq_tail & r->sq_mask];
     r->sq_tail++;
     memset(s, 0, sizeof(*s));
