@@ -159,6 +159,31 @@ static void text_latency(FILE *f, const struct hist *h)
                 ns_to_ms((double)hist_percentile(h, percentiles[i].p)));
 }
 
+/* HTTP/3 only: what the QUIC connections saw, summed over them. The
+ * handshake time is per connection, from our first Initial to the
+ * handshake's completion (one round trip plus the server's work). */
+static double datagrams_per_send(const struct quic_stats *q)
+{
+    return q->sends ? (double)q->datagrams_sent / (double)q->sends : 0.0;
+}
+
+static void text_quic(FILE *f, const struct stats *s)
+{
+    const struct quic_stats *q = &s->quic;
+    if (!q->quic)
+        return;
+    fputs("QUIC:\n", f);
+    fprintf(f, "  Packets sent:     %" PRIu64 "\n", q->packets_sent);
+    fprintf(f, "  Packets received: %" PRIu64 "\n", q->packets_received);
+    fprintf(f, "  Packets lost:     %" PRIu64 "\n", q->packets_lost);
+    fprintf(f, "  PTO count:        %" PRIu64 "\n", q->pto_count);
+    fprintf(f, "  Handshake (ms):   min %.3f  median %.3f\n", ns_to_ms((double)min_latency_ns(&q->handshake)),
+            ns_to_ms((double)hist_percentile(&q->handshake, 50)));
+    fprintf(f, "  Datagrams/send:   %.2f\n", datagrams_per_send(q));
+    fprintf(f, "  Retries:          %" PRIu64 "\n", q->retries);
+    fprintf(f, "  Key updates:      %" PRIu64 "\n", q->key_updates);
+}
+
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     text_run(f, ri);
@@ -167,6 +192,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
     text_status_codes(f, s);
     text_errors(f, s);
     text_alerts(f, s);
+    text_quic(f, s);
     text_latency(f, &s->latency);
 }
 
@@ -378,6 +404,25 @@ static void json_latency(FILE *f, const struct hist *h)
     fputs("  }\n", f);
 }
 
+static void json_quic(FILE *f, const struct stats *s)
+{
+    const struct quic_stats *q = &s->quic;
+    if (!q->quic)
+        return;
+    fprintf(f,
+            "  \"quic\": {\n    \"packetsSent\": %" PRIu64 ", \"packetsReceived\": %" PRIu64
+            ", \"packetsLost\": %" PRIu64 ", \"ptoCount\": %" PRIu64 ",\n    \"datagramsSent\": %" PRIu64
+            ", \"datagramsReceived\": %" PRIu64 ", \"datagramsPerSend\": ",
+            q->packets_sent, q->packets_received, q->packets_lost, q->pto_count, q->datagrams_sent,
+            q->datagrams_received);
+    json_double(f, datagrams_per_send(q));
+    fputs(",\n    \"handshakeRttMinMs\": ", f);
+    json_double(f, ns_to_ms((double)min_latency_ns(&q->handshake)));
+    fputs(", \"handshakeRttMedianMs\": ", f);
+    json_double(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)));
+    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 "\n  },\n", q->retries, q->key_updates);
+}
+
 void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fputs("{\n", f);
@@ -389,6 +434,7 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
     json_tls_alerts(f, s);
+    json_quic(f, s);
     json_latency(f, &s->latency);
     fputs("}\n", f);
 }

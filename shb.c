@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "h1.h"
 #include "h2.h"
+#include "h3.h"
 #include "hpack.h"
 #include "report.h"
 #include "stats.h"
@@ -199,8 +200,6 @@ int main(int argc, char **argv)
     case CLI_OK:
         break;
     }
-    if (o.http3)
-        die(2, "--http3 is not supported yet");
     require_kernel();
 
     /* A -n run never needs more connections than it has requests for (one
@@ -208,7 +207,7 @@ int main(int argc, char **argv)
      * one connection. */
     uint32_t conns = o.connections;
     bool timed = o.duration_ns != 0;
-    uint64_t per_conn = o.http2 ? o.parallel : 1;
+    uint64_t per_conn = o.http2 || o.http3 ? o.parallel : 1;
     if (!timed && (o.requests + per_conn - 1) / per_conn < conns)
         conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
     unsigned threads = o.threads < conns ? o.threads : conns;
@@ -227,6 +226,35 @@ int main(int argc, char **argv)
     uint8_t *req = o.http2 ? hpack_encode_request(&request, &req_len) : h1_build_request(&request, &req_len);
     if (!req)
         die(1, "out of memory");
+    /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
+     * references, the body as DATA) and our control stream, built once. */
+    struct h3_request h3req = { 0 };
+    uint8_t h3control[64];
+    static const uint8_t alpn_h3[] = "\x02h3";
+    struct h3_config h3cfg = { 0 };
+    if (o.http3) {
+        if (h3_request_build(&h3req, &request) < 0)
+            die(1, "out of memory");
+        h3cfg = (struct h3_config){
+            .request = h3req.bytes,
+            .request_len = h3req.len,
+            .control = h3control,
+            .control_len = h3_control_stream(h3control, sizeof h3control),
+            .parallel = o.parallel,
+            .quic = {
+                .server_name = o.url.host_is_ip ? NULL : o.url.host,
+                .alpn = alpn_h3,
+                .alpn_len = sizeof alpn_h3 - 1,
+                .max_streams = o.parallel,
+                /* Receive windows: 1 MiB per stream, credit granted as it is
+                 * consumed (quic/conn.c), and room for every stream's window
+                 * at once on the connection, at least 16 MiB. */
+                .stream_window = 1u << 20,
+                .conn_window = (uint64_t)o.parallel << 20 > (16u << 20) ? (uint64_t)o.parallel << 20 : 16u << 20,
+                .idle_timeout_ns = 30000000000ull,
+            },
+        };
+    }
     /* https://: ALPN offers exactly the protocol asked for (RFC 7301), so a
      * server that cannot speak it says so instead of downgrading us. The
      * name goes in SNI unless it is an IP literal (RFC 6066 §3). */
@@ -285,6 +313,7 @@ int main(int argc, char **argv)
             .request = req,
             .request_len = req_len,
             .h2 = o.http2 ? &h2cfg : NULL,
+            .h3 = o.http3 ? &h3cfg : NULL,
             .tls = o.url.https ? &tlscfg : NULL,
             .head = strcmp(o.method, "HEAD") == 0,
             .keepalive = !o.disable_keepalive,
@@ -345,7 +374,7 @@ int main(int argc, char **argv)
     }
     struct report_info ri = {
         .url = o.url_text,
-        .protocol = o.http2 ? "HTTP/2" : "HTTP/1.1",
+        .protocol = o.http3 ? "HTTP/3" : o.http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = conns,
         .duration_ns = end_ns - run.start_ns,
@@ -358,6 +387,7 @@ int main(int argc, char **argv)
     stats_free(&total);
     free(req);
     free(indexed.first);
+    h3_request_free(&h3req);
     free(workers);
     free(args);
     free(tids);

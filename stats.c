@@ -94,12 +94,15 @@ uint64_t hist_percentile(const struct hist *h, double p)
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    return hist_init(&s->latency);
+    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0)
+        return -1;
+    return 0;
 }
 
 void stats_free(struct stats *s)
 {
     hist_free(&s->latency);
+    hist_free(&s->quic.handshake);
 }
 
 void stats_merge(struct stats *dst, const struct stats *src)
@@ -113,6 +116,19 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
     dst->in_flight += src->in_flight;
+    struct quic_stats *q = &dst->quic;
+    const struct quic_stats *r = &src->quic;
+    q->quic |= r->quic;
+    q->packets_sent += r->packets_sent;
+    q->packets_received += r->packets_received;
+    q->packets_lost += r->packets_lost;
+    q->pto_count += r->pto_count;
+    q->datagrams_sent += r->datagrams_sent;
+    q->datagrams_received += r->datagrams_received;
+    q->sends += r->sends;
+    q->retries += r->retries;
+    q->key_updates += r->key_updates;
+    hist_merge(&q->handshake, &r->handshake);
     for (size_t a = 0; a < 256; a++) {
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];

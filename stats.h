@@ -101,6 +101,13 @@ struct stats {
     uint64_t alerts_received[256];
     uint64_t alerts_sent[256];
     struct hist latency;            /* first byte written -> last byte received, ok responses only */
+    struct quic_stats {             /* HTTP/3 only (quic true): summed over every QUIC connection */
+        bool quic;
+        uint64_t packets_sent, packets_received, packets_lost, pto_count;
+        uint64_t datagrams_sent, datagrams_received, sends; /* sends: sendmsg calls (GSO batches) */
+        uint64_t retries, key_updates;
+        struct hist handshake;      /* first Initial sent -> handshake complete, per connection */
+    } quic;
 };
 
 int stats_init(struct stats *s);    /* zeroes and allocates the histogram */

@@ -175,7 +175,7 @@ int worker_prepare(struct worker *w)
     w->state = l;
     l->w = w;
     l->cfg = &w->cfg;
-    l->tp = &tcp_transport;
+    l->tp = w->cfg.h3 ? &udp_transport : &tcp_transport;
     if (stats_init(&w->stats) < 0) {
         snprintf(w->error, sizeof(w->error), "out of memory");
         return -1;

@@ -12,11 +12,22 @@
 #include <sys/socket.h>
 
 #include "h2.h"
+#include "quic/conn.h"
 #include "tls13/conn.h"
 #include "stats.h"
 
 /* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
 extern volatile int shb_stop_requested;
+
+/* HTTP/3: what every connection's streams send, and the QUIC settings. */
+struct h3_config {
+    const uint8_t *request;       /* every request stream's bytes (h3_request_build) */
+    size_t request_len;
+    const uint8_t *control;       /* our control stream (h3_control_stream) */
+    size_t control_len;
+    uint32_t parallel;            /* -p */
+    struct quic_conn_config quic;
+};
 
 struct worker_config {
     const struct sockaddr *addr;  /* resolved once by main */
@@ -24,6 +35,7 @@ struct worker_config {
     const uint8_t *request;       /* HTTP/1.1: built once; every request is these bytes */
     size_t request_len;
     const struct h2_config *h2;   /* HTTP/2, or NULL for HTTP/1.1 */
+    const struct h3_config *h3;   /* HTTP/3 (the UDP transport), or NULL */
     const struct tls_config *tls; /* https://, or NULL for cleartext */
     bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */

@@ -85,7 +85,7 @@ struct transport {
     unsigned (*wait_batch)(const struct loop *l);
 };
 
-extern const struct transport tcp_transport;
+extern const struct transport tcp_transport, udp_transport;
 
 struct loop {
     struct worker *w;

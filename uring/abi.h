@@ -56,6 +56,7 @@ _Static_assert(sizeof(struct io_uring_sqe) == 64, "sqe is 64 bytes");
 
 enum {
     IORING_OP_NOP = 0,
+    IORING_OP_SENDMSG = 9,
     IORING_OP_TIMEOUT = 11,
     IORING_OP_ASYNC_CANCEL = 14,
     IORING_OP_LINK_TIMEOUT = 15,

@@ -319,6 +319,17 @@ void uring_prep_send(struct io_uring_sqe *s, unsigned slot, const void *buf, siz
     s->user_data = ud;
 }
 
+void uring_prep_sendmsg(struct io_uring_sqe *s, unsigned slot, const struct msghdr *msg, uint64_t ud)
+{
+    s->opcode = IORING_OP_SENDMSG;
+    s->flags = IOSQE_FIXED_FILE;
+    s->fd = (int32_t)slot;
+    s->addr = (uint64_t)(uintptr_t)msg;
+    s->len = 1;
+    s->msg_flags = MSG_NOSIGNAL;
+    s->user_data = ud;
+}
+
 void uring_prep_timeout(struct io_uring_sqe *s, const struct shb_kernel_timespec *ts, bool absolute, uint64_t ud)
 {
     s->opcode = IORING_OP_TIMEOUT;

@@ -99,6 +99,8 @@ void uring_prep_connect(struct io_uring_sqe *s, unsigned slot, const struct sock
 void uring_prep_link_timeout(struct io_uring_sqe *s, const struct shb_kernel_timespec *ts, uint64_t ud);
 void uring_prep_recv_multishot(struct io_uring_sqe *s, unsigned slot, uint16_t bgid, uint64_t ud);
 void uring_prep_send(struct io_uring_sqe *s, unsigned slot, const void *buf, size_t len, uint64_t ud);
+/* msg (and what it points to) must stay put until the completion. */
+void uring_prep_sendmsg(struct io_uring_sqe *s, unsigned slot, const struct msghdr *msg, uint64_t ud);
 void uring_prep_timeout(struct io_uring_sqe *s, const struct shb_kernel_timespec *ts, bool absolute, uint64_t ud);
 void uring_prep_cancel(struct io_uring_sqe *s, uint64_t target_ud, uint64_t ud);
 

@@ -1,0 +1,1735 @@
+/* quic/conn.c — the QUIC v1 client connection: what happens to a datagram
+ * once it is in memory, and how the next ones are built (quic/conn.h).
+ *
+ * Layout of the work:
+ *   input   -> packets (quic/packet.c) -> frames (quic/frame.c) -> ACKs to
+ *              recovery (quic/recovery.c), CRYPTO to TLS (tls13/), STREAM
+ *              to the application, in order (the pool holds what came early)
+ *   output  -> per datagram, per level: ACK, CRYPTO, control frames, STREAM
+ *              frames of the streams queued for sending, sealed in place
+ *   timers  -> recovery's loss timer, the ACK delay, the idle timeout
+ *
+ * Packet number spaces and TLS epochs map one to one: Initial (epoch 0),
+ * Handshake (2), ApplicationData (3). */
+#include "quic/conn.h"
+
+#include <stdio.h> /* snprintf, for a message */
+#include <string.h>
+
+#include "quic/ackset.h"
+#include "quic/frame.h"
+#include "quic/packet.h"
+#include "quic/tparams.h"
+#include "quic/varint.h"
+#include "tls13/handshake.h"
+
+#define CID_LEN 8                 /* our connection ID, and the first DCID we choose (§7.2: >= 8) */
+#define POOL_SLOTS 16             /* data received ahead of its offset, across all streams */
+#define POOL_DATA QUIC_DGRAM_SIZE /* one slot holds at most one frame's data of a datagram this big... */
+#define POOL_DATA_MAX 1500        /* ...or of the largest datagram we let the server send */
+#define UNI_MAX 16                /* server unidirectional streams we allow (initial_max_streams_uni) */
+#define OUR_UNI_MAX 3             /* HTTP/3: control, QPACK encoder, QPACK decoder */
+#define CHUNK_CAP 4096u           /* stream frames remembered for retransmission (ApplicationData) */
+#define CHUNKS_PER_PKT 64
+#define CID_SLOTS 4               /* the server's connection IDs kept (active_connection_id_limit) */
+#define CRYPTO_OUT_INITIAL 4096   /* ClientHello (and a second one after HelloRetryRequest) */
+#define CRYPTO_OUT_HANDSHAKE 512  /* (empty Certificate and) Finished */
+#define ACK_DELAY_NS 2000000ull   /* one ack-eliciting packet waits at most this for company */
+#define OUR_MAX_ACK_DELAY_MS 25   /* what we advertise (the default; ACK_DELAY_NS is well within) */
+#define MIN_PACKET_ROOM 48        /* a packet with less room than this is not started */
+#define NONE UINT64_MAX
+#define DETACHED (1ull << 63)     /* a closed stream's slot kept until its RESET_STREAM is out */
+
+_Static_assert(QUIC_CONN_ENTROPY >= 2 * CID_LEN + TLS13_ENTROPY_LEN, "entropy: two CIDs and the TLS handshake's");
+
+/* A stream frame sent in an ApplicationData packet, for retransmission. */
+enum chunk_kind { CH_DATA, CH_MSD, CH_RESET };
+struct chunk {
+    uint64_t id;
+    uint32_t off, len;
+    uint8_t kind;
+    bool fin;
+};
+
+/* What a sent packet carried, beside what recovery keeps. */
+#define M_ACK 0x01u
+#define M_MAX_DATA 0x02u
+#define M_CRYPTO 0x04u
+#define M_STREAMS_BLOCKED 0x08u
+struct pkt_meta {
+    uint64_t ack_largest;   /* M_ACK: the largest packet number the ACK acknowledged */
+    uint32_t crypto_off, crypto_len;
+    uint32_t chunk_first;   /* index into chunks, CHUNK_CAP-wrapped */
+    uint16_t chunk_n;
+    uint8_t flags;
+};
+
+struct crypto_level {
+    uint8_t *out;           /* our handshake bytes at this level, offset = index */
+    uint32_t out_cap, out_len, out_sent; /* out_sent: next to send (moves back on loss) */
+    uint64_t in_off;        /* received in order */
+};
+
+struct space {
+    struct quic_keys rd, wr;
+    bool has_rd, has_wr;
+    struct quic_ackset recvd;
+    uint64_t largest_recv;     /* QUIC_PN_NONE before any */
+    uint64_t largest_recv_time;
+    unsigned unacked_eliciting; /* ack-eliciting packets received since our last ACK */
+    bool ack_pending;          /* received packets not yet acknowledged */
+    uint64_t ack_deadline;     /* an ACK must go out by then (0 = none) */
+    struct pkt_meta meta[QUIC_REC_CAP];
+};
+
+/* One request stream (a slot of the ring). */
+struct rstream {
+    uint64_t n;             /* stream number (id / 4); NONE: free */
+    const uint8_t *data;
+    uint32_t len, sent;     /* sent: next byte to send (moves back on loss) */
+    bool fin_sent, fin_recv, queued, need_msd, reset_out;
+    uint64_t reset_code;
+    uint64_t send_max;      /* the server's limit for our bytes on it */
+    uint64_t recv_off, recv_max, highest, final_size;
+    uint32_t next;          /* send queue */
+};
+
+struct ustream {            /* a server unidirectional stream */
+    uint64_t recv_off, highest, final_size;
+    bool fin_recv, need_msd;
+    uint64_t recv_max;
+};
+
+struct our_uni {
+    const uint8_t *data;
+    uint32_t len, sent;
+    bool used;
+};
+
+struct pool_ent {
+    uint64_t key;           /* stream id, or NONE - level for CRYPTO */
+    uint64_t off;
+    uint16_t len;
+    bool used, fin;
+    uint8_t data[POOL_DATA_MAX];
+};
+
+struct peer_cid {
+    uint64_t seq;
+    uint8_t len;
+    uint8_t id[QUIC_MAX_CID_LEN];
+    uint8_t reset_token[16];
+    bool used, has_token;
+};
+
+struct quic_conn {
+    const struct quic_conn_config *cfg;
+    struct quic_conn_callbacks cb;
+    void *ctx;
+    enum quic_conn_state state;
+    struct quic_close_info close;
+    bool close_pending;       /* our CONNECTION_CLOSE still to go out */
+    uint8_t close_sent;       /* spaces (bits) it went out in */
+    struct quic_conn_counters cnt;
+    uint64_t start_time;
+
+    /* Connection IDs. */
+    uint8_t scid[CID_LEN];
+    uint8_t odcid[CID_LEN];   /* the DCID of our first Initial */
+    uint8_t dcid[QUIC_MAX_CID_LEN];
+    uint8_t dcid_len;
+    uint64_t dcid_seq;
+    bool got_server_scid;     /* the first server Initial fixed dcid (§7.2) */
+    uint8_t server_scid[QUIC_MAX_CID_LEN]; /* its SCID, for the §7.3 check */
+    uint8_t server_scid_len;
+    uint8_t retry_scid[QUIC_MAX_CID_LEN];
+    uint8_t retry_scid_len;
+    bool retried;
+    uint8_t token[256];       /* from Retry (§17.2.5.2), echoed in every Initial */
+    uint16_t token_len;
+    bool any_packet;          /* a packet was processed: Retry and VN are no longer acceptable */
+    struct peer_cid cids[CID_SLOTS];
+    uint64_t retire_queue[CID_SLOTS * 2];
+    unsigned retire_n;
+
+    /* TLS. */
+    struct tls13_hs hs;
+    uint8_t tparams[256];
+    size_t tparams_len;
+    struct quic_tparams peer;
+    bool hs_done, confirmed;
+    struct crypto_level crypto[QUIC_SPACES];
+    uint8_t crypto_init_buf[CRYPTO_OUT_INITIAL];
+    uint8_t crypto_hs_buf[CRYPTO_OUT_HANDSHAKE];
+    uint16_t suite;
+
+    /* Keys: spaces 0 and 1 in space[].rd/wr; 1-RTT below (key phases). */
+    struct space space[QUIC_SPACES];
+    struct quic_keys app_rd[2];   /* by key phase bit */
+    uint8_t app_rd_secret[TLS13_MAX_HASH], app_wr_secret[TLS13_MAX_HASH];
+    int rd_phase, wr_phase;       /* key phase of the server's current keys, and of ours */
+    bool key_update_unacked;      /* we updated; the server has not answered in the new phase yet */
+    uint64_t key_phase_first_pn;  /* first packet number sent with the current write keys */
+    uint64_t packets_in_phase;    /* sent with the current write keys (RFC 9001 §6.6) */
+    uint64_t key_update_after;
+
+    struct quic_recovery rec;
+
+    /* Flow control (RFC 9000 §4). */
+    uint64_t send_max, sent_total;       /* connection: the server's MAX_DATA, our bytes sent (new only) */
+    uint64_t recv_max, recv_highest_sum; /* ours, and the sum of every stream's highest offset */
+    uint64_t recv_consumed;              /* bytes delivered in order (credit is granted from it) */
+    bool need_max_data;
+
+    /* Streams. */
+    uint32_t ring, ring_mask;
+    struct rstream *streams;             /* ring entries (after this struct) */
+    uint64_t next_n;                     /* next request stream number to open */
+    uint64_t peer_max_streams;           /* the server's MAX_STREAMS (bidi) */
+    uint32_t open_streams;
+    bool streams_blocked_sent, need_streams_blocked;
+    uint32_t q_head, q_tail;             /* send queue of ring slots, UINT32_MAX: empty */
+    struct ustream uni[UNI_MAX];
+    struct our_uni ours[OUR_UNI_MAX];
+    unsigned ours_n;
+    uint64_t peer_max_uni;
+
+    /* Control frames owed. */
+    bool need_path_response;
+    uint8_t path_data[8];
+
+    /* Retransmission records of ApplicationData stream frames. */
+    struct chunk chunks[CHUNK_CAP];
+    uint32_t chunk_head;                 /* next index to use (grows without wrap; & (CHUNK_CAP-1)) */
+
+    uint64_t idle_timeout_ns, idle_deadline;
+    bool idle_restart_on_send;           /* §10.1: the first ack-eliciting packet after receiving restarts it */
+
+    struct pool_ent pool[POOL_SLOTS];
+    unsigned pool_used;
+
+    bool abort_packet;                   /* the packet being processed cannot be taken (pool full) */
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static enum tls13_epoch space_epoch(enum quic_space s)
+{
+    return s == QUIC_SPACE_INITIAL ? TLS13_EPOCH_INITIAL : s == QUIC_SPACE_HANDSHAKE ? TLS13_EPOCH_HANDSHAKE : TLS13_EPOCH_APP;
+}
+
+static enum quic_space epoch_space(enum tls13_epoch e)
+{
+    return e == TLS13_EPOCH_INITIAL ? QUIC_SPACE_INITIAL : e == TLS13_EPOCH_HANDSHAKE ? QUIC_SPACE_HANDSHAKE : QUIC_SPACE_APP;
+}
+
+static unsigned pkt_bit(enum quic_space s)
+{
+    return s == QUIC_SPACE_INITIAL ? QUIC_FRAME_IN_INITIAL : s == QUIC_SPACE_HANDSHAKE ? QUIC_FRAME_IN_HANDSHAKE : QUIC_FRAME_IN_1RTT;
+}
+
+static void set_close(struct quic_conn *c, enum quic_close_kind kind, bool app, uint64_t code, uint64_t frame_type,
+                      const char *reason, size_t reason_len)
+{
+    if (c->state == QUIC_CLOSED || c->close.kind != QUIC_CLOSE_NONE)
+        return;
+    c->close.kind = kind;
+    c->close.app = app;
+    c->close.code = code;
+    c->close.frame_type = frame_type;
+    c->close.during_handshake = c->state == QUIC_HANDSHAKING;
+    if (reason_len >= sizeof c->close.reason)
+        reason_len = sizeof c->close.reason - 1;
+    if (reason != NULL)
+        memcpy(c->close.reason, reason, reason_len);
+    c->close.reason[reason != NULL ? reason_len : 0] = '\0';
+    /* Our own close still has a CONNECTION_CLOSE to send (§10.2); the
+     * peer's, an idle timeout or a reset leave nothing to say. */
+    if (kind == QUIC_CLOSE_LOCAL || kind == QUIC_CLOSE_HANDSHAKE)
+        c->close_pending = true;
+    else
+        c->state = QUIC_CLOSED;
+}
+
+/* A transport error we detected: the connection closes with it. */
+static void fail(struct quic_conn *c, uint64_t code, uint64_t frame_type, const char *why)
+{
+    set_close(c, QUIC_CLOSE_LOCAL, false, code, frame_type, why, strlen(why));
+}
+
+/* ---- TLS callbacks ---------------------------------------------------------- */
+
+static void tls_emit(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t n)
+{
+    struct quic_conn *c = ctx;
+    struct crypto_level *l = &c->crypto[epoch_space(epoch)];
+    if (l->out == NULL || n > l->out_cap - l->out_len) {
+        /* Post-handshake messages (KeyUpdate is not used by QUIC, RFC 9001
+         * §6) or a flight that cannot fit: not ours to send. */
+        if (epoch != TLS13_EPOCH_APP)
+            fail(c, QUIC_INTERNAL_ERROR, 0, "handshake flight too large");
+        return;
+    }
+    memcpy(l->out + l->out_len, p, n);
+    l->out_len += (uint32_t)n;
+}
+
+static void tls_secret(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
+                       const uint8_t *secret)
+{
+    struct quic_conn *c = ctx;
+    size_t hlen = tls13_hash_len(suite->hash);
+    c->suite = suite->id;
+    if (epoch == TLS13_EPOCH_HANDSHAKE) {
+        struct space *s = &c->space[QUIC_SPACE_HANDSHAKE];
+        if (write)
+            s->has_wr = quic_keys_init(&s->wr, suite->id, secret) == 0;
+        else
+            s->has_rd = quic_keys_init(&s->rd, suite->id, secret) == 0;
+        if (s->has_wr && s->has_rd)
+            quic_rec_set_handshake_keys(&c->rec);
+        return;
+    }
+    if (epoch != TLS13_EPOCH_APP)
+        return;
+    struct space *s = &c->space[QUIC_SPACE_APP];
+    if (write) {
+        memcpy(c->app_wr_secret, secret, hlen);
+        s->has_wr = quic_keys_init(&s->wr, suite->id, secret) == 0;
+    } else {
+        /* Phase 0 keys, and phase 1's ready for the server's first key
+         * update (RFC 9001 §6.3: computed ahead, so trying them costs no
+         * derivation on the hot path). */
+        memcpy(c->app_rd_secret, secret, hlen);
+        s->has_rd = quic_keys_init(&c->app_rd[0], suite->id, secret) == 0;
+        c->app_rd[1] = c->app_rd[0];
+        if (quic_keys_update(&c->app_rd[1], suite->id, c->app_rd_secret) != 0)
+            s->has_rd = false;
+    }
+}
+
+static const struct tls13_hs_callbacks tls_cb = { .emit = tls_emit, .secret = tls_secret };
+
+/* ---- memory ----------------------------------------------------------------- */
+
+static uint32_t ring_size(const struct quic_conn_config *cfg)
+{
+    uint32_t want = cfg->max_streams < 1 ? 1 : cfg->max_streams;
+    uint32_t r = 1;
+    /* Twice -p: a stream that lingers (its response slow) does not stop the
+     * next -p from opening until the ring wraps onto it. */
+    while (r < 2 * want && r < (1u << 20))
+        r <<= 1;
+    return r;
+}
+
+size_t quic_conn_size(const struct quic_conn_config *cfg)
+{
+    size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
+    return head + (size_t)ring_size(cfg) * sizeof(struct rstream);
+}
+
+/* ---- connection IDs ------------------------------------------------------ */
+
+static bool cid_is_ours(const struct quic_conn *c, const struct quic_hdr *h)
+{
+    return h->dcid_len == CID_LEN && memcmp(h->dcid, c->scid, CID_LEN) == 0;
+}
+
+/* §10.3.1: a datagram that does not decrypt but ends in a stateless reset
+ * token of one of the server's connection IDs ends the connection. */
+static bool is_stateless_reset(const struct quic_conn *c, const uint8_t *dgram, size_t len)
+{
+    if (len < 21 || (dgram[0] & 0x80) != 0)
+        return false;
+    const uint8_t *tail = dgram + len - 16;
+    if (c->peer.has_stateless_reset_token && memcmp(tail, c->peer.stateless_reset_token, 16) == 0)
+        return true;
+    for (unsigned i = 0; i < CID_SLOTS; i++)
+        if (c->cids[i].used && c->cids[i].has_token && memcmp(tail, c->cids[i].reset_token, 16) == 0)
+            return true;
+    return false;
+}
+
+/* ---- init --------------------------------------------------------------------- */
+
+static const struct quic_rec_callbacks rec_cb;
+
+struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, const uint8_t entropy[QUIC_CONN_ENTROPY],
+                                 const struct quic_conn_callbacks *cb, void *ctx, uint64_t now)
+{
+    struct quic_conn *c = mem;
+    size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
+    struct quic_tparams tp;
+
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->cb = *cb;
+    c->ctx = ctx;
+    c->state = QUIC_HANDSHAKING;
+    c->start_time = now;
+    c->ring = ring_size(cfg);
+    c->ring_mask = c->ring - 1;
+    c->streams = (struct rstream *)((uint8_t *)mem + head);
+    for (uint32_t i = 0; i < c->ring; i++) {
+        memset(&c->streams[i], 0, sizeof c->streams[i]);
+        c->streams[i].n = NONE;
+    }
+    c->q_head = c->q_tail = UINT32_MAX;
+
+    memcpy(c->scid, entropy, CID_LEN);
+    memcpy(c->odcid, entropy + CID_LEN, CID_LEN);
+    memcpy(c->dcid, c->odcid, CID_LEN);
+    c->dcid_len = CID_LEN;
+    c->key_update_after = 1ull << 22; /* half of AES-GCM's 2^23 (RFC 9001 §6.6); ChaCha20's is far above */
+
+    for (int i = 0; i < QUIC_SPACES; i++) {
+        quic_ackset_init(&c->space[i].recvd);
+        c->space[i].largest_recv = QUIC_PN_NONE;
+    }
+    c->crypto[QUIC_SPACE_INITIAL].out = c->crypto_init_buf;
+    c->crypto[QUIC_SPACE_INITIAL].out_cap = sizeof c->crypto_init_buf;
+    c->crypto[QUIC_SPACE_HANDSHAKE].out = c->crypto_hs_buf;
+    c->crypto[QUIC_SPACE_HANDSHAKE].out_cap = sizeof c->crypto_hs_buf;
+
+    struct space *in = &c->space[QUIC_SPACE_INITIAL];
+    if (quic_keys_initial(&in->wr, &in->rd, c->dcid, c->dcid_len) != 0)
+        return NULL;
+    in->has_rd = in->has_wr = true;
+    quic_rec_init(&c->rec, QUIC_DGRAM_SIZE, &rec_cb, c);
+
+    /* Our transport parameters (RFC 9000 §18.2). Streams the server opens:
+     * none bidirectional (HTTP/3 has none, RFC 9114 §6.1), UNI_MAX
+     * unidirectional (control, QPACK encoder and decoder, and room for
+     * GREASE streams, §6.2.3). */
+    quic_tparams_defaults(&tp);
+    tp.max_idle_timeout = cfg->idle_timeout_ns / 1000000;
+    tp.max_udp_payload_size = POOL_DATA_MAX;
+    tp.initial_max_data = cfg->conn_window;
+    tp.initial_max_stream_data_bidi_local = cfg->stream_window;
+    tp.initial_max_stream_data_uni = 1u << 16;
+    tp.initial_max_streams_uni = UNI_MAX;
+    tp.active_connection_id_limit = CID_SLOTS;
+    tp.max_ack_delay = OUR_MAX_ACK_DELAY_MS;
+    tp.initial_scid.present = true;
+    tp.initial_scid.len = CID_LEN;
+    memcpy(tp.initial_scid.id, c->scid, CID_LEN);
+    c->tparams_len = quic_tparams_encode(&tp, c->tparams, sizeof c->tparams);
+    c->recv_max = cfg->conn_window;
+    for (unsigned i = 0; i < UNI_MAX; i++)
+        c->uni[i].recv_max = tp.initial_max_stream_data_uni;
+    c->idle_timeout_ns = cfg->idle_timeout_ns;
+    c->idle_deadline = cfg->idle_timeout_ns ? now + cfg->idle_timeout_ns : 0;
+
+    struct tls13_hs_config hc = {
+        .server_name = cfg->server_name,
+        .alpn = cfg->alpn,
+        .alpn_len = cfg->alpn_len,
+        .quic = true,
+        .quic_params = c->tparams,
+        .quic_params_len = c->tparams_len,
+    };
+    if (c->tparams_len == 0 || tls13_hs_start(&c->hs, &hc, entropy + 2 * CID_LEN, &tls_cb, c) != 0)
+        return NULL;
+    return c;
+}
+
+/* ---- the pool: data ahead of its offset --------------------------------------- */
+
+static struct pool_ent *pool_find(struct quic_conn *c, uint64_t key, uint64_t upto)
+{
+    if (c->pool_used == 0)
+        return NULL;
+    for (unsigned i = 0; i < POOL_SLOTS; i++)
+        if (c->pool[i].used && c->pool[i].key == key && c->pool[i].off <= upto)
+            return &c->pool[i];
+    return NULL;
+}
+
+static void pool_drop_key(struct quic_conn *c, uint64_t key)
+{
+    for (unsigned i = 0; c->pool_used > 0 && i < POOL_SLOTS; i++)
+        if (c->pool[i].used && c->pool[i].key == key) {
+            c->pool[i].used = false;
+            c->pool_used--;
+        }
+}
+
+/* Keeps data that arrived ahead of the stream's offset. false: no room —
+ * the packet is then not acknowledged, and the server sends it again. */
+static bool pool_put(struct quic_conn *c, uint64_t key, uint64_t off, const uint8_t *p, size_t n, bool fin)
+{
+    if (n > POOL_DATA_MAX)
+        return false;
+    for (unsigned i = 0; i < POOL_SLOTS; i++) {
+        struct pool_ent *e = &c->pool[i];
+        if (e->used && e->key == key && e->off == off && e->len >= n && (e->fin || !fin))
+            return true; /* the same bytes again (a duplicate) */
+    }
+    for (unsigned i = 0; i < POOL_SLOTS; i++) {
+        struct pool_ent *e = &c->pool[i];
+        if (!e->used) {
+            e->used = true;
+            e->key = key;
+            e->off = off;
+            e->len = (uint16_t)n;
+            e->fin = fin;
+            memcpy(e->data, p, n);
+            c->pool_used++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- receiving: CRYPTO ------------------------------------------------------- */
+
+static void handshake_complete(struct quic_conn *c, uint64_t now);
+
+static void crypto_feed(struct quic_conn *c, enum quic_space s, const uint8_t *p, size_t n, uint64_t now)
+{
+    int rc = tls13_hs_input(&c->hs, space_epoch(s), p, n);
+    if (rc == TLS13_HS_DONE) {
+        handshake_complete(c, now);
+    } else if (rc < 0) {
+        int alert = rc == TLS13_ERR_FALLBACK_TLS12 ? 70 /* protocol_version: QUIC needs 1.3 */
+                    : rc <= TLS13_ERR_PEER_ALERT_BASE ? TLS13_ERR_PEER_ALERT_BASE - rc
+                                                      : -rc;
+        c->close.tls_alert = alert;
+        set_close(c, QUIC_CLOSE_HANDSHAKE, false, QUIC_CRYPTO_ERROR(alert), QUIC_FT_CRYPTO, "TLS handshake failed",
+                  20);
+    }
+}
+
+static int crypto_recv(struct quic_conn *c, enum quic_space s, uint64_t off, const uint8_t *p, size_t n, uint64_t now)
+{
+    struct crypto_level *l = &c->crypto[s];
+    uint64_t key = NONE - (uint64_t)s;
+    uint64_t end = off + n;
+
+    if (end <= l->in_off)
+        return 0; /* all of it seen before */
+    /* §7.5: at least 4096 bytes of out-of-order CRYPTO data must be
+     * buffered; ours is the pool's size. More is CRYPTO_BUFFER_EXCEEDED. */
+    if (off > l->in_off) {
+        if (end - l->in_off > (uint64_t)POOL_SLOTS * POOL_DATA_MAX)
+            return -QUIC_CRYPTO_BUFFER_EXCEEDED;
+        if (!pool_put(c, key, off, p, n, false))
+            c->abort_packet = true;
+        return 0;
+    }
+    p += l->in_off - off;
+    n = (size_t)(end - l->in_off);
+    l->in_off = end;
+    crypto_feed(c, s, p, n, now);
+    /* What had arrived early may follow on now (RFC 9000 §7.5: in order,
+     * whatever order the packets came in). */
+    for (struct pool_ent *e; c->close.kind == QUIC_CLOSE_NONE && (e = pool_find(c, key, l->in_off)) != NULL;) {
+        uint64_t eend = e->off + e->len;
+        if (eend > l->in_off) {
+            size_t skip = (size_t)(l->in_off - e->off);
+            l->in_off = eend;
+            crypto_feed(c, s, e->data + skip, e->len - skip, now);
+        }
+        e->used = false;
+        c->pool_used--;
+    }
+    return 0;
+}
+
+/* ---- receiving: STREAM --------------------------------------------------------- */
+
+static struct rstream *stream_of(struct quic_conn *c, uint64_t n)
+{
+    struct rstream *s = &c->streams[n & c->ring_mask];
+    return s->n == n ? s : NULL;
+}
+
+static void queue_stream(struct quic_conn *c, struct rstream *s)
+{
+    if (s->queued)
+        return;
+    uint32_t slot = (uint32_t)(s - c->streams);
+    s->queued = true;
+    s->next = UINT32_MAX;
+    if (c->q_tail == UINT32_MAX)
+        c->q_head = slot;
+    else
+        c->streams[c->q_tail].next = slot;
+    c->q_tail = slot;
+}
+
+/* Credit is granted as data is consumed (delivered in order): when half of
+ * a window is used, the limit moves to a full window past what was taken
+ * (§4.2: "send ... before the peer is blocked"). */
+static void consumed(uint64_t *recv_max, uint64_t recv_off, uint64_t window, bool *need)
+{
+    if (*recv_max - recv_off < window / 2) {
+        *recv_max = recv_off + window;
+        *need = true;
+    }
+}
+
+static void deliver(struct quic_conn *c, uint64_t id, const uint8_t *p, size_t n, bool fin)
+{
+    c->recv_consumed += n;
+    bool need = false;
+    consumed(&c->recv_max, c->recv_consumed, c->cfg->conn_window, &need);
+    if (need)
+        c->need_max_data = true;
+    c->cb.stream_data(c->ctx, id, p, n, fin);
+}
+
+/* The state a received stream frame lands in, for either kind of stream. */
+struct recv_state {
+    uint64_t *recv_off, *highest, *final_size, *recv_max;
+    bool *fin_recv;
+};
+
+static bool recv_state_of(struct quic_conn *c, uint64_t id, struct recv_state *rs)
+{
+    if ((id & 3) == 0) {
+        struct rstream *s = stream_of(c, id >> 2);
+        if (s == NULL)
+            return false;
+        *rs = (struct recv_state){ &s->recv_off, &s->highest, &s->final_size, &s->recv_max, &s->fin_recv };
+    } else {
+        struct ustream *u = &c->uni[id >> 2];
+        *rs = (struct recv_state){ &u->recv_off, &u->highest, &u->final_size, &u->recv_max, &u->fin_recv };
+    }
+    return true;
+}
+
+static int stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uint8_t *p, size_t n, bool fin)
+{
+    struct recv_state rs;
+    uint64_t end = off + n;
+
+    switch (id & 3) {
+    case 0: /* ours, bidirectional */
+        if ((id >> 2) >= c->next_n)
+            return -QUIC_STREAM_STATE_ERROR; /* §19.8: a stream we never opened */
+        break;
+    case 3: /* the server's, unidirectional */
+        if ((id >> 2) >= UNI_MAX)
+            return -QUIC_STREAM_LIMIT_ERROR; /* §4.6: beyond the limit we gave */
+        break;
+    case 2: /* ours, unidirectional: send-only (§19.8) */
+        return -QUIC_STREAM_STATE_ERROR;
+    default: /* the server's bidirectional: we allowed none (§4.6) */
+        return -QUIC_STREAM_LIMIT_ERROR;
+    }
+    if (!recv_state_of(c, id, &rs)) {
+        /* A request stream we closed: whatever still arrives is dropped,
+         * but counted as received and consumed for the connection's credit
+         * (the server counts it against our MAX_DATA; duplicates make this
+         * an overestimate, which only grants a little more credit). */
+        c->recv_highest_sum += n;
+        c->recv_consumed += n;
+        bool need = false;
+        consumed(&c->recv_max, c->recv_consumed, c->cfg->conn_window, &need);
+        c->need_max_data |= need;
+        return 0;
+    }
+    bool had_fin = *rs.fin_recv;
+    if (end > *rs.recv_max)
+        return -QUIC_FLOW_CONTROL_ERROR; /* §4.1 */
+    /* §4.5: a final size, once known, never changes, and nothing lies beyond it. */
+    if (*rs.fin_recv || *rs.final_size) {
+        if (end > *rs.final_size || (fin && end != *rs.final_size))
+            return -QUIC_FINAL_SIZE_ERROR;
+    } else if (fin) {
+        if (end < *rs.highest)
+            return -QUIC_FINAL_SIZE_ERROR;
+        *rs.final_size = end;
+        *rs.fin_recv = true;
+    }
+    if (end > *rs.highest) {
+        c->recv_highest_sum += end - *rs.highest;
+        *rs.highest = end;
+        if (c->recv_highest_sum > c->recv_max)
+            return -QUIC_FLOW_CONTROL_ERROR;
+    }
+    bool ends = *rs.fin_recv && end == *rs.final_size;
+    if (end < *rs.recv_off || (end == *rs.recv_off && !(fin && !had_fin)))
+        return 0; /* seen before (a FIN that comes on its own after the data is not) */
+    if (off > *rs.recv_off) {
+        if (!pool_put(c, id, off, p, n, fin))
+            c->abort_packet = true;
+        return 0;
+    }
+    size_t skip = (size_t)(*rs.recv_off - off);
+    *rs.recv_off = end;
+    if (n - skip > 0 || ends)
+        deliver(c, id, p + skip, n - skip, ends);
+    /* The callback may have closed the stream (response complete): look it
+     * up again before every step. */
+    for (struct pool_ent *e;;) {
+        if (!recv_state_of(c, id, &rs) || (e = pool_find(c, id, *rs.recv_off)) == NULL)
+            break;
+        uint64_t eend = e->off + e->len;
+        e->used = false;
+        c->pool_used--;
+        if (eend > *rs.recv_off || (e->fin && eend == *rs.recv_off)) {
+            size_t k = (size_t)(*rs.recv_off - e->off);
+            *rs.recv_off = eend;
+            deliver(c, id, e->data + k, e->len - k, e->fin);
+        }
+    }
+    /* Stream-level credit (§4.2) for streams still open. */
+    if (recv_state_of(c, id, &rs) && !*rs.fin_recv) {
+        bool need = false;
+        consumed(rs.recv_max, *rs.recv_off, (id & 3) == 0 ? c->cfg->stream_window : 1u << 16, &need);
+        if (need) {
+            if ((id & 3) == 0) {
+                struct rstream *st = stream_of(c, id >> 2);
+                st->need_msd = true;
+                queue_stream(c, st);
+            } else {
+                c->uni[id >> 2].need_msd = true;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- handshake -------------------------------------------------------------- */
+
+static void handshake_complete(struct quic_conn *c, uint64_t now)
+{
+    int rc;
+    const char *alpn = tls13_hs_alpn(&c->hs);
+
+    /* RFC 9001 §8.1: QUIC requires ALPN; no agreed protocol is
+     * no_application_protocol (0x178). */
+    if (alpn[0] == '\0') {
+        c->close.tls_alert = 120;
+        set_close(c, QUIC_CLOSE_HANDSHAKE, false, QUIC_CRYPTO_ERROR(120), 0, "no application protocol", 23);
+        return;
+    }
+    rc = quic_tparams_decode(&c->peer, c->hs.quic_params_peer, c->hs.quic_params_peer_len, true);
+    if (rc == 0)
+        rc = quic_tparams_check_cids(&c->peer, c->odcid, CID_LEN, c->server_scid, c->server_scid_len,
+                                     c->retried ? c->retry_scid : NULL, c->retry_scid_len);
+    if (rc != 0) {
+        fail(c, QUIC_TRANSPORT_PARAMETER_ERROR, 0, "bad transport parameters");
+        return;
+    }
+    c->hs_done = true;
+    c->state = QUIC_ESTABLISHED;
+    c->cnt.handshake_ns = now - c->start_time;
+    c->send_max = c->peer.initial_max_data;
+    c->peer_max_streams = c->peer.initial_max_streams_bidi;
+    c->peer_max_uni = c->peer.initial_max_streams_uni;
+    quic_rec_set_max_ack_delay(&c->rec, c->peer.max_ack_delay * 1000000ull);
+    /* §10.1: the effective idle timeout is the smaller of the two, where
+     * 0 means "none". */
+    uint64_t peer_idle = c->peer.max_idle_timeout * 1000000ull;
+    if (peer_idle && (c->idle_timeout_ns == 0 || peer_idle < c->idle_timeout_ns))
+        c->idle_timeout_ns = peer_idle;
+    c->idle_deadline = c->idle_timeout_ns ? now + c->idle_timeout_ns : 0;
+}
+
+/* HANDSHAKE_DONE (RFC 9001 §4.1.2): confirmed; Handshake keys go (§4.9.2). */
+static void handshake_confirmed(struct quic_conn *c, uint64_t now)
+{
+    if (c->confirmed)
+        return;
+    c->confirmed = true;
+    quic_rec_set_handshake_confirmed(&c->rec, now);
+    struct space *s = &c->space[QUIC_SPACE_HANDSHAKE];
+    if (s->has_rd || s->has_wr) {
+        quic_rec_discard_space(&c->rec, QUIC_SPACE_HANDSHAKE);
+        quic_keys_wipe(&s->rd);
+        quic_keys_wipe(&s->wr);
+        s->has_rd = s->has_wr = false;
+        s->ack_pending = false;
+    }
+}
+
+/* ---- receiving: frames ------------------------------------------------------ */
+
+static void new_cid(struct quic_conn *c, const struct quic_frame *f)
+{
+    unsigned free_slot = CID_SLOTS;
+    for (unsigned i = 0; i < CID_SLOTS; i++) {
+        if (c->cids[i].used && c->cids[i].seq == f->new_cid.seq)
+            return; /* a repeat */
+        if (!c->cids[i].used && free_slot == CID_SLOTS)
+            free_slot = i;
+    }
+    /* §19.15: retire_prior_to retires every connection ID below it,
+     * including the one in use, which is then replaced. */
+    for (unsigned i = 0; i < CID_SLOTS; i++)
+        if (c->cids[i].used && c->cids[i].seq < f->new_cid.retire_prior_to) {
+            c->cids[i].used = false;
+            if (c->retire_n < sizeof c->retire_queue / sizeof c->retire_queue[0])
+                c->retire_queue[c->retire_n++] = c->cids[i].seq;
+            if (free_slot == CID_SLOTS)
+                free_slot = i;
+        }
+    if (c->dcid_seq < f->new_cid.retire_prior_to && c->retire_n < sizeof c->retire_queue / sizeof c->retire_queue[0])
+        c->retire_queue[c->retire_n++] = c->dcid_seq;
+    if (f->new_cid.seq < f->new_cid.retire_prior_to) {
+        if (c->retire_n < sizeof c->retire_queue / sizeof c->retire_queue[0])
+            c->retire_queue[c->retire_n++] = f->new_cid.seq;
+    } else if (free_slot < CID_SLOTS) {
+        struct peer_cid *p = &c->cids[free_slot];
+        p->used = true;
+        p->seq = f->new_cid.seq;
+        p->len = f->new_cid.cid_len;
+        memcpy(p->id, f->new_cid.cid, p->len);
+        memcpy(p->reset_token, f->new_cid.reset_token, 16);
+        p->has_token = true;
+    } else {
+        fail(c, QUIC_CONNECTION_ID_LIMIT_ERROR, QUIC_FT_NEW_CONNECTION_ID, "too many connection IDs");
+        return;
+    }
+    if (c->dcid_seq < f->new_cid.retire_prior_to) {
+        /* Move to the lowest connection ID still allowed. */
+        unsigned best = CID_SLOTS;
+        for (unsigned i = 0; i < CID_SLOTS; i++)
+            if (c->cids[i].used && (best == CID_SLOTS || c->cids[i].seq < c->cids[best].seq))
+                best = i;
+        if (best < CID_SLOTS) {
+            c->dcid_seq = c->cids[best].seq;
+            c->dcid_len = c->cids[best].len;
+            memcpy(c->dcid, c->cids[best].id, c->dcid_len);
+            c->cids[best].used = false; /* in use now, no longer a spare */
+            if (c->cids[best].has_token) {
+                c->peer.has_stateless_reset_token = true;
+                memcpy(c->peer.stateless_reset_token, c->cids[best].reset_token, 16);
+            }
+        }
+    }
+}
+
+static int on_frame(struct quic_conn *c, enum quic_space s, const struct quic_frame *f, uint64_t now)
+{
+    switch (f->kind) {
+    case QUIC_FT_PADDING:
+    case QUIC_FT_PING:
+    case QUIC_FT_NEW_TOKEN:        /* no later connection of ours would use it */
+    case QUIC_FT_DATA_BLOCKED:     /* credit is granted as data is consumed anyway */
+    case QUIC_FT_STREAM_DATA_BLOCKED:
+    case QUIC_FT_STREAMS_BLOCKED:  /* the server may open no streams we do not allow */
+    case QUIC_FT_PATH_RESPONSE:    /* we never challenge (§19.18: may be ignored) */
+        return 0;
+    case QUIC_FT_ACK:
+    case QUIC_FT_ACK_ECN: {
+        uint64_t exp = s == QUIC_SPACE_APP ? c->peer.ack_delay_exponent : QUIC_TP_DEFAULT_ACK_DELAY_EXPONENT;
+        uint64_t delay_us = f->ack.ack_delay > (UINT64_MAX >> 24) ? UINT64_MAX / 1000 : f->ack.ack_delay << exp;
+        return quic_rec_on_ack(&c->rec, s, &f->ack, min_u64(delay_us, UINT64_MAX / 1000) * 1000, now);
+    }
+    case QUIC_FT_CRYPTO:
+        return crypto_recv(c, s, f->crypto.offset, f->crypto.data, f->crypto.len, now);
+    case QUIC_FT_STREAM:
+        return stream_recv(c, f->stream.stream_id, f->stream.offset, f->stream.data, f->stream.len, f->stream.fin);
+    case QUIC_FT_RESET_STREAM:
+    case QUIC_FT_STOP_SENDING: {
+        uint64_t id = f->kind == QUIC_FT_RESET_STREAM ? f->reset_stream.stream_id : f->stop_sending.stream_id;
+        uint64_t code = f->kind == QUIC_FT_RESET_STREAM ? f->reset_stream.error_code : f->stop_sending.error_code;
+        if ((id & 3) == 0) {
+            if ((id >> 2) >= c->next_n)
+                return -QUIC_STREAM_STATE_ERROR;
+            if (stream_of(c, id >> 2) != NULL)
+                c->cb.stream_reset(c->ctx, id, code, f->kind == QUIC_FT_STOP_SENDING);
+        } else if ((id & 3) == 3) {
+            if ((id >> 2) >= UNI_MAX)
+                return -QUIC_STREAM_LIMIT_ERROR;
+            if (f->kind == QUIC_FT_STOP_SENDING)
+                return -QUIC_STREAM_STATE_ERROR; /* §19.5: a receive-only stream of ours */
+            c->cb.stream_reset(c->ctx, id, code, false);
+        } else if ((id & 3) == 2 && f->kind == QUIC_FT_STOP_SENDING) {
+            c->cb.stream_reset(c->ctx, id, code, true);
+        } else {
+            return -QUIC_STREAM_STATE_ERROR;
+        }
+        return 0;
+    }
+    case QUIC_FT_MAX_DATA:
+        c->send_max = max_u64(c->send_max, f->max_data.max);
+        return 0;
+    case QUIC_FT_MAX_STREAM_DATA: {
+        uint64_t id = f->max_stream_data.stream_id;
+        if ((id & 3) == 0) {
+            if ((id >> 2) >= c->next_n)
+                return -QUIC_STREAM_STATE_ERROR;
+            struct rstream *st = stream_of(c, id >> 2);
+            if (st != NULL && f->max_stream_data.max > st->send_max) {
+                st->send_max = f->max_stream_data.max;
+                if (st->sent < st->len || !st->fin_sent)
+                    queue_stream(c, st);
+            }
+        } else if ((id & 3) == 3) {
+            return -QUIC_STREAM_STATE_ERROR; /* §19.10: a receive-only stream */
+        }
+        return 0;
+    }
+    case QUIC_FT_MAX_STREAMS:
+        if (f->max_streams.uni)
+            c->peer_max_uni = max_u64(c->peer_max_uni, f->max_streams.max);
+        else if (f->max_streams.max > c->peer_max_streams) {
+            c->peer_max_streams = f->max_streams.max;
+            c->streams_blocked_sent = false;
+        }
+        return 0;
+    case QUIC_FT_NEW_CONNECTION_ID:
+        if (c->dcid_len == 0)
+            return -QUIC_PROTOCOL_VIOLATION; /* §19.15: the server uses zero-length IDs */
+        new_cid(c, f);
+        return 0;
+    case QUIC_FT_RETIRE_CONNECTION_ID:
+        /* We issued only the connection ID of the handshake (sequence 0). */
+        return f->retire_cid.seq > 0 ? -QUIC_PROTOCOL_VIOLATION : 0;
+    case QUIC_FT_PATH_CHALLENGE:
+        memcpy(c->path_data, f->path.data, 8);
+        c->need_path_response = true;
+        return 0;
+    case QUIC_FT_CONNECTION_CLOSE:
+    case QUIC_FT_CONNECTION_CLOSE_APP:
+        /* §10.2.2: the peer closed; we enter draining and send nothing. */
+        set_close(c, QUIC_CLOSE_PEER, f->close.app, f->close.error_code, f->close.frame_type,
+                  (const char *)f->close.reason, f->close.reason_len);
+        if (!f->close.app && f->close.error_code >= 0x100 && f->close.error_code <= 0x1ff)
+            c->close.tls_alert = (int)(f->close.error_code - 0x100);
+        return 0;
+    case QUIC_FT_HANDSHAKE_DONE:
+        handshake_confirmed(c, now);
+        return 0;
+    default:
+        return -QUIC_FRAME_ENCODING_ERROR;
+    }
+}
+
+/* Processes a packet's frames. Returns whether it was ack-eliciting; a
+ * connection error closes the connection. */
+static bool process_frames(struct quic_conn *c, enum quic_space s, const uint8_t *p, size_t n, uint64_t now)
+{
+    const uint8_t *end = p + n;
+    bool eliciting = false;
+    struct quic_frame f;
+
+    if (n == 0) {
+        fail(c, QUIC_PROTOCOL_VIOLATION, 0, "empty packet"); /* §12.4 */
+        return false;
+    }
+    while (p < end && c->close.kind == QUIC_CLOSE_NONE && !c->abort_packet) {
+        int rc = quic_frame_next(&p, end, &f);
+        if (rc == 0 && !quic_frame_allowed(f.type, pkt_bit(s)))
+            rc = -QUIC_PROTOCOL_VIOLATION; /* §12.4, Table 3 */
+        if (rc == 0)
+            rc = on_frame(c, s, &f, now);
+        if (rc < 0) {
+            fail(c, (uint64_t)-rc, f.type, "frame error");
+            return false;
+        }
+        if (quic_frame_ack_eliciting(f.type))
+            eliciting = true;
+    }
+    return eliciting;
+}
+
+/* ---- receiving: packets -------------------------------------------------------- */
+
+static void on_version_negotiation(struct quic_conn *c, const struct quic_hdr *h)
+{
+    /* RFC 9000 §6.2: discarded after any packet was processed, or when it
+     * lists the version we use; otherwise the attempt is over. */
+    if (c->any_packet || !cid_is_ours(c, h) || h->scid_len != CID_LEN || memcmp(h->scid, c->odcid, CID_LEN) != 0 ||
+        quic_vn_offers(h, QUIC_V1))
+        return;
+    char why[64];
+    int k = 0;
+    for (size_t i = 0; i < h->n_versions && i < 4 && k < (int)sizeof why - 12; i++)
+        k += snprintf(why + k, sizeof why - (size_t)k, "%s0x%08x", i ? " " : "", quic_vn_version(h, i));
+    set_close(c, QUIC_CLOSE_VERSION, false, 0, 0, why, (size_t)k);
+}
+
+static void on_retry(struct quic_conn *c, const struct quic_hdr *h, const uint8_t *pkt, uint64_t now)
+{
+    struct space *in = &c->space[QUIC_SPACE_INITIAL];
+    (void)now;
+    /* §17.2.5.2: one Retry per attempt, before anything else was processed,
+     * its SCID not our DCID, its tag right (RFC 9001 §5.8). */
+    if (c->retried || c->any_packet || !cid_is_ours(c, h) || h->token_len > sizeof c->token ||
+        (h->scid_len == c->dcid_len && memcmp(h->scid, c->dcid, c->dcid_len) == 0) ||
+        quic_retry_verify(h, pkt, c->odcid, CID_LEN) != 0)
+        return;
+    c->retried = true;
+    c->cnt.retries++;
+    memcpy(c->token, h->token, h->token_len);
+    c->token_len = (uint16_t)h->token_len;
+    memcpy(c->retry_scid, h->scid, h->scid_len);
+    c->retry_scid_len = (uint8_t)h->scid_len;
+    memcpy(c->dcid, h->scid, h->scid_len);
+    c->dcid_len = (uint8_t)h->scid_len;
+    /* New Initial keys from the Retry's SCID (RFC 9001 §5.2); the
+     * ClientHello goes again from offset 0 in new packets (packet numbers
+     * keep counting, RFC 9000 §17.2.5.3). The first Initials are neither
+     * acknowledged nor lost: recovery forgets them (RFC 9002 §6.3). */
+    quic_keys_wipe(&in->wr);
+    quic_keys_wipe(&in->rd);
+    quic_keys_initial(&in->wr, &in->rd, c->dcid, c->dcid_len);
+    uint64_t next = c->rec.space[QUIC_SPACE_INITIAL].next_pn;
+    quic_rec_discard_space(&c->rec, QUIC_SPACE_INITIAL);
+    c->rec.space[QUIC_SPACE_INITIAL].discarded = false;
+    c->rec.space[QUIC_SPACE_INITIAL].next_pn = next;
+    c->rec.space[QUIC_SPACE_INITIAL].oldest = next;
+    c->crypto[QUIC_SPACE_INITIAL].out_sent = 0;
+}
+
+static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *pkt, const uint8_t *dgram, size_t dlen,
+                        uint64_t now)
+{
+    enum quic_space s = h->type == QUIC_PT_INITIAL ? QUIC_SPACE_INITIAL
+                        : h->type == QUIC_PT_HANDSHAKE ? QUIC_SPACE_HANDSHAKE
+                                                        : QUIC_SPACE_APP;
+    struct space *sp = &c->space[s];
+    struct quic_opened o;
+    int rc;
+
+    if (!cid_is_ours(c, h) || !sp->has_rd)
+        return; /* §5.2: not ours; or keys not (or no longer) there: dropped */
+    if (s == QUIC_SPACE_INITIAL) {
+        if (h->token_len != 0)
+            return; /* §17.2.2: a server's Initial carries no token */
+        if (c->got_server_scid && (h->scid_len != c->dcid_len || memcmp(h->scid, c->dcid, c->dcid_len) != 0))
+            return; /* §7.2: the server's SCID is fixed by its first Initial */
+    }
+    if (s == QUIC_SPACE_APP) {
+        rc = quic_hp_remove(&c->app_rd[0].hp, pkt, h->pkt_len, h->pn_offset, sp->largest_recv, &o);
+        if (rc == 0) {
+            const struct quic_keys *k = &c->app_rd[o.key_phase];
+            rc = quic_payload_open(&k->aead, pkt, &o);
+        }
+    } else {
+        rc = quic_packet_open(&sp->rd, pkt, h->pkt_len, h->pn_offset, sp->largest_recv, &o);
+    }
+    if (rc == QUIC_PKT_RESERVED_BITS) {
+        fail(c, QUIC_PROTOCOL_VIOLATION, 0, "reserved bits set");
+        return;
+    }
+    if (rc != 0) {
+        if (s == QUIC_SPACE_APP && is_stateless_reset(c, dgram, dlen))
+            set_close(c, QUIC_CLOSE_STATELESS_RESET, false, 0, 0, NULL, 0);
+        return;
+    }
+    if (quic_ackset_check(&sp->recvd, o.pn) != QUIC_ACKSET_NEW)
+        return; /* §12.3: a duplicate */
+    if (s == QUIC_SPACE_INITIAL && !c->got_server_scid) {
+        /* §7.2: from now on our DCID is the one the server chose. */
+        c->got_server_scid = true;
+        memcpy(c->server_scid, h->scid, h->scid_len);
+        c->server_scid_len = (uint8_t)h->scid_len;
+        memcpy(c->dcid, h->scid, h->scid_len);
+        c->dcid_len = (uint8_t)h->scid_len;
+    }
+    if (s == QUIC_SPACE_APP && o.key_phase != c->rd_phase) {
+        /* RFC 9001 §6.2, §6.3: a packet of the other phase decrypted with
+         * the next keys. If we started the update, this is the answer; if
+         * not, the server started one and ours follow. Packets of the old
+         * phase arriving late fail (their keys are replaced now) and the
+         * server sends what they carried again. */
+        if (sp->largest_recv != QUIC_PN_NONE && o.pn < sp->largest_recv)
+            return; /* older than what we have: not a key update */
+        c->rd_phase = o.key_phase;
+        if (c->wr_phase != c->rd_phase) {
+            quic_keys_update(&sp->wr, c->suite, c->app_wr_secret);
+            c->wr_phase = c->rd_phase;
+            c->key_phase_first_pn = c->rec.space[QUIC_SPACE_APP].next_pn;
+            c->packets_in_phase = 0;
+            c->cnt.key_updates++;
+        }
+        c->key_update_unacked = false;
+        /* The phase just left gets the keys after the next ones. */
+        c->app_rd[!o.key_phase] = c->app_rd[o.key_phase];
+        quic_keys_update(&c->app_rd[!o.key_phase], c->suite, c->app_rd_secret);
+    }
+    c->any_packet = true;
+    c->abort_packet = false;
+    bool eliciting = process_frames(c, s, o.payload, o.payload_len, now);
+    if (c->abort_packet) {
+        /* Not enough room for data that came early: not acknowledged, so the
+         * server sends it again; what the frames changed is idempotent. */
+        c->abort_packet = false;
+        return;
+    }
+    if (c->state == QUIC_CLOSED && c->close.kind != QUIC_CLOSE_PEER)
+        return;
+    if (!sp->has_rd)
+        return; /* the space was discarded while processing (HANDSHAKE_DONE) */
+    quic_ackset_insert(&sp->recvd, o.pn);
+    if (sp->largest_recv == QUIC_PN_NONE || o.pn > sp->largest_recv) {
+        sp->largest_recv = o.pn;
+        sp->largest_recv_time = now;
+    }
+    sp->ack_pending = true;
+    if (eliciting) {
+        sp->unacked_eliciting++;
+        /* §13.2.1: Initial and Handshake at once; 1-RTT after a second
+         * ack-eliciting packet or a short delay. */
+        uint64_t dl = s == QUIC_SPACE_APP && sp->unacked_eliciting < 2 ? now + ACK_DELAY_NS : now;
+        if (sp->ack_deadline == 0 || dl < sp->ack_deadline)
+            sp->ack_deadline = dl;
+    }
+    c->cnt.packets_received++;
+    if (c->idle_timeout_ns) {
+        c->idle_deadline = now + c->idle_timeout_ns;
+        c->idle_restart_on_send = true;
+    }
+}
+
+void quic_conn_input(struct quic_conn *c, uint8_t *dgram, size_t len, uint64_t now)
+{
+    size_t off = 0;
+    const uint8_t *first_dcid = NULL;
+    size_t first_dcid_len = 0;
+
+    if (c->state == QUIC_CLOSED || c->close_pending)
+        return;
+    c->cnt.datagrams_received++;
+    while (off < len && c->state != QUIC_CLOSED) {
+        struct quic_hdr h;
+        uint8_t *pkt = dgram + off;
+        if (quic_hdr_parse(&h, pkt, len - off, CID_LEN) != QUIC_PKT_OK)
+            break; /* the rest of the datagram cannot be delimited */
+        off += h.pkt_len;
+        if (h.type == QUIC_PT_VN) {
+            on_version_negotiation(c, &h);
+            return;
+        }
+        if (h.type == QUIC_PT_RETRY) {
+            on_retry(c, &h, pkt, now);
+            return;
+        }
+        /* §12.2: coalesced packets with another DCID than the first's are dropped. */
+        if (first_dcid == NULL) {
+            first_dcid = h.dcid;
+            first_dcid_len = h.dcid_len;
+        } else if (h.dcid_len != first_dcid_len || memcmp(h.dcid, first_dcid, first_dcid_len) != 0) {
+            continue;
+        }
+        if (h.type == QUIC_PT_0RTT)
+            continue;
+        open_packet(c, &h, pkt, dgram, len, now);
+    }
+}
+
+/* ---- recovery callbacks ------------------------------------------------------- */
+
+static void on_acked(void *ctx, enum quic_space s, uint64_t pn)
+{
+    struct quic_conn *c = ctx;
+    struct pkt_meta *m = &c->space[s].meta[pn % QUIC_REC_CAP];
+    /* §13.2.4: once an ACK of ours is acknowledged, what it covered need
+     * not be acknowledged again. */
+    if (m->flags & M_ACK)
+        quic_ackset_drop_below(&c->space[s].recvd, m->ack_largest + 1);
+    m->flags = 0;
+    m->chunk_n = 0;
+}
+
+static void on_lost(void *ctx, enum quic_space s, uint64_t pn)
+{
+    struct quic_conn *c = ctx;
+    struct pkt_meta *m = &c->space[s].meta[pn % QUIC_REC_CAP];
+    if (m->flags & M_CRYPTO) {
+        struct crypto_level *l = &c->crypto[s];
+        if (m->crypto_off < l->out_sent)
+            l->out_sent = m->crypto_off; /* sent again from there */
+    }
+    if (m->flags & M_MAX_DATA)
+        c->need_max_data = true;
+    if (m->flags & M_STREAMS_BLOCKED)
+        c->streams_blocked_sent = false;
+    for (uint16_t i = 0; i < m->chunk_n; i++) {
+        const struct chunk *ch = &c->chunks[(m->chunk_first + i) & (CHUNK_CAP - 1)];
+        if ((ch->id & 3) == 2) {
+            struct our_uni *u = &c->ours[ch->id >> 2];
+            if (ch->off < u->sent)
+                u->sent = ch->off;
+            continue;
+        }
+        if ((ch->id & 3) == 3) {
+            if (ch->kind == CH_MSD)
+                c->uni[ch->id >> 2].need_msd = true;
+            continue;
+        }
+        struct rstream *st = stream_of(c, ch->id >> 2);
+        if (st == NULL)
+            continue; /* closed since: nothing of it matters any more */
+        if (ch->kind == CH_DATA) {
+            if (ch->off < st->sent)
+                st->sent = ch->off;
+            if (ch->fin)
+                st->fin_sent = false;
+        } else if (ch->kind == CH_MSD) {
+            st->need_msd = true;
+        } else {
+            st->reset_out = true;
+        }
+        queue_stream(c, st);
+    }
+    m->flags = 0;
+    m->chunk_n = 0;
+}
+
+static const struct quic_rec_callbacks rec_cb = { .acked = on_acked, .lost = on_lost };
+
+/* ---- sending -------------------------------------------------------------------- */
+
+static bool ours_pending(const struct quic_conn *c)
+{
+    for (unsigned i = 0; i < c->ours_n; i++)
+        if (c->ours[i].sent < c->ours[i].len)
+            return true;
+    return false;
+}
+
+static bool uni_msd_pending(const struct quic_conn *c)
+{
+    for (unsigned i = 0; i < UNI_MAX; i++)
+        if (c->uni[i].need_msd)
+            return true;
+    return false;
+}
+
+/* Anything ack-eliciting to send in this space, congestion window aside? */
+static bool has_data(const struct quic_conn *c, enum quic_space s)
+{
+    const struct crypto_level *l = &c->crypto[s];
+    if (l->out != NULL && l->out_sent < l->out_len)
+        return true;
+    if (s != QUIC_SPACE_APP || !c->hs_done)
+        return false;
+    return c->q_head != UINT32_MAX || c->need_max_data || c->need_path_response || c->retire_n > 0 ||
+           (c->need_streams_blocked && !c->streams_blocked_sent) || ours_pending(c) || uni_msd_pending(c);
+}
+
+static uint32_t chunk_free(const struct quic_conn *c)
+{
+    /* The oldest outstanding ApplicationData packet holds the oldest chunk. */
+    const struct quic_rec_space *rs = &c->rec.space[QUIC_SPACE_APP];
+    uint32_t tail = c->chunk_head;
+    for (uint64_t pn = rs->oldest; pn < rs->next_pn; pn++) {
+        const struct pkt_meta *m = &c->space[QUIC_SPACE_APP].meta[pn % QUIC_REC_CAP];
+        if (rs->sent[pn % QUIC_REC_CAP].time != 0 && m->chunk_n > 0) {
+            tail = m->chunk_first;
+            break;
+        }
+    }
+    return CHUNK_CAP - (c->chunk_head - tail);
+}
+
+struct pkt_builder {
+    uint8_t *p, *end;          /* payload cursor; end leaves room for the tag */
+    struct pkt_meta *m;
+    bool eliciting;
+    uint32_t chunk_room;
+};
+
+static bool add_chunk(struct quic_conn *c, struct pkt_builder *b, uint64_t id, uint32_t off, uint32_t len,
+                      enum chunk_kind kind, bool fin)
+{
+    if (b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+        return false;
+    if (b->m->chunk_n == 0)
+        b->m->chunk_first = c->chunk_head;
+    c->chunks[c->chunk_head & (CHUNK_CAP - 1)] = (struct chunk){ id, off, len, (uint8_t)kind, fin };
+    c->chunk_head++;
+    b->chunk_room--;
+    b->m->chunk_n++;
+    return true;
+}
+
+/* STREAM frames of one request stream; false when the packet is full. */
+static bool write_stream(struct quic_conn *c, struct pkt_builder *b, struct rstream *st)
+{
+    uint64_t id = st->n << 2;
+    size_t w, k;
+
+    if (st->need_msd) {
+        if (b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+            return false;
+        w = quic_frame_enc_max_stream_data(b->p, (size_t)(b->end - b->p), id, st->recv_max);
+        if (w == 0)
+            return false;
+        b->p += w;
+        add_chunk(c, b, id, 0, 0, CH_MSD, false);
+        st->need_msd = false;
+        b->eliciting = true;
+    }
+    if (st->reset_out) {
+        if (b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+            return false;
+        size_t room = (size_t)(b->end - b->p);
+        w = quic_frame_enc_stop_sending(b->p, room, id, st->reset_code);
+        k = w ? quic_frame_enc_reset_stream(b->p + w, room - w, id, st->reset_code, st->sent) : 0;
+        if (k == 0)
+            return false;
+        b->p += w + k;
+        add_chunk(c, b, id, 0, 0, CH_RESET, false);
+        st->reset_out = false;
+        b->eliciting = true;
+        if (st->n & DETACHED)
+            st->n = NONE; /* the abandoned stream's slot is free now */
+        return true;
+    }
+    while (st->sent < st->len || !st->fin_sent) {
+        uint64_t limit = min_u64(st->len, st->send_max);
+        /* New bytes also need connection credit (§4.1); bytes sent again do not. */
+        uint64_t fresh_room = c->send_max > c->sent_total ? c->send_max - c->sent_total : 0;
+        uint64_t want = limit > st->sent ? limit - st->sent : 0;
+        if (want > fresh_room)
+            want = fresh_room;
+        bool fin = st->sent + want == st->len;
+        if (want == 0 && !(fin && st->sent == st->len))
+            return true; /* blocked by flow control: the stream waits for credit */
+        if (b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+            return false;
+        w = quic_frame_enc_stream(b->p, (size_t)(b->end - b->p), id, st->sent, st->data + st->sent, (size_t)want, fin,
+                                  false, &k);
+        if (w == 0)
+            return false;
+        add_chunk(c, b, id, st->sent, (uint32_t)k, CH_DATA, fin && k == want);
+        b->p += w;
+        st->sent += (uint32_t)k;
+        c->sent_total += k;
+        b->eliciting = true;
+        if (fin && k == want)
+            st->fin_sent = true;
+        if (k < want)
+            return false;
+    }
+    return true;
+}
+
+/* Everything of ApplicationData but ACK and CRYPTO. */
+static void write_app(struct quic_conn *c, struct pkt_builder *b)
+{
+    size_t w;
+
+    if (c->need_path_response && (w = quic_frame_enc_path_response(b->p, (size_t)(b->end - b->p), c->path_data))) {
+        b->p += w;
+        c->need_path_response = false; /* not sent again if lost (§8.2.2: a new challenge comes) */
+        b->eliciting = true;
+    }
+    while (c->retire_n > 0 && (w = quic_frame_enc_retire_cid(b->p, (size_t)(b->end - b->p), c->retire_queue[c->retire_n - 1]))) {
+        b->p += w;
+        c->retire_n--;
+        b->eliciting = true;
+    }
+    if (c->need_max_data && (w = quic_frame_enc_max_data(b->p, (size_t)(b->end - b->p), c->recv_max))) {
+        b->p += w;
+        c->need_max_data = false;
+        b->m->flags |= M_MAX_DATA;
+        b->eliciting = true;
+    }
+    if (c->need_streams_blocked && !c->streams_blocked_sent) {
+        /* STREAMS_BLOCKED (type 0x16) with the limit we hit (§19.14). */
+        uint8_t *q = b->p;
+        if (b->end - q >= 9) {
+            *q++ = QUIC_FT_STREAMS_BLOCKED;
+            q = quic_varint_put(q, b->end, c->peer_max_streams);
+            if (q != NULL) {
+                b->p = q;
+                c->streams_blocked_sent = true;
+                c->need_streams_blocked = false;
+                b->m->flags |= M_STREAMS_BLOCKED;
+                b->eliciting = true;
+            }
+        }
+    }
+    for (unsigned i = 0; i < UNI_MAX; i++) {
+        struct ustream *u = &c->uni[i];
+        if (!u->need_msd || b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+            continue;
+        w = quic_frame_enc_max_stream_data(b->p, (size_t)(b->end - b->p), ((uint64_t)i << 2) | 3, u->recv_max);
+        if (w == 0)
+            break;
+        b->p += w;
+        add_chunk(c, b, ((uint64_t)i << 2) | 3, 0, 0, CH_MSD, false);
+        u->need_msd = false;
+        b->eliciting = true;
+    }
+    for (unsigned i = 0; i < c->ours_n; i++) {
+        struct our_uni *u = &c->ours[i];
+        size_t k;
+        if (u->sent >= u->len || b->m->chunk_n >= CHUNKS_PER_PKT || b->chunk_room == 0)
+            continue;
+        uint64_t id = ((uint64_t)i << 2) | 2;
+        w = quic_frame_enc_stream(b->p, (size_t)(b->end - b->p), id, u->sent, u->data + u->sent, u->len - u->sent,
+                                  false, false, &k);
+        if (w == 0)
+            break;
+        add_chunk(c, b, id, u->sent, (uint32_t)k, CH_DATA, false);
+        b->p += w;
+        u->sent += (uint32_t)k;
+        b->eliciting = true;
+    }
+    /* Request streams with something to send, in the order they asked. */
+    while (c->q_head != UINT32_MAX) {
+        struct rstream *st = &c->streams[c->q_head];
+        if (!write_stream(c, b, st))
+            return; /* the packet is full; the stream stays at the head */
+        c->q_head = st->next;
+        if (c->q_head == UINT32_MAX)
+            c->q_tail = UINT32_MAX;
+        st->queued = false;
+    }
+}
+
+/* Builds one packet of space s at out (room bytes). pad_to: fill the packet
+ * to this many bytes with PADDING (Initial datagrams, §14.1). Returns its
+ * length, 0 when there is nothing to send in this space. */
+static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out, size_t room, size_t pad_to,
+                           bool cwnd_ok, uint64_t now)
+{
+    struct space *sp = &c->space[s];
+    struct quic_rec_space *rs = &c->rec.space[s];
+    const struct quic_keys *k = &sp->wr;
+    bool probe = c->rec.probes_due[s] > 0;
+    bool closing = c->close_pending;
+    bool ack_now = sp->ack_pending && (sp->ack_deadline != 0 && sp->ack_deadline <= now);
+    bool data = !closing && (cwnd_ok || probe) && has_data(c, s);
+
+    if (!sp->has_wr || rs->discarded)
+        return 0;
+    if (closing && (c->close_sent & (1u << s)))
+        return 0; /* one CONNECTION_CLOSE per space is enough (§10.2.1: we do not linger) */
+    if (!closing && !ack_now && !data && !probe)
+        return 0;
+    if (!quic_rec_can_send(&c->rec, s) || room < MIN_PACKET_ROOM)
+        return 0;
+
+    uint64_t pn = rs->next_pn;
+    size_t pn_len = quic_pn_encode_len(pn, rs->largest_acked);
+    size_t hlen;
+    if (pn_len == 0)
+        return 0;
+    if (s == QUIC_SPACE_APP)
+        hlen = quic_build_short(out, room, c->dcid, c->dcid_len, c->wr_phase, pn_len);
+    else
+        hlen = quic_build_long(out, room, s == QUIC_SPACE_INITIAL ? QUIC_PT_INITIAL : QUIC_PT_HANDSHAKE, c->dcid,
+                               c->dcid_len, c->scid, CID_LEN, c->token, s == QUIC_SPACE_INITIAL ? c->token_len : 0,
+                               pn_len);
+    if (hlen == 0 || hlen + 4 + QUIC_TAG_LEN > room)
+        return 0;
+
+    struct pkt_meta *m = &sp->meta[pn % QUIC_REC_CAP];
+    struct pkt_builder b = { out + hlen, out + room - QUIC_TAG_LEN, m, false, 0 };
+    *m = (struct pkt_meta){ 0 };
+    if (s == QUIC_SPACE_APP) {
+        uint32_t f = chunk_free(c);
+        b.chunk_room = f > 0 ? f - 1 : 0;
+    }
+
+    if (closing) {
+        /* §10.2.3: before the handshake completes an application close is
+         * sent as a transport close with APPLICATION_ERROR. */
+        bool app = c->close.app && s == QUIC_SPACE_APP;
+        uint64_t code = c->close.app && !app ? QUIC_APPLICATION_ERROR : c->close.code;
+        size_t w = quic_frame_enc_close(b.p, (size_t)(b.end - b.p), app, code, app ? 0 : c->close.frame_type,
+                                        app || !c->close.app ? c->close.reason : "", app || !c->close.app ? strlen(c->close.reason) : 0);
+        b.p += w;
+        c->close_sent |= (uint8_t)(1u << s);
+    } else {
+        if (sp->ack_pending && sp->recvd.n > 0) {
+            /* ACK Delay in our ack_delay_exponent (the default, 3: 8 µs units). */
+            uint64_t delay = now > sp->largest_recv_time ? (now - sp->largest_recv_time) / 1000 >> 3 : 0;
+            size_t w = quic_frame_enc_ack(b.p, (size_t)(b.end - b.p), sp->recvd.r, sp->recvd.n, delay, NULL, NULL);
+            if (w > 0) {
+                b.p += w;
+                m->flags |= M_ACK;
+                m->ack_largest = sp->recvd.r[sp->recvd.n - 1].hi;
+                sp->ack_pending = false;
+                sp->unacked_eliciting = 0;
+                sp->ack_deadline = 0;
+            }
+        }
+        if (data || probe) {
+            struct crypto_level *l = &c->crypto[s];
+            if (l->out != NULL && l->out_sent < l->out_len) {
+                size_t got;
+                size_t w = quic_frame_enc_crypto(b.p, (size_t)(b.end - b.p), l->out_sent, l->out + l->out_sent,
+                                                 l->out_len - l->out_sent, &got);
+                if (w > 0) {
+                    m->flags |= M_CRYPTO;
+                    m->crypto_off = l->out_sent;
+                    m->crypto_len = (uint32_t)got;
+                    l->out_sent += (uint32_t)got;
+                    b.p += w;
+                    b.eliciting = true;
+                }
+            }
+            if (s == QUIC_SPACE_APP && c->hs_done)
+                write_app(c, &b);
+        }
+        if (probe && !b.eliciting) {
+            /* A probe must elicit an ACK (RFC 9002 §6.2.4): nothing new to
+             * send, so a PING. */
+            size_t w = quic_frame_enc_ping(b.p, (size_t)(b.end - b.p));
+            b.p += w;
+            b.eliciting = w > 0;
+        }
+    }
+    size_t payload = (size_t)(b.p - (out + hlen));
+    if (payload == 0)
+        return 0;
+    /* Header protection samples 16 bytes from 4 past the packet number's
+     * start (RFC 9001 §5.4.2): short payloads are padded. */
+    size_t min_payload = pn_len < 4 ? 4 - pn_len : 0;
+    size_t target = payload < min_payload ? min_payload : payload;
+    if (pad_to > hlen + QUIC_TAG_LEN && hlen + target + QUIC_TAG_LEN < pad_to)
+        target = pad_to - hlen - QUIC_TAG_LEN;
+    if (target > payload) {
+        memset(out + hlen + payload, 0, target - payload); /* PADDING frames */
+        payload = target;
+    }
+    if (s != QUIC_SPACE_APP && quic_set_length(out, hlen, payload) != 0)
+        return 0;
+    size_t len = quic_packet_seal(k, out, hlen, payload, pn);
+    if (len == 0)
+        return 0;
+    bool in_flight = b.eliciting || target > (size_t)(b.p - (out + hlen));
+    quic_rec_on_sent(&c->rec, s, now, len, b.eliciting, in_flight);
+    if (probe && b.eliciting)
+        quic_rec_probe_sent(&c->rec, s);
+    c->cnt.packets_sent++;
+    if (s == QUIC_SPACE_APP)
+        c->packets_in_phase++;
+    if (b.eliciting && c->idle_restart_on_send && c->idle_timeout_ns) {
+        c->idle_deadline = now + c->idle_timeout_ns;
+        c->idle_restart_on_send = false;
+    }
+    return len;
+}
+
+/* RFC 9001 §4.9.1: a client drops its Initial keys when it first sends a
+ * Handshake packet. */
+static void discard_initial(struct quic_conn *c)
+{
+    struct space *in = &c->space[QUIC_SPACE_INITIAL];
+    if (!in->has_wr)
+        return;
+    quic_rec_discard_space(&c->rec, QUIC_SPACE_INITIAL);
+    quic_keys_wipe(&in->rd);
+    quic_keys_wipe(&in->wr);
+    in->has_rd = in->has_wr = false;
+    in->ack_pending = false;
+    pool_drop_key(c, NONE - QUIC_SPACE_INITIAL);
+}
+
+/* RFC 9001 §6.6: before the confidentiality limit of the AEAD, our keys
+ * change; only once the last change was acknowledged (§6.1). */
+static void maybe_key_update(struct quic_conn *c)
+{
+    if (!c->confirmed || c->key_update_unacked || c->wr_phase != c->rd_phase ||
+        c->packets_in_phase < c->key_update_after ||
+        c->rec.space[QUIC_SPACE_APP].largest_acked == QUIC_PN_NONE ||
+        c->rec.space[QUIC_SPACE_APP].largest_acked < c->key_phase_first_pn)
+        return;
+    quic_keys_update(&c->space[QUIC_SPACE_APP].wr, c->suite, c->app_wr_secret);
+    c->wr_phase = !c->wr_phase;
+    c->key_update_unacked = true;
+    c->key_phase_first_pn = c->rec.space[QUIC_SPACE_APP].next_pn;
+    c->packets_in_phase = 0;
+    c->cnt.key_updates++;
+}
+
+size_t quic_conn_output(struct quic_conn *c, uint8_t *out, size_t cap, size_t max_dgrams, size_t *seg_size,
+                        uint64_t now)
+{
+    size_t total = 0, n = 0;
+
+    *seg_size = QUIC_DGRAM_SIZE;
+    if (c->state == QUIC_CLOSED)
+        return 0;
+    maybe_key_update(c);
+    while (n < max_dgrams && cap - total >= QUIC_DGRAM_SIZE) {
+        uint8_t *d = out + total;
+        size_t len = 0;
+        bool cwnd_ok = quic_rec_cwnd_room(&c->rec) >= QUIC_DGRAM_SIZE;
+        for (int s = QUIC_SPACE_INITIAL; s < QUIC_SPACES; s++) {
+            /* An Initial goes alone in its datagram, padded to the full
+             * size (§14.1), so no later packet of the datagram needs
+             * padding; Handshake and 1-RTT packets share the next one. */
+            bool initial = s == QUIC_SPACE_INITIAL;
+            size_t w = build_packet(c, (enum quic_space)s, d + len, QUIC_DGRAM_SIZE - len,
+                                    initial ? QUIC_DGRAM_SIZE : 0, cwnd_ok, now);
+            if (w == 0)
+                continue;
+            len += w;
+            if (s == QUIC_SPACE_HANDSHAKE)
+                discard_initial(c);
+            if (initial)
+                break;
+        }
+        if (len == 0)
+            break;
+        total += len;
+        n++;
+        if (len < QUIC_DGRAM_SIZE)
+            break; /* GSO: only the last datagram may be short */
+    }
+    c->cnt.datagrams_sent += n;
+    if (c->close_pending) {
+        c->close_pending = false;
+        c->state = QUIC_CLOSED;
+    }
+    return total;
+}
+
+/* ---- timers ------------------------------------------------------------------- */
+
+uint64_t quic_conn_deadline(const struct quic_conn *c)
+{
+    uint64_t d = UINT64_MAX;
+    if (c->state == QUIC_CLOSED)
+        return d;
+    if (c->rec.loss_timer)
+        d = c->rec.loss_timer;
+    for (int s = 0; s < QUIC_SPACES; s++)
+        if (c->space[s].ack_pending && c->space[s].ack_deadline && c->space[s].ack_deadline < d)
+            d = c->space[s].ack_deadline;
+    if (c->idle_deadline && c->idle_deadline < d)
+        d = c->idle_deadline;
+    return d;
+}
+
+void quic_conn_timeout(struct quic_conn *c, uint64_t now)
+{
+    if (c->state == QUIC_CLOSED)
+        return;
+    if (c->idle_deadline && now >= c->idle_deadline) {
+        /* §10.1: silently closed; nothing goes out. */
+        set_close(c, QUIC_CLOSE_IDLE, false, 0, 0, NULL, 0);
+        c->state = QUIC_CLOSED;
+        c->close_pending = false;
+        return;
+    }
+    if (c->rec.loss_timer && now >= c->rec.loss_timer)
+        quic_rec_on_timeout(&c->rec, now);
+    /* ACK deadlines are met by the next quic_conn_output. */
+}
+
+/* ---- the application's side --------------------------------------------------- */
+
+enum quic_conn_state quic_conn_state(const struct quic_conn *c) { return c->state; }
+const struct quic_close_info *quic_conn_close_info(const struct quic_conn *c) { return &c->close; }
+
+const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c)
+{
+    c->cnt.packets_lost = c->rec.packets_lost;
+    c->cnt.pto_count = c->rec.pto_fired;
+    return &c->cnt;
+}
+
+const char *quic_conn_alpn(const struct quic_conn *c) { return tls13_hs_alpn(&c->hs); }
+uint32_t quic_conn_ring(const struct quic_conn *c) { return c->ring; }
+uint32_t quic_conn_slot(const struct quic_conn *c, uint64_t id) { return (uint32_t)((id >> 2) & c->ring_mask); }
+uint32_t quic_conn_open_streams(const struct quic_conn *c) { return c->open_streams; }
+
+bool quic_conn_can_open(struct quic_conn *c)
+{
+    if (c->state != QUIC_ESTABLISHED || c->close_pending || c->open_streams >= c->cfg->max_streams)
+        return false;
+    if (c->next_n >= c->peer_max_streams) {
+        if (!c->streams_blocked_sent)
+            c->need_streams_blocked = true;
+        return false;
+    }
+    return c->streams[c->next_n & c->ring_mask].n == NONE;
+}
+
+uint64_t quic_conn_open(struct quic_conn *c, const uint8_t *data, size_t len)
+{
+    uint64_t n = c->next_n++;
+    struct rstream *st = &c->streams[n & c->ring_mask];
+    *st = (struct rstream){
+        .n = n,
+        .data = data,
+        .len = (uint32_t)len,
+        .send_max = c->peer.initial_max_stream_data_bidi_remote,
+        .recv_max = c->cfg->stream_window,
+        .next = UINT32_MAX,
+    };
+    c->open_streams++;
+    queue_stream(c, st);
+    return n << 2;
+}
+
+uint64_t quic_conn_open_uni(struct quic_conn *c, const uint8_t *data, size_t len)
+{
+    if (c->ours_n >= OUR_UNI_MAX || c->ours_n >= c->peer_max_uni)
+        return UINT64_MAX;
+    /* Our unidirectional streams are tiny (a type byte, a SETTINGS frame):
+     * they fit the smallest stream window a server may give (§4.1 aside,
+     * a window under 64 bytes would stall them, which is the server's
+     * choice). */
+    c->ours[c->ours_n] = (struct our_uni){ .data = data, .len = (uint32_t)len, .used = true };
+    c->sent_total += len;
+    return ((uint64_t)c->ours_n++ << 2) | 2;
+}
+
+void quic_conn_close_stream(struct quic_conn *c, uint64_t id, uint64_t code)
+{
+    struct rstream *st = stream_of(c, id >> 2);
+    if (st == NULL || (id & 3) != 0)
+        return;
+    pool_drop_key(c, id);
+    /* Whatever the server sent that we did not consume still counts for
+     * the connection's credit. */
+    if (st->highest > st->recv_off) {
+        bool need = false;
+        c->recv_consumed += st->highest - st->recv_off;
+        consumed(&c->recv_max, c->recv_consumed, c->cfg->conn_window, &need);
+        c->need_max_data |= need;
+    }
+    if (code != 0 && !(st->fin_recv && st->recv_off == st->final_size)) {
+        /* Abandoned (RFC 9000 §3.5, RFC 9114 §4.1.1): STOP_SENDING for the
+         * response and RESET_STREAM for our side, both best effort — the
+         * slot is reused at once, and a lost one is not sent again. */
+        st->reset_code = code;
+        st->reset_out = true;
+        st->need_msd = false;
+        st->sent = st->len;
+        st->fin_sent = true;
+        /* Sent from a detached record: keep the slot's number until it
+         * goes out, marking it closed for receiving. */
+        st->fin_recv = true;
+        st->final_size = st->highest;
+        st->recv_off = st->highest;
+        queue_stream(c, st);
+        c->open_streams--;
+        st->n |= DETACHED; /* closed: stream_of no longer finds it */
+        return;
+    }
+    if (st->queued) {
+        /* Still in the send queue (nothing left but, e.g., a credit update):
+         * take it out. */
+        uint32_t slot = (uint32_t)(st - c->streams), prev = UINT32_MAX;
+        for (uint32_t i = c->q_head; i != UINT32_MAX; prev = i, i = c->streams[i].next)
+            if (i == slot) {
+                if (prev == UINT32_MAX)
+                    c->q_head = st->next;
+                else
+                    c->streams[prev].next = st->next;
+                if (c->q_tail == slot)
+                    c->q_tail = prev;
+                break;
+            }
+    }
+    st->n = NONE;
+    st->queued = false;
+    c->open_streams--;
+}
+
+void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *reason)
+{
+    set_close(c, QUIC_CLOSE_LOCAL, app, code, 0, reason, reason ? strlen(reason) : 0);
+}

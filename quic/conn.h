@@ -1,0 +1,159 @@
+/* quic/conn.h — a QUIC version 1 client connection (RFC 9000, 9001, 9002),
+ * sans-I/O: datagrams in with the current time, datagrams out into the
+ * caller's buffer, the next timer deadline out.
+ *
+ * No syscalls, no clock reads, no allocation: the caller hands over one
+ * block of quic_conn_size() bytes, in which live the TLS handshake, the keys
+ * of every level, the sent-packet records (quic/recovery.h), the ranges
+ * received (quic/ackset.h), a small pool for data that arrives ahead of
+ * its stream's or CRYPTO level's offset, and the ring of request streams.
+ *
+ * Streams: the application opens client bidirectional streams in order
+ * (ids 0, 4, 8, ...), each sending bytes the application keeps alive (shb's
+ * request bytes are the same for every stream, so nothing is copied and a
+ * loss retransmits from them) and FIN. Open streams live in a ring indexed
+ * by stream number modulo its size: a new stream needs the slot of the one
+ * QUIC_STREAM_RING earlier to be closed. Received bytes of every stream
+ * (request streams and the server's unidirectional ones) are handed to the
+ * application in order, through a callback, as they become contiguous.
+ *
+ * Left out on purpose (a benchmark client's needs): no server role, no
+ * migration or path validation of our own (PATH_CHALLENGE is answered), no
+ * 0-RTT, no DATAGRAM extension, no ECN, NewReno only, a fixed datagram
+ * size (QUIC_DGRAM_SIZE, no PMTU discovery). */
+#ifndef SHB_QUIC_CONN_H
+#define SHB_QUIC_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quic/recovery.h"
+
+/* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
+ * size every path must carry; the Initial padding minimum too). */
+#define QUIC_DGRAM_SIZE 1200
+/* Randomness per connection: our SCID, the first DCID, the TLS entropy. */
+#define QUIC_CONN_ENTROPY 192
+
+/* Where the connection stands. */
+enum quic_conn_state {
+    QUIC_HANDSHAKING,  /* not yet able to carry requests */
+    QUIC_ESTABLISHED,  /* 1-RTT keys and the handshake complete: streams may be opened */
+    QUIC_CLOSED,       /* over: see quic_conn_close_info; nothing more to feed or send */
+};
+
+/* Why it closed. */
+enum quic_close_kind {
+    QUIC_CLOSE_NONE,
+    QUIC_CLOSE_LOCAL,          /* we closed it: error code below (0 for an orderly close) */
+    QUIC_CLOSE_PEER,           /* the server's CONNECTION_CLOSE */
+    QUIC_CLOSE_IDLE,           /* the idle timeout passed (RFC 9000 §10.1) */
+    QUIC_CLOSE_STATELESS_RESET,/* a stateless reset (§10.3) */
+    QUIC_CLOSE_VERSION,        /* Version Negotiation: the server does not speak version 1 */
+    QUIC_CLOSE_HANDSHAKE,      /* the TLS handshake failed (alert in tls_alert) */
+};
+
+struct quic_close_info {
+    enum quic_close_kind kind;
+    bool app;                  /* the code is an application's (HTTP/3), not a transport one */
+    uint64_t code;
+    uint64_t frame_type;       /* transport errors: the frame that caused it, when known */
+    int tls_alert;             /* QUIC_CLOSE_HANDSHAKE / CRYPTO_ERROR: the TLS alert, 0 if none */
+    bool during_handshake;     /* it closed before QUIC_ESTABLISHED */
+    char reason[64];           /* the peer's reason phrase (cut short), or ours */
+};
+
+struct quic_conn_callbacks {
+    /* The next bytes of stream `id`, in order; fin: they end it. Request
+     * streams (id % 4 == 0) and the server's unidirectional ones (id % 4 ==
+     * 3). Data for a stream already closed is never delivered. */
+    void (*stream_data)(void *ctx, uint64_t id, const uint8_t *p, size_t n, bool fin);
+    /* The server reset stream `id` (RESET_STREAM) or asked us to stop
+     * sending on it (STOP_SENDING); the stream stays open until the
+     * application closes it. */
+    void (*stream_reset)(void *ctx, uint64_t id, uint64_t code, bool stop_sending);
+};
+
+struct quic_conn_config {
+    const char *server_name;   /* SNI, NULL for an IP literal */
+    const uint8_t *alpn;       /* protocol_name_list body, e.g. "\x02h3" */
+    size_t alpn_len;
+    uint32_t max_streams;      /* request streams open at once (-p); the ring holds twice that */
+    uint64_t stream_window;    /* receive window per request stream (initial_max_stream_data_bidi_local) */
+    uint64_t conn_window;      /* connection receive window (initial_max_data) */
+    uint64_t idle_timeout_ns;  /* our max_idle_timeout */
+};
+
+/* Counters for the report (quic object). */
+struct quic_conn_counters {
+    uint64_t packets_sent, packets_received, packets_lost, pto_count;
+    uint64_t datagrams_sent, datagrams_received;
+    uint64_t retries, key_updates;
+    uint64_t handshake_ns;     /* first Initial sent -> handshake complete; 0 before */
+};
+
+struct quic_conn;
+
+/* Bytes of the block quic_conn_init takes for this config. */
+size_t quic_conn_size(const struct quic_conn_config *cfg);
+
+/* Starts the connection in mem (quic_conn_size bytes, any alignment of 16):
+ * queues the ClientHello. cfg and what it points to must outlive the
+ * connection. Returns the connection, or NULL with *err set for a config
+ * that cannot work. */
+struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, const uint8_t entropy[QUIC_CONN_ENTROPY],
+                                 const struct quic_conn_callbacks *cb, void *ctx, uint64_t now);
+
+/* A datagram received (len bytes at dgram, modified in place). Packets are
+ * processed, acknowledgements and losses handled; callbacks run from
+ * here. */
+void quic_conn_input(struct quic_conn *c, uint8_t *dgram, size_t len, uint64_t now);
+
+/* Builds what is to be sent now into out (cap bytes): datagrams of
+ * *seg_size bytes each, the last one possibly shorter (UDP GSO's layout),
+ * at most max_dgrams of them. Returns the total bytes (0: nothing to send). */
+size_t quic_conn_output(struct quic_conn *c, uint8_t *out, size_t cap, size_t max_dgrams, size_t *seg_size,
+                        uint64_t now);
+
+/* When quic_conn_timeout must next be called (ns on the caller's clock);
+ * UINT64_MAX: no timer. */
+uint64_t quic_conn_deadline(const struct quic_conn *c);
+/* Timers that passed (loss detection, PTO, ACK delay, idle, closing). */
+void quic_conn_timeout(struct quic_conn *c, uint64_t now);
+
+enum quic_conn_state quic_conn_state(const struct quic_conn *c);
+const struct quic_close_info *quic_conn_close_info(const struct quic_conn *c);
+const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c);
+/* The ALPN protocol the server chose ("" if none). */
+const char *quic_conn_alpn(const struct quic_conn *c);
+
+/* Whether a request stream can be opened now (established, under the
+ * server's MAX_STREAMS and our max_streams, its ring slot free). When the
+ * server's limit holds us back, a STREAMS_BLOCKED goes out (§4.6). */
+bool quic_conn_can_open(struct quic_conn *c);
+/* Opens the next request stream, sending data[0..len) then FIN; returns
+ * its id. Only after quic_conn_can_open said yes. */
+uint64_t quic_conn_open(struct quic_conn *c, const uint8_t *data, size_t len);
+/* Opens one of our unidirectional streams (HTTP/3 control and QPACK
+ * streams) with data that is never followed by FIN. Returns its id, or
+ * UINT64_MAX when the server allows no more. */
+uint64_t quic_conn_open_uni(struct quic_conn *c, const uint8_t *data, size_t len);
+/* The application is done with request stream id: its slot is free for a
+ * later stream and anything still arriving for it is dropped. code != 0:
+ * the stream is abandoned (a timeout): STOP_SENDING and RESET_STREAM with
+ * that application error code go out. */
+void quic_conn_close_stream(struct quic_conn *c, uint64_t id, uint64_t code);
+/* Ring slot of request stream id (for the application's own per-stream
+ * state): id / 4 % quic_conn_ring(c). */
+uint32_t quic_conn_slot(const struct quic_conn *c, uint64_t id);
+uint32_t quic_conn_ring(const struct quic_conn *c);
+/* The request streams open now. */
+uint32_t quic_conn_open_streams(const struct quic_conn *c);
+
+/* Closes the connection: CONNECTION_CLOSE (app: an application error
+ * code, e.g. H3_NO_ERROR; else a transport one) goes out with the next
+ * output, then the connection is QUIC_CLOSED. */
+void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *reason);
+
+#endif

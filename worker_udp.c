@@ -1,0 +1,756 @@
+/* worker_udp.c — the UDP transport: QUIC connections (quic/conn.c) and the
+ * HTTP/3 glue (h3.c). What happens to a datagram, from the socket to the
+ * request it completes, is here; the loop and the request accounting are
+ * worker.c's (worker_loop.h).
+ *
+ * One connected UDP socket per QUIC connection, in a registered file slot,
+ * with one multishot receive drawing from the worker's provided buffer ring
+ * (one datagram per completion; connected, so no address to read and no
+ * recvmsg needed). Datagrams are fed to their connection as they complete;
+ * the state machine's turn (new requests, the packets they make, the timer)
+ * happens once per batch of completions, for each connection the batch
+ * touched. Packets are built straight into the connection's send buffer and
+ * leave in one sendmsg with UDP GSO (up to SEND_DGRAMS datagrams of one
+ * size) when the kernel has it, one sendmsg per datagram when it does not.
+ *
+ * Timers: each connection's next QUIC deadline (loss detection, PTO, ACK
+ * delay, idle) is an absolute io_uring timeout, armed only when the
+ * deadline moves earlier than the one armed; one that fires early just
+ * makes a turn. The handshake (--connect-timeout), each request
+ * (--timeout) and a connection that can open no stream are checked on the
+ * loop's tick, as over TCP. */
+#define _GNU_SOURCE
+#include <bearssl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "h3.h"
+#include "worker_loop.h"
+
+/* <linux/udp.h>, which musl-gcc does not see. */
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+
+/* Datagrams one send may carry: the kernel's UDP GSO limit is 64 segments
+ * (UDP_MAX_SEGMENTS); a batch rarely needs more than a few. */
+#define SEND_DGRAMS 32
+
+enum udp_op { OP_RECV = OP_TRANSPORT, OP_SEND, OP_TIMER, OP_CANCEL };
+
+enum qc_state { QC_IDLE, QC_QUEUED, QC_OPEN };
+
+/* A request on a stream of a connection (indexed by the stream's ring slot). */
+struct h3_req {
+    uint64_t id;          /* stream id; UINT64_MAX: slot unused */
+    uint64_t started_ns;
+    uint8_t retries;
+    struct h3_resp resp;
+};
+
+#define UNI_STREAMS 16    /* the server's unidirectional streams we track (quic/conn.c UNI_MAX) */
+
+struct qc {
+    struct loop *loop;                 /* for the engine's callbacks */
+    uint32_t gen;
+    uint8_t state;
+    bool recv_armed, sending, in_flush, started;
+    uint32_t responses;
+    uint64_t handshake_deadline;
+    uint64_t stuck_since;
+    uint64_t timer_at;                 /* the deadline of the timer armed last (0: none) */
+    struct shb_kernel_timespec timer_ts;
+    struct quic_conn *q;
+    void *qmem;
+    struct h3_req *reqs;               /* quic_conn_ring entries */
+    struct h3_peer peer;
+    struct h3_uni uni[UNI_STREAMS];
+    bool uni_ignored[UNI_STREAMS];
+    bool counted;                      /* its QUIC counters are in the stats */
+    /* The send in flight (one at a time per connection). */
+    uint8_t *out;
+    size_t out_len, seg;
+    struct iovec iov;
+    struct msghdr msg;
+    union {
+        char buf[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } cmsg;
+};
+
+struct udp {
+    struct qc *conns;
+    uint32_t nconns;
+    uint32_t *flush_list;
+    uint32_t nflush;
+    uint8_t *qmem, *out_mem;
+    struct h3_req *req_mem;
+    size_t qsize;
+    uint32_t ring;
+    bool gso;                         /* the kernel takes UDP_SEGMENT */
+    struct qc *event_conn;            /* the connection whose engine is calling back */
+    br_hmac_drbg_context drbg;
+};
+
+static inline struct udp *udp_of(const struct loop *l) { return l->tp_state; }
+static uint32_t qc_idx(const struct udp *u, const struct qc *c) { return (uint32_t)(c - u->conns); }
+
+static void flush_later(struct loop *l, struct qc *c)
+{
+    struct udp *u = udp_of(l);
+    if (!c->in_flush) {
+        c->in_flush = true;
+        u->flush_list[u->nflush++] = qc_idx(u, c);
+    }
+}
+
+static void arm_recv(struct loop *l, struct qc *c)
+{
+    uint32_t i = qc_idx(udp_of(l), c);
+    uring_prep_recv_multishot(uring_sqe(&l->ring), i, LOOP_BUF_GROUP, ud_make(OP_RECV, c->gen, i));
+    c->recv_armed = true;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static struct h3_req *req_of(struct loop *l, struct qc *c, uint64_t id)
+{
+    struct h3_req *r = &c->reqs[quic_conn_slot(c->q, id)];
+    (void)l;
+    return r->id == id ? r : NULL;
+}
+
+static void req_end(struct qc *c, struct h3_req *r, uint64_t reset_code)
+{
+    quic_conn_close_stream(c->q, r->id, reset_code);
+    r->id = UINT64_MAX;
+}
+
+/* Opens request streams while the connection and the run allow. */
+static void fill_streams(struct loop *l, struct qc *c)
+{
+    const struct h3_config *h3 = l->cfg->h3;
+    unsigned retries;
+
+    if (c->peer.goaway_id != UINT64_MAX)
+        return; /* RFC 9114 §5.2: no new requests after GOAWAY */
+    while (quic_conn_can_open(c->q) && loop_take(l, &retries)) {
+        uint64_t id = quic_conn_open(c->q, h3->request, h3->request_len);
+        struct h3_req *r = &c->reqs[quic_conn_slot(c->q, id)];
+        r->id = id;
+        r->started_ns = l->now;
+        r->retries = (uint8_t)retries;
+        h3_resp_init(&r->resp);
+    }
+}
+
+/* ---- engine callbacks ------------------------------------------------------ */
+
+static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, bool fin)
+{
+    struct qc *c = ctx;
+    struct loop *l = c->loop;
+
+    if ((id & 3) == 3) {
+        unsigned k = (unsigned)(id >> 2);
+        if (k >= UNI_STREAMS || c->uni_ignored[k])
+            return;
+        int rc = h3_uni_feed(&c->peer, &c->uni[k], p, n, fin);
+        if (rc == H3_UNI_IGNORE)
+            c->uni_ignored[k] = true;
+        else if (rc < 0)
+            quic_conn_close(c->q, true, (uint64_t)-rc, h3_error_name((uint64_t)-rc));
+        return;
+    }
+    struct h3_req *r = req_of(l, c, id);
+    if (r == NULL)
+        return;
+    int rc = h3_resp_feed(&r->resp, p, n, fin);
+    if (rc == H3_RESP_MORE)
+        return;
+    if (rc == H3_RESP_DONE) {
+        c->responses++;
+        loop_ok(l, r->resp.status, r->started_ns);
+        req_end(c, r, 0);
+        return;
+    }
+    /* A malformed response (RFC 9114 §4.1.2): this stream's error. */
+    loop_error(l, ERR_PROTOCOL);
+    req_end(c, r, H3_MESSAGE_ERROR);
+}
+
+static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sending)
+{
+    struct qc *c = ctx;
+    struct loop *l = c->loop;
+
+    if ((id & 3) != 0) {
+        /* The server reset one of its critical streams, or stopped one of
+         * ours (RFC 9114 §6.2.1): H3_CLOSED_CRITICAL_STREAM. Other
+         * unidirectional streams (unknown types) may be reset freely. */
+        unsigned k = (unsigned)(id >> 2);
+        bool critical = (id & 3) == 2 || (k < UNI_STREAMS && !c->uni_ignored[k] && c->uni[k].stream_type <= 3 &&
+                                          c->uni[k].state != 0);
+        if (critical)
+            quic_conn_close(c->q, true, H3_CLOSED_CRITICAL_STREAM, "critical stream reset");
+        return;
+    }
+    struct h3_req *r = req_of(l, c, id);
+    if (r == NULL)
+        return;
+    /* §4.1.1: a server may stop our request body (H3_NO_ERROR) and still
+     * answer; only a reset of its own side ends the response. */
+    if (stop_sending && code == H3_NO_ERROR)
+        return;
+    if (code == H3_REQUEST_REJECTED) {
+        /* §4.1.1: not processed, safe to send again (as HTTP/2's
+         * REFUSED_STREAM). From a connection that served others it says
+         * nothing about the request: not counted. */
+        loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
+    } else {
+        loop_error(l, ERR_STREAM_RESET);
+    }
+    req_end(c, r, stop_sending ? H3_REQUEST_CANCELLED : 0);
+}
+
+static const struct quic_conn_callbacks qc_cb = { .stream_data = on_stream_data, .stream_reset = on_stream_reset };
+
+/* ---- connection lifecycle ------------------------------------------------ */
+
+static void qc_count(struct loop *l, struct qc *c)
+{
+    if (c->counted || c->q == NULL)
+        return;
+    const struct quic_conn_counters *k = quic_conn_counters(c->q);
+    struct quic_stats *s = &l->w->stats.quic;
+    s->packets_sent += k->packets_sent;
+    s->packets_received += k->packets_received;
+    s->packets_lost += k->packets_lost;
+    s->pto_count += k->pto_count;
+    s->datagrams_sent += k->datagrams_sent;
+    s->datagrams_received += k->datagrams_received;
+    s->retries += k->retries;
+    s->key_updates += k->key_updates;
+    if (k->handshake_ns)
+        hist_record(&s->handshake, k->handshake_ns);
+    c->counted = true;
+}
+
+static void qc_close(struct loop *l, struct qc *c)
+{
+    uint32_t i = qc_idx(udp_of(l), c);
+    qc_count(l, c);
+    if (c->recv_armed) {
+        struct io_uring_sqe *s = uring_sqe(&l->ring);
+        uring_prep_cancel(s, ud_make(OP_RECV, c->gen, i), ud_make(OP_CANCEL, c->gen, i));
+        s->flags |= IOSQE_CQE_SKIP_SUCCESS;
+        c->recv_armed = false;
+    }
+    c->gen = (c->gen + 1) & GEN_MASK;
+    c->state = QC_IDLE;
+    c->timer_at = 0; /* (a send in flight keeps `sending` until it completes) */
+    c->started = false;
+    c->stuck_since = 0;
+}
+
+static void qc_open(struct loop *l, struct qc *c);
+
+static void qc_replace(struct loop *l, struct qc *c)
+{
+    if (!loop_work_left(l)) {
+        uring_files_set(&l->ring, qc_idx(udp_of(l), c), -1);
+        return;
+    }
+    c->state = QC_QUEUED;
+    qc_open(l, c);
+}
+
+/* Every request still on the connection ends: as `kind`, or (retry) goes
+ * back to be sent again. */
+static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, bool retry_above_goaway)
+{
+    uint32_t ring = udp_of(l)->ring;
+    for (uint32_t k = 0; k < ring; k++) {
+        struct h3_req *r = &c->reqs[k];
+        if (r->id == UINT64_MAX)
+            continue;
+        if (retry_above_goaway && r->id >= c->peer.goaway_id)
+            loop_retry(l, r->retries, false, ERR_REFUSED); /* §5.2: provably not processed */
+        else
+            loop_error(l, kind);
+        r->id = UINT64_MAX;
+    }
+}
+
+static void qc_fatal_alpn(struct loop *l)
+{
+    loop_fatal(l, "the server did not select HTTP/3 with ALPN: ", "it refused h3 (no_application_protocol)");
+}
+
+/* The connection is over (quic_conn_state QUIC_CLOSED): account for what
+ * was on it and replace it. */
+static void qc_finished(struct loop *l, struct qc *c)
+{
+    const struct quic_close_info *ci = quic_conn_close_info(c->q);
+    bool handshake = ci->during_handshake;
+    enum err_kind kind = ERR_CLOSED;
+
+    switch (ci->kind) {
+    case QUIC_CLOSE_VERSION: {
+        char why[96];
+        snprintf(why, sizeof why, "it offers %s", ci->reason);
+        loop_fatal(l, "the server does not speak QUIC version 1: ", why);
+        break;
+    }
+    case QUIC_CLOSE_HANDSHAKE:
+    case QUIC_CLOSE_PEER:
+    case QUIC_CLOSE_LOCAL:
+        if (handshake && ci->tls_alert == 120) {
+            qc_fatal_alpn(l);
+            break;
+        }
+        if (handshake) {
+            loop_charge(l, ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE);
+            break;
+        }
+        kind = ci->kind == QUIC_CLOSE_LOCAL ? ERR_PROTOCOL : ERR_CLOSED;
+        break;
+    case QUIC_CLOSE_IDLE:
+        if (handshake)
+            loop_charge(l, ERR_CONNECT_TIMEOUT);
+        kind = ERR_TIMEOUT;
+        break;
+    case QUIC_CLOSE_STATELESS_RESET:
+        kind = ERR_RESET;
+        break;
+    case QUIC_CLOSE_NONE:
+        break;
+    }
+    /* A server that closes with GOAWAY sent (H3_NO_ERROR) processed nothing
+     * above the GOAWAY's id (RFC 9114 §5.2). */
+    drain_requests(l, c, kind, c->peer.goaway_id != UINT64_MAX);
+    qc_close(l, c);
+    if (!l->w->fatal)
+        qc_replace(l, c);
+}
+
+static void qc_open(struct loop *l, struct qc *c)
+{
+    struct udp *u = udp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    uint32_t i = qc_idx(u, c);
+    int fd = socket(cfg->addr->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int ret = fd;
+
+    if (fd >= 0) {
+        /* A connected socket: the kernel filters datagrams from elsewhere,
+         * and a send needs no address. connect(2) on UDP only records the
+         * peer, so it is made here, synchronously. */
+        ret = connect(fd, cfg->addr, cfg->addrlen);
+        if (ret == 0)
+            ret = uring_files_set(&l->ring, i, fd);
+        close(fd);
+    }
+    if (ret < 0) {
+        loop_charge(l, errno == EADDRNOTAVAIL ? ERR_NO_PORT : ERR_CONNECT);
+        c->state = QC_IDLE;
+        return;
+    }
+    uint8_t entropy[QUIC_CONN_ENTROPY];
+    br_hmac_drbg_generate(&u->drbg, entropy, sizeof entropy);
+    c->q = quic_conn_init(c->qmem, &cfg->h3->quic, entropy, &qc_cb, c, l->now);
+    tls13_wipe(entropy, sizeof entropy);
+    if (c->q == NULL) {
+        loop_fatal(l, "QUIC connection set-up failed", "");
+        return;
+    }
+    for (uint32_t k = 0; k < u->ring; k++)
+        c->reqs[k].id = UINT64_MAX;
+    h3_peer_init(&c->peer);
+    for (unsigned k = 0; k < UNI_STREAMS; k++) {
+        h3_uni_init(&c->uni[k]);
+        c->uni_ignored[k] = false;
+    }
+    c->state = QC_OPEN;
+    c->counted = false;
+    c->responses = 0;
+    c->started = false;
+    c->timer_at = 0;
+    c->stuck_since = 0;
+    c->handshake_deadline = l->now + cfg->connect_timeout_ns;
+    arm_recv(l, c);
+    flush_later(l, c);
+}
+
+/* ---- the turn: once per batch, per connection the batch touched ---------- */
+
+static void arm_timer(struct loop *l, struct qc *c)
+{
+    uint64_t d = quic_conn_deadline(c->q);
+    if (d == UINT64_MAX)
+        return;
+    /* At most one timer per millisecond of deadline movement: ACK delays
+     * move the deadline every batch, and a timer that fires early only
+     * makes a turn. */
+    if (c->timer_at != 0 && c->timer_at <= d + 1000000ull)
+        return;
+    uint32_t i = qc_idx(udp_of(l), c);
+    c->timer_at = d;
+    c->timer_ts = ns_to_ts(d);
+    uring_prep_timeout(uring_sqe(&l->ring), &c->timer_ts, true, ud_make(OP_TIMER, c->gen, i));
+}
+
+static void qc_send(struct loop *l, struct qc *c)
+{
+    struct udp *u = udp_of(l);
+    size_t seg;
+    size_t max = u->gso ? SEND_DGRAMS : 1;
+    size_t n = quic_conn_output(c->q, c->out, (size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE, max, &seg, l->now);
+    if (n == 0)
+        return;
+    uint32_t i = qc_idx(u, c);
+    c->out_len = n;
+    c->seg = seg;
+    c->iov = (struct iovec){ .iov_base = c->out, .iov_len = n };
+    c->msg = (struct msghdr){ .msg_iov = &c->iov, .msg_iovlen = 1 };
+    if (n > seg) {
+        /* UDP GSO: one send, the kernel cuts it into seg-sized datagrams. */
+        struct cmsghdr *cm = &c->cmsg.align;
+        c->msg.msg_control = c->cmsg.buf;
+        c->msg.msg_controllen = sizeof c->cmsg.buf;
+        cm->cmsg_level = SOL_UDP;
+        cm->cmsg_type = UDP_SEGMENT;
+        cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        uint16_t gso = (uint16_t)seg;
+        memcpy(CMSG_DATA(cm), &gso, sizeof gso);
+    }
+    uring_prep_sendmsg(uring_sqe(&l->ring), i, &c->msg, ud_make(OP_SEND, c->gen, i));
+    c->sending = true;
+    l->w->stats.bytes_sent += n;
+    l->w->stats.quic.sends++;
+}
+
+static bool below_goaway_pending(struct loop *l, const struct qc *c)
+{
+    uint32_t ring = udp_of(l)->ring;
+    for (uint32_t k = 0; k < ring; k++)
+        if (c->reqs[k].id != UINT64_MAX && c->reqs[k].id < c->peer.goaway_id)
+            return true;
+    return false;
+}
+
+static void qc_turn(struct loop *l, struct qc *c)
+{
+    if (c->state != QC_OPEN)
+        return;
+    enum quic_conn_state st = quic_conn_state(c->q);
+    if (st == QUIC_ESTABLISHED && !c->started) {
+        /* RFC 9114 §6.2: our control stream with SETTINGS first, then the
+         * QPACK streams (RFC 9204 §4.2). */
+        static const uint8_t enc = H3_STREAM_QPACK_ENCODER, dec = H3_STREAM_QPACK_DECODER;
+        if (strcmp(quic_conn_alpn(c->q), "h3") != 0) {
+            qc_fatal_alpn(l);
+            return;
+        }
+        c->started = true;
+        l->w->stats.connections_opened++;
+        quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
+        quic_conn_open_uni(c->q, &enc, 1);
+        quic_conn_open_uni(c->q, &dec, 1);
+    }
+    if (st == QUIC_ESTABLISHED)
+        fill_streams(l, c);
+    if (st == QUIC_ESTABLISHED && c->peer.goaway_id != UINT64_MAX && !below_goaway_pending(l, c)) {
+        /* RFC 9114 §5.2: everything the server will answer is answered;
+         * what lies above the GOAWAY is retried on a new connection
+         * (qc_finished). */
+        quic_conn_close(c->q, true, H3_NO_ERROR, "GOAWAY");
+    }
+    if (!c->sending)
+        qc_send(l, c);
+    if (quic_conn_state(c->q) == QUIC_CLOSED) {
+        qc_finished(l, c);
+        return;
+    }
+    arm_timer(l, c);
+}
+
+/* ---- completions ----------------------------------------------------------- */
+
+static void on_recv(struct loop *l, struct qc *c, int res, uint32_t flags)
+{
+    bool more = (flags & IORING_CQE_F_MORE) != 0;
+    if (!more)
+        c->recv_armed = false;
+    if (res > 0) {
+        unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+        uint8_t *p = uring_bufring_addr(&l->bufs, bid);
+        l->w->stats.bytes_recv += (uint64_t)res;
+        quic_conn_input(c->q, p, (size_t)res, l->now);
+        uring_bufring_recycle(&l->bufs, bid);
+        flush_later(l, c);
+    } else if (res < 0 && res != -ENOBUFS && res != -ECONNREFUSED && res != -EMSGSIZE && res != -EHOSTUNREACH &&
+               res != -ENETUNREACH && res != -EINTR && res != -EAGAIN) {
+        /* An error of the socket itself: the connection cannot go on. ICMP
+         * errors (a port unreachable while the server starts, an MTU
+         * probe's answer) never tear it down (they come back as the errors
+         * above, and the QUIC timers decide). */
+        quic_conn_close(c->q, false, QUIC_INTERNAL_ERROR, "socket error");
+        flush_later(l, c);
+    }
+    if (!c->recv_armed && c->state == QC_OPEN)
+        arm_recv(l, c);
+}
+
+static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
+{
+    struct udp *u = udp_of(l);
+    uint64_t ud = cqe->user_data;
+    unsigned op = ud_op(ud);
+    uint32_t idx = ud_idx(ud);
+
+    if (op == OP_CANCEL || idx >= u->nconns)
+        return;
+    struct qc *c = &u->conns[idx];
+    if (op == OP_SEND) {
+        /* Whichever socket it was for, the slot's send buffer is free
+         * again (a new connection in the slot may not write it before). */
+        c->sending = false;
+        if (cqe->res == -EIO && u->gso) {
+            /* GSO refused at send time (a device without checksum
+             * offload): plain sends from now on. */
+            u->gso = false;
+        }
+        if (c->state == QC_OPEN)
+            flush_later(l, c); /* also a new connection in the slot that waited for it */
+        return;
+    }
+    if (ud_gen(ud) != c->gen || c->state != QC_OPEN) {
+        if (op == OP_RECV && (cqe->flags & IORING_CQE_F_BUFFER))
+            uring_bufring_recycle(&l->bufs, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+        return;
+    }
+    switch (op) {
+    case OP_RECV:
+        on_recv(l, c, cqe->res, cqe->flags);
+        break;
+    case OP_TIMER:
+        c->timer_at = 0;
+        quic_conn_timeout(c->q, l->now);
+        flush_later(l, c);
+        break;
+    }
+}
+
+static void udp_after_batch(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    /* A turn may add connections (a replacement): the list grows as it is walked. */
+    for (uint32_t k = 0; k < u->nflush; k++) {
+        struct qc *c = &u->conns[u->flush_list[k]];
+        c->in_flush = false;
+        qc_turn(l, c);
+    }
+    u->nflush = 0;
+}
+
+/* ---- the tick: deadlines ---------------------------------------------------- */
+
+static void udp_tick(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    for (uint32_t i = 0; i < u->nconns; i++) {
+        struct qc *c = &u->conns[i];
+        if (c->state == QC_IDLE && loop_work_left(l) && i < u->nconns) {
+            c->state = QC_QUEUED; /* an open that failed at once is tried again */
+            qc_open(l, c);
+            continue;
+        }
+        if (c->state != QC_OPEN)
+            continue;
+        if (quic_conn_state(c->q) == QUIC_HANDSHAKING) {
+            if (l->now >= c->handshake_deadline) {
+                loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
+                quic_conn_close(c->q, false, QUIC_NO_ERROR, "handshake timeout");
+                if (!c->sending)
+                    qc_send(l, c);
+                drain_requests(l, c, ERR_CONNECT_TIMEOUT, false);
+                qc_close(l, c);
+                qc_replace(l, c);
+            }
+            continue;
+        }
+        if (cfg->timeout_ns) {
+            for (uint32_t k = 0; k < u->ring; k++) {
+                struct h3_req *r = &c->reqs[k];
+                if (r->id != UINT64_MAX && l->now - r->started_ns >= cfg->timeout_ns) {
+                    loop_error(l, ERR_TIMEOUT);
+                    req_end(c, r, H3_REQUEST_CANCELLED);
+                    flush_later(l, c);
+                }
+            }
+        }
+        /* A connection that can open no stream (MAX_STREAMS 0, or a GOAWAY
+         * that forbids new ones) while work waits: given up after
+         * --connect-timeout, as over HTTP/2. */
+        bool stuck = quic_conn_open_streams(c->q) == 0 && loop_work_left(l) && !quic_conn_can_open(c->q);
+        if (!stuck) {
+            c->stuck_since = 0;
+        } else if (c->stuck_since == 0) {
+            c->stuck_since = l->now;
+            flush_later(l, c); /* STREAMS_BLOCKED goes out */
+        } else if (l->now - c->stuck_since >= cfg->connect_timeout_ns) {
+            if (c->responses == 0)
+                loop_charge(l, ERR_REFUSED);
+            quic_conn_close(c->q, true, H3_NO_ERROR, "no stream can be opened");
+            if (!c->sending)
+                qc_send(l, c);
+            qc_close(l, c);
+            qc_replace(l, c);
+        }
+    }
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+/* Whether the kernel accepts UDP_SEGMENT (Linux 4.18; some sandboxes
+ * refuse it): asked once, on a throwaway socket. */
+static bool gso_available(int family)
+{
+    int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int seg = QUIC_DGRAM_SIZE;
+    bool ok = fd >= 0 && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &seg, sizeof seg) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entries)
+{
+    struct worker *w = l->w;
+    struct udp *u = calloc(1, sizeof(*u));
+    if (!u) {
+        snprintf(w->error, sizeof(w->error), "out of memory");
+        return -1;
+    }
+    l->tp_state = u;
+    u->nconns = w->cfg.connections;
+    u->qsize = (quic_conn_size(&w->cfg.h3->quic) + 63) & ~(size_t)63;
+    u->conns = calloc(u->nconns, sizeof(*u->conns));
+    u->flush_list = calloc(u->nconns, sizeof(*u->flush_list));
+    u->qmem = aligned_alloc(64, u->qsize * u->nconns);
+    u->out_mem = malloc((size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE * u->nconns);
+    if (!u->conns || !u->flush_list || !u->qmem || !u->out_mem) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
+        return -1;
+    }
+    /* The ring size a connection's engine uses, known from the config. */
+    {
+        uint32_t want = w->cfg.h3->quic.max_streams < 1 ? 1 : w->cfg.h3->quic.max_streams, r = 1;
+        while (r < 2 * want && r < (1u << 20))
+            r <<= 1;
+        u->ring = r;
+    }
+    u->req_mem = calloc((size_t)u->ring * u->nconns, sizeof(struct h3_req));
+    if (!u->req_mem) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
+        return -1;
+    }
+    for (uint32_t i = 0; i < u->nconns; i++) {
+        u->conns[i].loop = l;
+        u->conns[i].qmem = u->qmem + u->qsize * i;
+        u->conns[i].out = u->out_mem + (size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE * i;
+        u->conns[i].reqs = u->req_mem + (size_t)u->ring * i;
+    }
+    uint8_t seed[48];
+    if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed) {
+        snprintf(w->error, sizeof(w->error), "getrandom failed: %s", strerror(errno));
+        return -1;
+    }
+    br_hmac_drbg_init(&u->drbg, &br_sha256_vtable, seed, sizeof seed);
+    tls13_wipe(seed, sizeof seed);
+    u->gso = gso_available(w->cfg.addr->sa_family);
+    w->stats.quic.quic = true;
+    /* SQ: per connection a send, a timer, a receive and a cancel per turn.
+     * CQ: per connection a send, a timer or two, the receive's last
+     * completion; one per receive buffer; the loop's timers. */
+    unsigned sq = 16;
+    while (sq < u->nconns * 4 + 8 && sq < 4096)
+        sq <<= 1;
+    *sq_entries = sq;
+    uint64_t cq = 4ull * u->nconns + 1024 + 64;
+    unsigned cqp = 16;
+    while (cqp < cq && cqp < 65536)
+        cqp <<= 1;
+    *cq_entries = cqp;
+    return 0;
+}
+
+static int udp_attach(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    int ret = uring_files_register(&l->ring, u->nconns);
+    if (ret < 0) {
+        snprintf(l->w->error, sizeof(l->w->error), "registering %u file slots failed: %s", u->nconns,
+                 strerror(-ret));
+        return -1;
+    }
+    return 0;
+}
+
+static void udp_start(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    const struct worker_config *cfg = l->cfg;
+    uint64_t per_conn = cfg->h3->parallel;
+    uint64_t needed = cfg->timed ? u->nconns : (cfg->budget + per_conn - 1) / per_conn;
+    uint32_t first = needed < u->nconns ? (uint32_t)needed : u->nconns;
+    for (uint32_t i = 0; i < first; i++)
+        qc_open(l, &u->conns[i]);
+    for (uint32_t i = first; i < u->nconns; i++)
+        u->conns[i].state = QC_QUEUED; /* opened by the tick only if work remains (never, for -n) */
+    /* The ClientHellos leave with the first turn. */
+    udp_after_batch(l);
+}
+
+static unsigned udp_wait_batch(const struct loop *l)
+{
+    unsigned n = udp_of(l)->nconns / 4;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+
+static void udp_release(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    for (uint32_t i = 0; i < u->nconns; i++)
+        if (u->conns[i].state == QC_OPEN)
+            qc_count(l, &u->conns[i]);
+    free(u->qmem);
+    free(u->out_mem);
+    free(u->req_mem);
+    free(u->flush_list);
+    free(u->conns);
+    free(u);
+    l->tp_state = NULL;
+}
+
+const struct transport udp_transport = {
+    .prepare = udp_prepare,
+    .attach = udp_attach,
+    .start = udp_start,
+    .complete = udp_complete,
+    .after_batch = udp_after_batch,
+    .tick = udp_tick,
+    .release = udp_release,
+    .wait_batch = udp_wait_batch,
+};
