@@ -19,7 +19,23 @@
  * requests may go out after a loss; NewReno is RFC 9002's own, has no
  * clock-dependent growth function, and is what a reader can check against
  * Appendix B line by line. Bursts are limited by the caller (at most one
- * batch of datagrams per send). */
+ * batch of datagrams per send).
+ *
+ * Times: `now` and every time kept here are nanoseconds on one monotonic
+ * clock, and 0 means "none" (A.3's convention: loss_time 0, first_rtt_sample
+ * 0, an empty ring slot), so a caller never passes now == 0 (a clock that
+ * starts at 0 is offset by a second, as the unit test's does).
+ *
+ * The callbacks report each packet leaving the ring exactly once, acked or
+ * lost, ACK-only packets included (the connection ignores those). They run
+ * inside quic_rec_on_ack / quic_rec_on_timeout (and quic_rec_on_sent in the
+ * misuse case it describes) and must not call back into this module. Within
+ * one ACK, the lost packets are reported before the acknowledged ones, the
+ * order of Appendix A.7 (OnPacketsLost, then OnPacketsAcked).
+ *
+ * Not done here: ECN (Appendix B.7; shb never sends ECT-marked packets, so a
+ * peer's ECN counts carry no signal, RFC 9000 §13.4.2), pacing (§7.7), and
+ * the one packet B.6's MaybeSendOnePacket allows on entering recovery. */
 #ifndef SHB_QUIC_RECOVERY_H
 #define SHB_QUIC_RECOVERY_H
 
@@ -49,6 +65,12 @@ struct quic_sent {
     uint32_t bytes;      /* its size on the wire (counts towards bytes_in_flight when in_flight) */
     bool ack_eliciting;
     bool in_flight;      /* ack-eliciting or padding (§2: "in flight") */
+    /* An empty slot (time 0) of pn in [oldest, next_pn): it left the ring
+     * acknowledged (true) or declared lost (false), which persistent
+     * congestion needs (§7.6.2: no packet sent between two lost ones may
+     * have been acknowledged). During quic_rec_on_ack, a slot with time != 0
+     * and acked set is newly acknowledged by the frame being processed. */
+    bool acked;
 };
 
 struct quic_rec_space {
@@ -59,7 +81,9 @@ struct quic_rec_space {
     uint64_t loss_time;      /* time-threshold loss timer of this space, 0 = none */
     uint64_t last_ack_eliciting_time; /* time_of_last_ack_eliciting_packet, 0 = none */
     uint32_t ack_eliciting_in_flight;
-    bool discarded;          /* its keys are gone: nothing more is sent or detected here */
+    bool discarded;          /* its keys are gone: nothing more is sent or detected here
+                                (quic_rec_can_send says no, quic_rec_on_sent and
+                                quic_rec_on_ack ignore the space) */
 };
 
 /* What the connection is told about each packet leaving the ring. */
@@ -75,7 +99,8 @@ struct quic_recovery {
     /* RTT (§5), nanoseconds. */
     uint64_t latest_rtt, smoothed_rtt, rttvar, min_rtt;
     uint64_t first_rtt_sample; /* time of the first sample, 0 = none yet */
-    uint64_t max_ack_delay;    /* the peer's max_ack_delay, ns (set after its transport parameters) */
+    uint64_t max_ack_delay;    /* the peer's max_ack_delay, ns (set after its transport parameters;
+                                  until then RFC 9000 §18.2's default, 25 ms) */
     /* Loss detection timer (§6.2, Appendix A). */
     unsigned pto_count;
     uint64_t loss_timer;       /* when quic_rec_on_timeout must next be called; 0 = not armed */
@@ -89,11 +114,22 @@ struct quic_recovery {
     uint64_t max_datagram_size;
     uint64_t cwnd, ssthresh, bytes_in_flight;
     uint64_t recovery_start;   /* congestion_recovery_start_time, 0 = not in recovery */
-    /* Counters for the report. */
+    uint64_t ca_bytes_acked;   /* congestion avoidance by byte counting (B.5's note, RFC 3465
+                                  §2.1): bytes acked since cwnd last grew by max_datagram_size */
+    bool app_limited;          /* the connection sets it while it sends less than cwnd allows
+                                  (§7.8, B.5's IsAppOrFlowControlLimited): acks then do not grow
+                                  cwnd. false (the initial value) is Appendix B as written. */
+    uint64_t last_now;         /* the latest `now` passed in, for quic_rec_discard_space */
+    /* Counters for the report. packets_lost counts in-flight packets declared
+     * lost (what congestion control reacts to); lost ACK-only packets are
+     * reported through cb.lost but not counted. */
     uint64_t packets_lost, pto_fired, persistent_congestions;
     /* Probes owed per space by the last PTO (§6.2.4: one or two
      * ack-eliciting packets); the connection sends them and calls
-     * quic_rec_probe_sent for each. */
+     * quic_rec_probe_sent for each. A PTO sets 2 in its space, in every
+     * space alike (§6.2.4: two packets make a lost datagram less likely to
+     * cost another, doubled, PTO); the anti-deadlock PTO sets 1 (Appendix
+     * A.9: one padded Initial or one Handshake packet). */
     unsigned probes_due[QUIC_SPACES];
 };
 
@@ -104,11 +140,17 @@ void quic_rec_init(struct quic_recovery *r, uint64_t max_datagram_size, const st
 
 /* Records packet pn (= space's next_pn, which then advances) sent now.
  * Call only when quic_rec_can_send(space). Updates bytes_in_flight and the
- * loss detection timer (§6.2.1: armed on ack-eliciting packets). */
+ * loss detection timer (§6.2.1: armed on ack-eliciting packets). An
+ * ack-eliciting packet is in flight whatever in_flight says (§2). In a
+ * discarded space it does nothing. Called on a full ring anyway, it still
+ * advances next_pn (the connection may be using it as its packet number)
+ * and makes room by reporting the oldest packet lost (no congestion event),
+ * so every packet is still reported exactly once. */
 void quic_rec_on_sent(struct quic_recovery *r, enum quic_space space, uint64_t now, size_t bytes,
                       bool ack_eliciting, bool in_flight);
 
-/* Room in the sent ring for one more packet in this space. */
+/* Room in the sent ring for one more packet in this space (false once the
+ * space is discarded). */
 bool quic_rec_can_send(const struct quic_recovery *r, enum quic_space space);
 
 /* Bytes the congestion window lets be sent now (cwnd - bytes_in_flight,
@@ -126,9 +168,12 @@ uint64_t quic_rec_cwnd_room(const struct quic_recovery *r);
  * (§6.1: cb.lost for each packet declared lost), updates the congestion
  * controller (Appendix B.5-B.8, persistent congestion §7.6), resets
  * pto_count (§6.2.1, except while the peer has not validated our address:
- * Appendix A.7) and re-arms the timer. Returns 0, or
- * -QUIC_PROTOCOL_VIOLATION when the frame acknowledges a packet number
- * never sent in this space (>= next_pn; RFC 9000 §13.1). */
+ * Appendix A.7) and re-arms the timer. An ACK in the Handshake space sets
+ * peer_validated_address (A.8's PeerCompletedAddressValidation: "has
+ * received Handshake ACK"). Returns 0, or -QUIC_PROTOCOL_VIOLATION when the
+ * frame acknowledges a packet number never sent in this space (>= next_pn;
+ * RFC 9000 §13.1), and then nothing has changed. An ACK in a discarded
+ * space is otherwise ignored (0). */
 int quic_rec_on_ack(struct quic_recovery *r, enum quic_space space, const struct quic_frame_ack *ack,
                     uint64_t ack_delay_ns, uint64_t now);
 
@@ -137,7 +182,8 @@ int quic_rec_on_ack(struct quic_recovery *r, enum quic_space space, const struct
  * space owes one or two probes (§6.2.4; the anti-deadlock case of §6.2.2.1
  * when nothing is in flight). A PTO fires exactly once per expiry: the timer
  * is re-armed from the new pto_count, so calling this again before loss_timer
- * does nothing. */
+ * does nothing; should the re-armed deadline already have passed (a timer
+ * that woke up late), the next PTO is counted from now instead. */
 void quic_rec_on_timeout(struct quic_recovery *r, uint64_t now);
 
 /* A probe owed by the last PTO in this space was sent (decrements
@@ -146,7 +192,9 @@ void quic_rec_probe_sent(struct quic_recovery *r, enum quic_space space);
 
 /* The keys of a space are discarded (RFC 9001 §4.9, RFC 9002 §6.4): its
  * packets leave bytes_in_flight without being reported acked or lost, its
- * loss state goes, pto_count is reset, the timer re-armed. */
+ * loss state goes, pto_count is reset, the timer re-armed (from last_now:
+ * an anti-deadlock PTO starts from the current time, A.8, and the discard
+ * comes right after the send or receive that caused it). */
 void quic_rec_discard_space(struct quic_recovery *r, enum quic_space space);
 
 /* State the connection learns: the peer's max_ack_delay (ns); Handshake
