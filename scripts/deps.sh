@@ -135,25 +135,29 @@ nginx_ok() {
     return "$rc"
 }
 
-# Caddy must accept the TLS tests' Caddyfile (test/Caddyfile.in): `caddy
-# validate`, which also loads the certificates.
+# Caddy must accept the TLS tests' Caddyfile (test/Caddyfile.in) and the
+# HTTP/3 tests' (test/Caddyfile-h3.in): `caddy validate`, which also loads
+# the certificates.
 caddy_ok() {
-    local dir rc=0
+    local dir rc=0 f
     command -v caddy >/dev/null 2>&1 || return 1
     [ -f test/Caddyfile.in ] || return 0
     command -v openssl >/dev/null 2>&1 || return 1
     # shellcheck source=test/lib.sh
     . test/lib.sh
     lib_init
-    dir=$LIB_TMP/caddy-t
-    if ! render_caddy test/Caddyfile.in "$dir"; then
-        echo "could not render test/Caddyfile.in" >&2
-        rc=1
-    elif ! caddy_env "$dir" caddy validate --config "$dir/Caddyfile" --adapter caddyfile >"$dir/out" 2>&1; then
-        echo "caddy rejects test/Caddyfile.in:" >&2
-        grep -v '"level":"info"' "$dir/out" >&2 || true
-        rc=1
-    fi
+    for f in test/Caddyfile.in test/Caddyfile-h3.in; do
+        [ -f "$f" ] || continue
+        dir=$LIB_TMP/caddy-t-$(basename "$f" .in)
+        if ! render_caddy "$f" "$dir"; then
+            echo "could not render $f" >&2
+            rc=1
+        elif ! caddy_env "$dir" caddy validate --config "$dir/Caddyfile" --adapter caddyfile >"$dir/out" 2>&1; then
+            echo "caddy rejects $f:" >&2
+            grep -v '"level":"info"' "$dir/out" >&2 || true
+            rc=1
+        fi
+    done
     lib_cleanup
     return "$rc"
 }

@@ -54,13 +54,33 @@ port_listening() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# port_in_use PORT: bound by anyone (listening or not), as far as we can tell.
+# port_in_use PORT: bound by anyone (listening or not, TCP or UDP: the
+# HTTP/3 servers take both), as far as we can tell.
 port_in_use() {
     if command -v ss >/dev/null 2>&1; then
-        [ -n "$(ss -Htan "( sport = :$1 )" 2>/dev/null)" ] && return 0
+        [ -n "$(ss -Htuan "( sport = :$1 )" 2>/dev/null)" ] && return 0
         return 1
     fi
     port_listening "$1"
+}
+
+# udp_bound PORT: a UDP socket is bound to 127.0.0.1:PORT or to every
+# address (ss; without ss this cannot be told and is taken as true).
+udp_bound() {
+    command -v ss >/dev/null 2>&1 || return 0
+    ss -Huln "( sport = :$1 )" 2>/dev/null | grep -qE '(127\.0\.0\.1|\*|0\.0\.0\.0|\[::\]):'"$1"'\b'
+}
+
+# wait_udp PORT PID [SECONDS]: waits until UDP PORT is bound while PID lives.
+wait_udp() {
+    local port=$1 pid=$2 limit=${3:-10} i=0
+    while [ "$i" -lt $((limit * 20)) ]; do
+        udp_bound "$port" && kill -0 "$pid" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
 }
 
 # lib_port_range: sets LIB_PORT_LO and LIB_PORT_HI, the ports pick_port
@@ -585,4 +605,110 @@ start_s_server() {
         start_failed "start_s_server $name" "$attempt" "$SSRV_PID" "$SSRV_LOG"
     done
     return 1
+}
+
+# --- HTTP/3 (QUIC over UDP) ---------------------------------------------------
+# Every HTTP/3 server here listens on one port number twice, UDP (QUIC) and
+# TCP (TLS, with alt-svc: h3); pick_port checks both (port_in_use).
+
+# start_caddy_h3 NAME [TEMPLATE]: Caddy with test/Caddyfile-h3.in (or
+# TEMPLATE): HTTP/3 on UDP @PORT@ (ECDSA) and @PORT2@ (RSA), HTTP/1.1 and
+# HTTP/2 on the same TCP ports, in $LIB_TMP/NAME/. Routes: / "hello",
+# /status/NNN, /big.bin (CADDY_H3_BIG bytes, 8000000 unless set; the file is
+# made in $LIB_TMP/NAME/www/ before Caddy starts). Waits until both TCP
+# ports accept connections and both UDP ports are bound. Sets CADDY_PORT,
+# CADDY_PORT2, CADDY_DIR, CADDY_PID, CADDY_H3_BIG. Retries on a port clash.
+start_caddy_h3() {
+    local name=$1 template=${2:-$LIB_ROOT/test/Caddyfile-h3.in} dir attempt
+    lib_init
+    dir="$LIB_TMP/$name"
+    CADDY_H3_BIG=${CADDY_H3_BIG:-8000000}
+    mkdir -p "$dir/www"
+    if [ ! -s "$dir/www/big.bin" ] || [ "$(wc -c <"$dir/www/big.bin")" -ne "$CADDY_H3_BIG" ]; then
+        head -c "$CADDY_H3_BIG" /dev/zero | tr '\0' 'x' >"$dir/www/big.bin" || return 1
+    fi
+    for attempt in 1 2 3 4 5; do
+        render_caddy "$template" "$dir" || return 1
+        HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
+            caddy run --config "$dir/Caddyfile" --adapter caddyfile >"$dir/caddy.log" 2>&1 &
+        CADDY_PID=$!
+        # shellcheck disable=SC2034  # used by the scripts that source this
+        CADDY_DIR=$dir
+        if wait_port "$CADDY_PORT" "$CADDY_PID" 15 && wait_port "$CADDY_PORT2" "$CADDY_PID" 5 &&
+            wait_udp "$CADDY_PORT" "$CADDY_PID" 5 && wait_udp "$CADDY_PORT2" "$CADDY_PID" 5; then
+            LIB_PIDS+=("$CADDY_PID")
+            return 0
+        fi
+        start_failed "start_caddy_h3" "$attempt" "$CADDY_PID" "$dir/caddy.log"
+    done
+    return 1
+}
+
+# start_bun_h3 NAME CERT KEY: starts test/bun_h3_server.js under Bun
+# (Bun.serve with http3: true) on a fresh port: HTTP/3 on UDP, HTTP/1.1
+# over TLS on the same TCP port. Waits for "listening" and the UDP bind.
+# Sets BUN_H3_PORT, BUN_H3_LOG, BUN_H3_PID.
+start_bun_h3() {
+    local bun
+    bun=$(bun_bin) || { echo "start_bun_h3: no runnable bun (bash scripts/deps.sh)" >&2; return 1; }
+    LIB_JS_RUNTIME=$bun start_node_server "$LIB_ROOT/test/bun_h3_server.js" "$1" "$2" "$3" || return 1
+    if ! wait_udp "$NODE_PORT" "$NODE_PID" 5; then
+        echo "start_bun_h3 $1: UDP port $NODE_PORT not bound" >&2
+        stop_server "$NODE_PID"
+        return 1
+    fi
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    BUN_H3_PORT=$NODE_PORT BUN_H3_LOG=$NODE_LOG BUN_H3_PID=$NODE_PID
+}
+
+# start_udp_echo NAME: starts test/udp_echo_server.js (every datagram sent
+# back) on a fresh UDP port. Sets UDPE_PORT, UDPE_LOG, UDPE_PID.
+start_udp_echo() {
+    start_node_server "$LIB_ROOT/test/udp_echo_server.js" "$1" || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    UDPE_PORT=$NODE_PORT UDPE_LOG=$NODE_LOG UDPE_PID=$NODE_PID
+}
+
+# start_impair NAME UPSTREAM_PORT [OPTION...]: starts test/udp_impair.js
+# (node, or LIB_JS_RUNTIME) on a fresh 127.0.0.1 port, relaying UDP to
+# 127.0.0.1:UPSTREAM_PORT with OPTIONs (--seed N --loss P --reorder P --dup P
+# --delay MS --jitter MS, per direction --loss-up P --loss-down P ...: see
+# the top of that file), in $LIB_TMP/NAME/. Sets IMPAIR_PORT, IMPAIR_PID and
+# IMPAIR_OUT (its stdout: "listening", then its counters when it stops).
+# stop_impair stops it and reads the counters. Retries on a port clash.
+start_impair() {
+    local name=$1 upstream=$2 dir attempt
+    shift 2
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    IMPAIR_OUT="$dir/stdout.log"
+    for attempt in 1 2 3 4 5; do
+        pick_port IMPAIR_PORT || return 1
+        : >"$IMPAIR_OUT"
+        # shellcheck disable=SC2153  # IMPAIR_PORT is set by pick_port
+        "${LIB_JS_RUNTIME:-node}" "$LIB_ROOT/test/udp_impair.js" --listen "$IMPAIR_PORT" \
+            --upstream "$upstream" "$@" >"$IMPAIR_OUT" 2>"$dir/stderr.log" &
+        IMPAIR_PID=$!
+        if wait_line '^listening' "$IMPAIR_OUT" "$IMPAIR_PID" 10; then
+            LIB_PIDS+=("$IMPAIR_PID")
+            return 0
+        fi
+        start_failed "start_impair $name" "$attempt" "$IMPAIR_PID" "$dir/stderr.log"
+        # A bad option is not a port clash: do not try again.
+        grep -q '^usage:' "$dir/stderr.log" 2>/dev/null && return 1
+    done
+    return 1
+}
+
+# stop_impair: stops the proxy of the last start_impair (stop_server) and
+# sets IMPAIR_STATS to its counters, one JSON object
+# ({"up": {"in", "forwarded", "dropped", "reordered", "duplicated",
+# "delayed", "bytesIn", "bytesOut"}, "down": {...}, "clients", "config"}),
+# or to "null" if it printed none.
+stop_impair() {
+    stop_server "$IMPAIR_PID"
+    IMPAIR_STATS=$(grep '^{' "$IMPAIR_OUT" 2>/dev/null | tail -n 1)
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    [ -n "$IMPAIR_STATS" ] || IMPAIR_STATS=null
 }

@@ -1,0 +1,565 @@
+#!/usr/bin/env bash
+# test/e2e_h3.sh — end-to-end checks of --http3 (HTTP/3 over shb's own QUIC):
+# the built binary $SHB against real HTTP/3 servers that this script starts
+# on 127.0.0.1 with the test certificates of gen_certs — Caddy (quic-go;
+# test/Caddyfile-h3.in) and Bun.serve with http3 (lsquic;
+# test/bun_h3_server.js, which records every request) — directly and through
+# test/udp_impair.js, a UDP proxy that loses, reorders, duplicates and
+# delays datagrams from a fixed seed.
+#
+#   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
+#   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h3.sh
+#
+# Prints one "PASS name" / "FAIL name: why" line per check ("SKIP name: why"
+# for the checks of a server that is not installed: caddy, or Bun from npm);
+# diagnostics follow a FAIL, indented. Exit status 1 if anything failed.
+# Every shb run is under `timeout 60` (e2e_lib.sh), so a hang is a FAIL, not
+# a stuck CI. Same conventions as test/e2e_tls.sh.
+#
+# Before judging shb against a server, a reference HTTP/3 client (Bun's
+# fetch with protocol "h3": test/h3_fetch.js) and a QUIC Version
+# Negotiation probe (test/udp_probe.js) confirm that the server, and the path
+# through the proxy, really serve HTTP/3; the proxy itself is checked with a
+# UDP echo pair. Those checks need no shb. Then, while shb says --http3 is
+# "not supported yet", the suite ends with one setup FAIL (as e2e_tls.sh does
+# for https://) unless E2E_H3_FORCE=1, which runs every check anyway (to
+# exercise the suite itself).
+# jq programs are single-quoted on purpose ($ is jq's, not the shell's).
+# shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
+set -u
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=test/lib.sh
+. test/lib.sh
+
+E2E_NAME=e2e-h3
+EXPECT_PROTOCOL=HTTP/3
+# shellcheck source=test/e2e_lib.sh
+. test/e2e_lib.sh
+
+# all_ok N: exactly N requests, all of them 200 responses, no errors.
+all_ok() {
+    jx ".requests.total == $1 and .requests.ok == $1 and .requests.errors == 0 and .requests.connectErrors == 0" '{requests, errorKinds}'
+    jx ".statusCodes == {\"200\": $1}" '.statusCodes'
+}
+
+# quic_ok: the report's quic object has every counter, each a number, and
+# they are sane for a run that got responses.
+quic_ok() {
+    jx '.quic | type == "object"' '.quic'
+    jx '.quic | [.packetsSent, .packetsReceived, .packetsLost, .ptoCount, .handshakeRttMinMs,
+        .handshakeRttMedianMs, .retries, .keyUpdates] | all(type == "number" and . >= 0)' '.quic'
+    jx '.quic.packetsSent > 0 and .quic.packetsReceived > 0' '.quic'
+    jx '.quic.packetsLost <= .quic.packetsSent' '.quic'
+    jx '.quic.handshakeRttMinMs > 0 and .quic.handshakeRttMinMs <= .quic.handshakeRttMedianMs' '.quic'
+    jx '.quic.handshakeRttMedianMs < 5000' '.quic'
+}
+
+# --- server logs --------------------------------------------------------------
+# jq definitions over the slurped log of test/bun_h3_server.js: .headers is
+# [name, value, ...]; connId the client's UDP port.
+JQDEFS='def hdr($n): [.headers as $h | range(0; $h | length; 2)
+          | select(($h[.] | ascii_downcase) == ($n | ascii_downcase)) | $h[. + 1]];
+        def body: .bodyBase64 | @base64d;
+        def conns: [.[].connId] | unique | length;'
+LOG=/dev/null
+log_reset() { : >"$LOG"; }
+# lx EXPR [SHOW]: the server log $LOG (slurped) satisfies EXPR.
+lx() {
+    local got
+    if ! jq -e -s "$JQDEFS $1" "$LOG" >/dev/null 2>&1; then
+        got=$(jq -c -s "$JQDEFS ${2:-length}" "$LOG" 2>/dev/null | head -c 600 || true)
+        want "server log: expected $1 (got ${got:-nothing})"
+    fi
+}
+# ix EXPR [SHOW]: the counters of the last stop_impair satisfy EXPR.
+IMPAIR_STATS=""
+ix() {
+    local got
+    if ! jq -e "$1" <<<"${IMPAIR_STATS:-null}" >/dev/null 2>&1; then
+        got=$(jq -c "${2:-.}" <<<"${IMPAIR_STATS:-null}" 2>/dev/null | head -c 600 || true)
+        want "proxy counters: expected $1 (got ${got:-nothing})"
+    fi
+}
+
+e2e_diag_extra() {
+    jq -e .quic "$OUT" >/dev/null 2>&1 && jq -c .quic "$OUT" | sed 's/^/  quic: /'
+    [ -n "$IMPAIR_STATS" ] && echo "  proxy: $IMPAIR_STATS"
+    return 0
+}
+
+# --- preconditions ------------------------------------------------------------
+e2e_preconditions jq node openssl timeout sha256sum
+if ! gen_certs; then
+    echo "FAIL $P setup: openssl could not make the test certificates"
+    exit 1
+fi
+C=$LIB_CERTS
+start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
+    local label=$1
+    shift
+    if ! "$@"; then
+        echo "FAIL $P setup: $label did not start"
+        exit 1
+    fi
+}
+
+CADDY_WHY=""
+command -v caddy >/dev/null 2>&1 || CADDY_WHY="caddy is not installed (bash scripts/deps.sh)"
+BUN_WHY=""
+BUN=""
+if ! BUN=$(bun_bin); then
+    BUN_WHY="no runnable bun in test/node_modules or on PATH (bash scripts/deps.sh installs it from npm)"
+    BUN=""
+fi
+
+if [ -z "$CADDY_WHY" ]; then
+    start_or_die "caddy (test/Caddyfile-h3.in)" start_caddy_h3 caddy
+    CADDY_EC="https://127.0.0.1:$CADDY_PORT"
+    CADDY_EC_PORT=$CADDY_PORT
+    CADDY_RSA="https://127.0.0.1:$CADDY_PORT2"
+    BIG=$CADDY_H3_BIG
+fi
+if [ -z "$BUN_WHY" ]; then
+    start_or_die "bun_h3_server.js" start_bun_h3 bun "$C/ec.crt" "$C/ec.key"
+    BUN_URL="https://127.0.0.1:$BUN_H3_PORT"
+    BUN_LOG=$BUN_H3_LOG
+fi
+
+# aux LIMIT CMD...: runs CMD (a helper client, not shb) under timeout LIMIT
+# in the background and waits for it, as e2e_lib.sh's shb does, so that a
+# TERM or Ctrl-C stops the suite at once; its stdout is in $AUX, and its
+# exit status is aux's.
+AUX=""
+AUX_CHILD=""
+aux() {
+    local limit=$1 rc
+    shift
+    timeout -k 2 "$limit" "$@" </dev/null >"$T/aux" 2>/dev/null &
+    AUX_CHILD=$!
+    wait "$AUX_CHILD"
+    rc=$?
+    AUX_CHILD=""
+    AUX=$(cat "$T/aux" 2>/dev/null)
+    return "$rc"
+}
+aux_cleanup() {
+    if [ -n "$AUX_CHILD" ]; then
+        kill -TERM "$AUX_CHILD" 2>/dev/null || true
+        wait "$AUX_CHILD" 2>/dev/null || true
+    fi
+}
+E2E_CLEANUP_EXTRA=aux_cleanup
+
+# ref_fetch URL [N [CONC [METHOD [BODY]]]]: the reference client
+# (test/h3_fetch.js under Bun); its JSON line is in $REF. Fails unless every
+# request got a response.
+REF=""
+ref_fetch() {
+    local rc=0
+    aux 30 "$BUN" test/h3_fetch.js "$@" || rc=$?
+    REF=$AUX
+    return "$rc"
+}
+
+# --- 0. the test infrastructure itself (no shb) -----------------------------------------
+# The proxy: datagrams of four clients relayed to a UDP echo server and back,
+# each to its own sender; the same seed gives the same decisions.
+start_or_die "udp_echo_server.js" start_udp_echo udpecho
+begin "udp_impair.js relays 4 clients x 200 datagrams to a UDP echo server and back, none crossed"
+start_or_die "udp_impair.js" start_impair impair-echo "$UDPE_PORT"
+aux 20 node test/udp_probe.js echo "$IMPAIR_PORT" 4 200 500 || true
+E=$AUX
+stop_impair
+jq -e '.sent == 800 and .received == 800 and .crossed == 0 and .unique == 800 and .inOrder' <<<"${E:-null}" >/dev/null 2>&1 ||
+    want "echo through the proxy: $E"
+ix '.up.in == 800 and .up.forwarded == 800 and .down.in == 800 and .down.forwarded == 800 and .clients == 4' '{up, down, clients}'
+ix '.up.dropped + .down.dropped + .up.reordered + .down.reordered + .up.duplicated + .down.duplicated == 0'
+finish
+IMPAIR_STATS=""
+
+begin "udp_impair.js --seed 42 --loss 10 --reorder 10 --dup 5: the same decisions twice, another seed differs"
+runs=()
+for seed in 42 42 43; do
+    start_or_die "udp_impair.js" start_impair impair-seed "$UDPE_PORT" --seed "$seed" --loss 10 --reorder 10 --dup 5
+    aux 20 node test/udp_probe.js echo "$IMPAIR_PORT" 1 300 500 || true
+    stop_impair
+    runs+=("$(jq -c '[.up.dropped, .up.reordered, .up.duplicated, .down.dropped, .down.reordered, .down.duplicated]' <<<"$IMPAIR_STATS" 2>/dev/null)")
+done
+[ "${runs[0]}" = "${runs[1]}" ] || want "seed 42 gave ${runs[0]}, then ${runs[1]}"
+[ "${runs[0]}" != "${runs[2]}" ] || want "seed 43 gave the same as seed 42: ${runs[2]}"
+jq -e '.[0] > 0 and .[1] > 0 and .[2] > 0 and .[3] > 0' <<<"${runs[0]:-null}" >/dev/null 2>&1 ||
+    want "no drops, reorders or duplicates at 10/10/5 %: ${runs[0]}"
+finish
+IMPAIR_STATS=""
+
+begin "udp_impair.js --loss 100 drops every datagram"
+start_or_die "udp_impair.js" start_impair impair-all "$UDPE_PORT" --loss 100
+aux 20 node test/udp_probe.js echo "$IMPAIR_PORT" 2 20 300 || true
+E=$AUX
+stop_impair
+jq -e '.sent == 40 and .received == 0' <<<"${E:-null}" >/dev/null 2>&1 || want "echo through the proxy: $E"
+ix '.up.in == 40 and .up.dropped == 40 and .up.forwarded == 0 and .down.in == 0'
+finish
+IMPAIR_STATS=""
+stop_server "$UDPE_PID"
+
+# The servers: a QUIC Version Negotiation for an unknown version (the UDP
+# side is QUIC), then HTTP/3 from the reference client, directly and
+# through the proxy at 5 % loss and 10 % reordering each way.
+server_speaks_h3() { # LABEL PORT URL
+    local label=$1 port=$2 url=$3 vn
+    begin "$label answers a QUIC Version Negotiation offering version 1"
+    aux 10 node test/udp_probe.js vn "$port" || true
+    vn=$AUX
+    jq -e '.echoedCids and (.versions | index("00000001"))' <<<"${vn:-null}" >/dev/null 2>&1 ||
+        want "udp_probe.js vn: ${vn:-nothing}"
+    finish
+    if [ -z "$BUN" ]; then
+        skip "$label serves HTTP/3 to the reference client: $BUN_WHY"
+        return
+    fi
+    begin "$label serves HTTP/3 to the reference client (Bun fetch h3): 50 requests, 10 at a time"
+    ref_fetch "$url/" 50 10 || want "test/h3_fetch.js: ${REF:-nothing}"
+    jq -e '.ok == 50 and .statusCodes == {"200": 50} and .altSvc == 0' <<<"${REF:-null}" >/dev/null 2>&1 ||
+        want "reference client: ${REF:-nothing} (an alt-svc header means the answer came over TCP)"
+    finish
+    begin "$label through udp_impair.js --loss 5 --reorder 10: the reference client gets 50 responses"
+    start_or_die "udp_impair.js" start_impair "impair-ref-$port" "$port" --seed 7 --loss 5 --reorder 10
+    ref_fetch "https://127.0.0.1:$IMPAIR_PORT/" 50 10 || want "test/h3_fetch.js: ${REF:-nothing}"
+    stop_impair
+    jq -e '.ok == 50 and .statusCodes == {"200": 50}' <<<"${REF:-null}" >/dev/null 2>&1 || want "reference client: ${REF:-nothing}"
+    ix '.up.in > 0 and .down.in > 0 and .up.dropped + .down.dropped > 0' '{up, down}'
+    finish
+    IMPAIR_STATS=""
+}
+if [ -z "$CADDY_WHY" ]; then
+    server_speaks_h3 "caddy ecdsa" "$CADDY_EC_PORT" "$CADDY_EC"
+    begin "caddy's TCP side: HTTP/2 with alt-svc h3 (curl), /big.bin is $BIG bytes"
+    if command -v curl >/dev/null 2>&1; then
+        aux 20 curl -sk --http2 -D - -o "$T/big.bin" "$CADDY_EC/big.bin" || true
+        h=$AUX
+        grep -qi '^HTTP/2 200' <<<"$h" || want "curl --http2: $(head -n 1 <<<"$h")"
+        grep -qiE "^alt-svc: h3=\":$CADDY_EC_PORT\"" <<<"$h" || want "no alt-svc: h3 header"
+        [ "$(wc -c <"$T/big.bin")" -eq "$BIG" ] || want "/big.bin is $(wc -c <"$T/big.bin") bytes"
+    else
+        want "curl is not installed"
+    fi
+    finish
+else
+    skip "caddy: $CADDY_WHY"
+fi
+if [ -z "$BUN_WHY" ]; then
+    server_speaks_h3 "bun" "$BUN_H3_PORT" "$BUN_URL"
+    begin "bun_h3_server.js logs HTTP/3 requests as httpVersion 3, its TCP side's as 1.1"
+    LOG=$BUN_LOG
+    log_reset
+    ref_fetch "$BUN_URL/ref" 3 1 || want "test/h3_fetch.js: ${REF:-nothing}"
+    if command -v curl >/dev/null 2>&1; then
+        aux 10 curl -sk -o /dev/null "$BUN_URL/tcp" || want "curl over TCP failed"
+    fi
+    lx '[.[] | select(.url == "/ref")] | length == 3 and all(.httpVersion == "3")' 'map({url, httpVersion})'
+    lx '[.[] | select(.url == "/tcp")] | all(.httpVersion == "1.1")' 'map({url, httpVersion})'
+    finish
+else
+    skip "bun: $BUN_WHY"
+fi
+
+# --- 1. misuse: --http3 needs https:// ---------------------------------------------------
+begin "--http3 on an http:// URL: exit 2, one line"
+shb --http3 -n 1 -c 1 "http://127.0.0.1:1/"
+one_line_exit 2
+grep -qiE 'https' <<<"$ERR_LINE" || want "stderr does not mention https: $ERR_LINE"
+finish
+
+if [ -n "$CADDY_WHY" ] && [ -n "$BUN_WHY" ]; then
+    skip "every HTTP/3 check: neither caddy nor bun is here"
+    [ "$FAILS" -eq 0 ]
+    exit
+fi
+
+# shb without HTTP/3 would turn every check below into the same failure.
+PROBE_URL=${BUN_URL:-$CADDY_EC}/
+LAST_CMD="$SHB --http3 -n 1 -c 1 -j $PROBE_URL"
+timeout -k 5 "$SHB_TIMEOUT" "$SHB" --http3 -n 1 -c 1 -j "$PROBE_URL" </dev/null >"$OUT" 2>"$ERR"
+SHB_RC=$?
+if [ "$SHB_RC" -eq 2 ] && grep -qi 'not supported' "$ERR" && [ "${E2E_H3_FORCE:-0}" != 1 ]; then
+    echo "FAIL $P setup: $SHB does not support --http3 yet: $(head -n 1 "$ERR")"
+    exit 1
+fi
+
+# --- 2. exact totals ------------------------------------------------------------------------
+# exact_totals LABEL URL [LOG]: n c p t splits; t "-" is shb's default. With
+# LOG (Bun's request log), the server saw each request once, over HTTP/3.
+exact_totals() {
+    local label=$1 url=$2 log=${3:-} spec n c p t targs tname cn
+    for spec in "200 10 1 -" "1000 4 32 -" "999 3 7 2" "5 4 8 1"; do
+        read -r n c p t <<<"$spec"
+        targs=()
+        tname=""
+        if [ "$t" != "-" ]; then
+            targs=(-t "$t")
+            tname=" -t $t"
+        fi
+        begin "$label exact totals -n $n -c $c -p $p$tname"
+        if [ -n "$log" ]; then
+            LOG=$log
+            log_reset
+        fi
+        shb --http3 -n "$n" -c "$c" -p "$p" "${targs[@]}" -j "$url/"
+        if json_run_ok; then
+            all_ok "$n"
+            jx ".url == \"$url/\"" '.url'
+            jx '.bytesReceived > 0 and .bytesSent > 0' '[.bytesReceived, .bytesSent]'
+            if [ "$n" -ge $((c * p)) ]; then
+                jx ".connections == $c" '.connections'
+            else
+                jx ".connections >= 1 and .connections <= $c" '.connections'
+            fi
+            jx ".connectionsOpened >= .connections" '{connectionsOpened, connections}'
+            if [ "$t" != "-" ]; then
+                jx ".threads == $t" '.threads'
+            fi
+            latency_sane
+            quic_ok
+        fi
+        if [ -n "$log" ]; then
+            lx "length == $n" 'length'
+            lx 'all(.method == "GET" and .url == "/" and .httpVersion == "3")' 'map({method, url, httpVersion}) | unique'
+            cn=$(jq -r '.connectionsOpened // empty' "$OUT" 2>/dev/null || true)
+            [ -n "$cn" ] && lx "conns >= 1 and conns <= $cn" 'conns'
+        fi
+        finish
+    done
+}
+
+# --- 3. -z, bodies both ways, many streams, status codes ------------------------------------
+# timed LABEL URL: -z 2s -c 4 -p 8.
+timed() {
+    begin "$1 -z 2s -c 4 -p 8"
+    shb --http3 -z 2s -c 4 -p 8 -j "$2/"
+    if json_run_ok; then
+        jx '.durationSeconds >= 1.8 and .durationSeconds <= 3.5' '.durationSeconds'
+        jx '.requests.total > 0 and .requests.errors == 0' '{requests, errorKinds}'
+        jx '.statusCodes["200"] == .requests.total' '.statusCodes'
+        latency_sane
+        quic_ok
+    fi
+    [ "$SHB_MS" -le 5000 ] || want "took ${SHB_MS} ms of wall time"
+    finish
+}
+
+# big_body LABEL URL SIZE: -n 6 -c 2 -p 2 responses of SIZE bytes each.
+big_body() {
+    begin "$1 $3-byte responses -n 6 -c 2 -p 2"
+    shb --http3 -n 6 -c 2 -p 2 -j "$2"
+    if json_run_ok; then
+        all_ok 6
+        jx ".bytesReceived >= 6 * $3" '.bytesReceived'
+        quic_ok
+        # 6 x SIZE bytes cannot arrive in fewer packets than this.
+        jx ".quic.packetsReceived >= 6 * $3 / 1500" '.quic.packetsReceived'
+    fi
+    finish
+}
+
+# many_streams LABEL URL: -p far above the server's limit on concurrent
+# streams (MAX_STREAMS; quic-go and lsquic allow 100 by default): shb must
+# wait for stream credit, not fail.
+many_streams() {
+    begin "$1 -p 300 -c 2 -n 2000 (beyond the server's 100 concurrent streams)"
+    shb --http3 -n 2000 -c 2 -p 300 -j "$2/"
+    if json_run_ok; then
+        all_ok 2000
+        jx '.connections == 2' '.connections'
+        quic_ok
+    fi
+    finish
+}
+
+status_codes() { # LABEL URL
+    begin "$1 /status/404 -n 50 -c 2 -p 4: 50 responses, all 404"
+    shb --http3 -n 50 -c 2 -p 4 -j "$2/status/404"
+    if json_run_ok; then
+        jx '.requests.total == 50 and .requests.ok == 50 and .requests.errors == 0' '{requests, errorKinds}'
+        jx '.statusCodes == {"404": 50}' '.statusCodes'
+    fi
+    finish
+}
+
+printf 'line1\r\nline2\n' >"$T/body.txt"
+# A body of many QUIC packets; @file strips CR and LF, so the file has none.
+head -c 75000 /dev/urandom | base64 -w 0 >"$T/upload.txt"
+UP_LEN=$(wc -c <"$T/upload.txt")
+UP_SHA=$(sha256sum "$T/upload.txt" | cut -d' ' -f1)
+
+bun_bodies() { # what Bun's log says arrived
+    LOG=$BUN_LOG
+    begin "bun echo PUT with headers and body -n 3 -c 1"
+    log_reset
+    shb --http3 -n 3 -c 1 -m PUT -H 'X-Test: a b' -H 'X-Other:  v2 ' -d 'hello world' -j "$BUN_URL/put"
+    if json_run_ok; then
+        all_ok 3
+        jx '.bytesReceived >= 3 * 11' '.bytesReceived'
+    fi
+    lx 'length == 3' 'length'
+    lx 'all(.method == "PUT" and .url == "/put" and .httpVersion == "3")' 'map({method, url, httpVersion})'
+    lx 'all(hdr("x-test") == ["a b"])' 'map(hdr("x-test"))'
+    lx 'all(hdr("x-other") == ["v2"])' 'map(hdr("x-other"))'
+    lx 'all(body == "hello world" and .bodyLength == 11)' 'map(body)'
+    lx 'all(hdr("content-length") | . == [] or . == ["11"])' 'map(hdr("content-length"))'
+    lx 'all(hdr("user-agent") == ["shb"])' 'map(hdr("user-agent"))'
+    finish
+
+    begin "bun echo -d @file strips CR and LF"
+    log_reset
+    shb --http3 -n 2 -c 1 -d "@$T/body.txt" -j "$BUN_URL/file"
+    json_run_ok && all_ok 2
+    lx 'length == 2 and all(.method == "POST" and body == "line1line2")' 'map({method, b: body})'
+    finish
+
+    begin "bun echo POST -d @file of $UP_LEN bytes -n 20 -c 2 -p 4: exact bytes arrive and come back"
+    log_reset
+    shb --http3 -n 20 -c 2 -p 4 -d "@$T/upload.txt" -j "$BUN_URL/upload"
+    if json_run_ok; then
+        all_ok 20
+        jx ".bytesSent > 20 * $UP_LEN" '.bytesSent'
+        jx ".bytesReceived >= 20 * $UP_LEN" '.bytesReceived'
+        quic_ok
+    fi
+    lx 'length == 20' 'length'
+    lx "all(.method == \"POST\" and .bodyLength == $UP_LEN and .bodySha256 == \"$UP_SHA\" and .httpVersion == \"3\")" 'map({method, bodyLength, bodySha256, httpVersion}) | unique'
+    finish
+}
+
+if [ -z "$CADDY_WHY" ]; then
+    exact_totals "caddy ecdsa" "$CADDY_EC"
+    begin "caddy rsa exact totals -n 200 -c 4 -p 8"
+    shb --http3 -n 200 -c 4 -p 8 -j "$CADDY_RSA/"
+    json_run_ok && all_ok 200 && quic_ok
+    finish
+    timed "caddy ecdsa" "$CADDY_EC"
+    big_body "caddy ecdsa /big.bin" "$CADDY_EC/big.bin" "$BIG"
+    many_streams "caddy ecdsa" "$CADDY_EC"
+    status_codes "caddy ecdsa" "$CADDY_EC"
+    begin "caddy POST -d @file of $UP_LEN bytes -n 20 -c 2 -p 4 (Caddy answers hello)"
+    shb --http3 -n 20 -c 2 -p 4 -d "@$T/upload.txt" -j "$CADDY_EC/"
+    if json_run_ok; then
+        all_ok 20
+        jx ".bytesSent > 20 * $UP_LEN" '.bytesSent'
+    fi
+    finish
+else
+    skip "caddy HTTP/3 checks: $CADDY_WHY"
+fi
+if [ -z "$BUN_WHY" ]; then
+    exact_totals "bun" "$BUN_URL" "$BUN_LOG"
+    timed "bun" "$BUN_URL"
+    LOG=$BUN_LOG
+    log_reset
+    big_body "bun /bytes/8000000" "$BUN_URL/bytes/8000000" 8000000
+    many_streams "bun" "$BUN_URL"
+    status_codes "bun" "$BUN_URL"
+    bun_bodies
+else
+    skip "bun HTTP/3 checks: $BUN_WHY"
+fi
+
+# --- 4. text report ----------------------------------------------------------------------------
+TXT_URL=${BUN_URL:-$CADDY_EC}
+TXT_PORT=${BUN_H3_PORT:-$CADDY_EC_PORT}
+begin "text report --http3 -n 100 -c 2 -p 8"
+shb --http3 -n 100 -c 2 -p 8 "$TXT_URL/"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+no_sanitizer_report
+F='[0-9]+(\.[0-9]+)?'
+while IFS= read -r re; do
+    grep -qE "$re" "$OUT" || want "no line matching /$re/"
+done <<EOF
+^URL: +https://127\.0\.0\.1:$TXT_PORT/\$
+^Protocol: +HTTP/3\$
+^Connections: +2\$
+^Requests: +100 \(100 ok, 0 errors, of which 0 connect\) in ${F}s\$
+^  \[200\] 100\$
+EOF
+finish
+
+# --- 5. Ctrl-C (e2e_lib.sh: shb_interrupted) ---------------------------------------------
+for spec in "caddy ${CADDY_EC:-}" "bun ${BUN_URL:-}"; do
+    read -r label url <<<"$spec"
+    [ -n "${url:-}" ] || continue
+    begin "$label Ctrl-C during -z 30s -c 4 -p 8 prints the report"
+    shb_interrupted 1.5 3000 --http3 -z 30s -c 4 -p 8 -j "$url/"
+    if [ "$SHB_RC" -ne 137 ] && json_run_ok; then
+        jx '.durationSeconds > 1 and .durationSeconds < 10' '.durationSeconds'
+        jx '.requests.total > 0 and .requests.ok > 0 and .requests.errors == 0' '{requests, errorKinds}'
+        quic_ok
+        echo "  (exit status after SIGINT: $SHB_RC, ${SHB_MS} ms after the signal)"
+    fi
+    finish
+done
+
+# --- 6. through udp_impair.js ----------------------------------------------------------------
+# impaired LABEL PORT: loss and reordering both ways (seed fixed), then
+# duplicates and jitter: every request completes, and shb saw the losses.
+# With seed 42 at 5 % loss the first drops are the up direction's 25th and
+# 28th datagrams and the down direction's 8th (udp_impair.js draws the same
+# numbers per datagram whatever it decides), so a 500-request run always
+# loses some both ways. Then all-loss: only Initials go out and time out.
+impaired() {
+    local label=$1 port=$2
+    begin "$label via udp_impair.js --seed 42 --loss 5 --reorder 10: -n 500 -c 4 -p 8, every request ok"
+    start_or_die "udp_impair.js" start_impair "impair-$port" "$port" --seed 42 --loss 5 --reorder 10
+    shb --http3 -n 500 -c 4 -p 8 -j "https://127.0.0.1:$IMPAIR_PORT/"
+    stop_impair
+    if json_run_ok; then
+        all_ok 500
+        quic_ok
+        jx '.quic.packetsLost > 0' '.quic'
+    fi
+    ix '.up.dropped > 0 and .down.dropped > 0 and .up.reordered > 0 and .down.reordered > 0' '{up, down}'
+    ix '.clients >= 1' '.clients'
+    finish
+    IMPAIR_STATS=""
+
+    begin "$label via udp_impair.js --seed 9 --dup 5 --delay 2 --jitter 3: -n 300 -c 2 -p 8, every request ok"
+    start_or_die "udp_impair.js" start_impair "impair-dup-$port" "$port" --seed 9 --dup 5 --delay 2 --jitter 3
+    shb --http3 -n 300 -c 2 -p 8 -j "https://127.0.0.1:$IMPAIR_PORT/"
+    stop_impair
+    if json_run_ok; then
+        all_ok 300
+        quic_ok
+    fi
+    ix '.down.duplicated > 0 and .down.delayed > 0' '{up, down}'
+    finish
+    IMPAIR_STATS=""
+
+    begin "$label via udp_impair.js --loss 100: -n 20 -c 2 --connect-timeout 1s, 20 connect timeouts, no hang"
+    start_or_die "udp_impair.js" start_impair "impair-all-$port" "$port" --loss 100
+    shb --http3 -n 20 -c 2 --connect-timeout 1s -j "https://127.0.0.1:$IMPAIR_PORT/"
+    stop_impair
+    if json_run_ok; then
+        jx '.requests.total == 20 and .requests.ok == 0 and .requests.errors == 20 and .requests.connectErrors == 20' '.requests'
+        jx '.errorKinds == {"connect timeout": 20}' '.errorKinds'
+        jx '.statusCodes == {}' '.statusCodes'
+    fi
+    [ "$SHB_MS" -ge 900 ] || want "took only ${SHB_MS} ms with a 1 s connect timeout"
+    [ "$SHB_MS" -le 25000 ] || want "took ${SHB_MS} ms"
+    # shb did send: Initials, each datagram padded to at least 1200 bytes
+    # (RFC 9000 §14.1); nothing came back.
+    ix '.up.in > 0 and .up.dropped == .up.in and .down.in == 0' '{up, down}'
+    ix '.up.in == 0 or .up.bytesIn >= 1200 * .up.in' '.up'
+    finish
+    IMPAIR_STATS=""
+}
+if [ -z "$CADDY_WHY" ]; then
+    impaired "caddy ecdsa" "$CADDY_EC_PORT"
+else
+    skip "caddy impairment checks: $CADDY_WHY"
+fi
+if [ -z "$BUN_WHY" ]; then
+    impaired "bun" "$BUN_H3_PORT"
+else
+    skip "bun impairment checks: $BUN_WHY"
+fi
+
+[ "$FAILS" -eq 0 ]
