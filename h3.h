@@ -100,8 +100,10 @@ struct h3_resp {
      * response stands (before the final HEADERS, in the body, after the
      * trailers) and the resumable QPACK scan of the HEADERS being read */
     uint8_t state;
+    bool in_payload; /* internal: the frame header is read, left payload bytes to come */
     uint8_t hdr[16];
     uint8_t hdr_have;
+    int rc;          /* internal: the result given, once it is not H3_RESP_MORE */
     uint64_t type, left;
     struct qpack_status_scan scan;
     uint16_t status;    /* the final status once its HEADERS frame is complete; 0 before */
@@ -115,7 +117,7 @@ void h3_resp_init(struct h3_resp *r);
  * or -code; after a result other than MORE nothing more may be fed. Rules
  * (RFC 9114 §4.1, §7.2):
  * - HEADERS with a 1xx :status is an interim response, skipped (§4.1: any
- *   number of them, never recorded); 101 is H3_MESSAGE_ERROR (§4.5...: no
+ *   number of them, never recorded); 101 is H3_MESSAGE_ERROR (§4.5: no
  *   upgrade in HTTP/3);
  * - the final HEADERS sets r->status; DATA before it is H3_FRAME_UNEXPECTED;
  * - a HEADERS after DATA (or after the final HEADERS) is the trailer
@@ -154,14 +156,16 @@ void h3_peer_init(struct h3_peer *p);
 /* One server-initiated unidirectional stream. */
 struct h3_uni {
     uint8_t state;  /* internal */
+    bool in_payload; /* internal: control stream: inside a frame's payload */
     uint8_t hdr[16];
     uint8_t hdr_have;
+    int rc;         /* internal: the sticky error */
     uint64_t stream_type; /* once read */
     uint64_t type, left;  /* control stream: the frame being read */
-    uint8_t setting[16];  /* SETTINGS: the identifier/value pair being read */
+    uint8_t setting[16];  /* SETTINGS: the identifier/value pair being read (GOAWAY: its id) */
     uint8_t setting_have;
     uint64_t setting_id;
-    uint64_t seen_mask;   /* SETTINGS: known identifiers seen, for duplicates */
+    uint64_t seen_mask;   /* SETTINGS: identifiers below 64 seen, for duplicates */
 };
 void h3_uni_init(struct h3_uni *u);
 
@@ -177,7 +181,8 @@ void h3_uni_init(struct h3_uni *u);
  * - control (§6.2.1): a second one is H3_STREAM_CREATION_ERROR; its first
  *   frame must be SETTINGS (else H3_MISSING_SETTINGS), a second SETTINGS is
  *   H3_FRAME_UNEXPECTED; a SETTINGS with an HTTP/2 identifier (0x02, 0x03,
- *   0x04, 0x05) or an identifier twice is H3_SETTINGS_ERROR (§7.2.4.1),
+ *   0x04, 0x05) or an identifier twice is H3_SETTINGS_ERROR (§7.2.4.1,
+ *   §7.2.4; duplicates are found among identifiers below 64, seen_mask),
  *   unknown identifiers are ignored; QPACK_MAX_TABLE_CAPACITY and
  *   QPACK_BLOCKED_STREAMS values are the server's (for its decoder: ours
  *   never inserts, so they change nothing); GOAWAY carries a stream id that
@@ -200,7 +205,10 @@ void h3_uni_init(struct h3_uni *u);
  *   an error);
  * - push stream (0x01): H3_ID_ERROR (§4.6: a client that sent no MAX_PUSH_ID
  *   cannot receive one... a server must not open it);
- * - any other type: H3_UNI_IGNORE. */
+ * - any other type: H3_UNI_IGNORE;
+ * - a stream that ends (fin) before its type is complete: 0 (§6.2: "MUST
+ *   tolerate unidirectional streams being closed ... prior to the
+ *   reception of the unidirectional stream header"). */
 int h3_uni_feed(struct h3_peer *peer, struct h3_uni *u, const uint8_t *p, size_t n, bool fin);
 
 #endif

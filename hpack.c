@@ -108,6 +108,11 @@ static int int_step(uint64_t *v, uint8_t *count, uint8_t b)
     return *count >= 5 ? HPACK_ERR_INTEGER : 0;
 }
 
+int hpack_int_step(uint64_t *v, uint8_t *count, uint8_t b)
+{
+    return int_step(v, count, b);
+}
+
 size_t hpack_int_encode(uint8_t *out, size_t cap, unsigned prefix_bits, uint8_t first, uint64_t v)
 {
     if (prefix_bits < 1 || prefix_bits > 8 || cap == 0)

@@ -31,6 +31,12 @@
 size_t hpack_int_encode(uint8_t *out, size_t cap, unsigned prefix_bits, uint8_t first, uint64_t v);
 /* Decodes an N-bit-prefix integer at *p (< end). Advances *p. Returns 0 or a HPACK_ERR_*. */
 int hpack_int_decode(const uint8_t **p, const uint8_t *end, unsigned prefix_bits, uint64_t *v);
+/* The same integer decoded in pieces, for parsers that resume at any byte:
+ * b is the next octet after an all-ones prefix, *v the value so far (the
+ * prefix's bits to start with), *count the continuation octets before b (0
+ * to start). Returns 1 when the integer is complete, 0 when another octet
+ * follows, or HPACK_ERR_INTEGER (the limits hpack_int_decode applies). */
+int hpack_int_step(uint64_t *v, uint8_t *count, uint8_t b);
 
 /* Huffman (RFC 7541 Appendix B). Decode returns the decoded length, or a
  * HPACK_ERR_* (invalid code, EOS, bad padding, output overflow). */

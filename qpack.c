@@ -16,6 +16,10 @@
  * a section with them, so they find the same structural errors in the same
  * places; qpack_decode then resolves names and values (Huffman-decoding into
  * the caller's scratch), qpack_status only looks at what :status needs.
+ * qpack_status is the resumable scan (qpack_status_scan_*) fed once: the
+ * scan takes whole lines through next_line, and only the line a feed cuts
+ * goes octet by octet through a state machine that makes the same checks
+ * in the same order (see "the :status scan" below).
  *
  * Integers (§4.1.1) go through hpack_int_decode, which refuses values above
  * 2^32-1 (HPACK's own limit). §4.1.1 asks a decoder to take up to 62 bits,
@@ -261,9 +265,23 @@ uint8_t *qpack_encode_request(const struct shb_request *o, size_t *len)
 
 #define INT62_MAX (((uint64_t)1 << 62) - 1)
 
-/* A prefix integer of up to 62 bits (§4.1.1). Nine continuation octets
- * carry 63 bits, enough for any such value whatever the prefix, even with
- * zero padding; a tenth is refused (§7.4). */
+/* One continuation octet of a prefix integer of up to 62 bits (§4.1.1),
+ * hpack_int_step's counterpart: *v the value so far, *count the octets
+ * before b. Nine continuation octets carry 63 bits, enough for any such
+ * value whatever the prefix, even with zero padding; a tenth is refused
+ * (§7.4). Returns 1 (complete), 0 (more follow) or QPACK_ERR_INTEGER. */
+static int int62_step(uint64_t *v, uint8_t *count, uint8_t b)
+{
+    unsigned shift = 7u * *count;
+    if (shift > 56)
+        return QPACK_ERR_INTEGER;
+    *v += (uint64_t)(b & 0x7f) << shift; /* < 2^63 + 2^62: no overflow */
+    (*count)++;
+    if (*v > INT62_MAX)
+        return QPACK_ERR_INTEGER;
+    return (b & 0x80) ? 0 : 1;
+}
+
 static int int62_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits, uint64_t *v)
 {
     const uint8_t *p = *pp;
@@ -272,18 +290,15 @@ static int int62_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_
     uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
     uint64_t x = *p++ & mask;
     if (x == mask) {
-        for (unsigned shift = 0;; shift += 7) {
+        uint8_t count = 0;
+        int rc;
+        do {
             if (p >= end)
                 return QPACK_ERR_TRUNCATED;
-            if (shift > 56)
-                return QPACK_ERR_INTEGER;
-            uint8_t b = *p++;
-            x += (uint64_t)(b & 0x7f) << shift; /* < 2^63 + 2^62: no overflow */
-            if (x > INT62_MAX)
-                return QPACK_ERR_INTEGER;
-            if (!(b & 0x80))
-                break;
-        }
+            rc = int62_step(&x, &count, *p++);
+            if (rc < 0)
+                return rc;
+        } while (rc == 0);
     }
     *v = x;
     *pp = p;
@@ -511,42 +526,281 @@ static int line_status(const struct line *l)
     return three_digits(tmp, (size_t)dl);
 }
 
-int qpack_status(const uint8_t *p, size_t n, uint16_t *status)
+/* The resumable scan. A section is walked a whole field line at a time
+ * wherever the line lies entirely in the bytes at hand (next_line, as
+ * qpack_decode does), and octet by octet only for the line a feed cuts:
+ * the slow path keeps what line_kind and line_status look at (a literal
+ * name's first 7 octets, a value's first 8) and hands them the same struct
+ * line, so both paths judge a line by the same code. Every check is made
+ * on octets in order, so an error other than running out of input is
+ * certain as soon as its octet arrives, whatever follows: the two paths
+ * find the same first error at any split. */
+enum scan_state {
+    SQ_RIC0,       /* at the prefix's first octet (Required Insert Count, 8-bit prefix) */
+    SQ_RIC,        /* its continuation octets */
+    SQ_BASE0,      /* at the Sign bit and Delta Base (7-bit prefix) */
+    SQ_BASE,       /* Delta Base's continuation octets */
+    SQ_LINE,       /* at a field line's first octet */
+    SQ_INDEX,      /* an indexed line's index, continued */
+    SQ_NAME_INDEX, /* a name reference's index, continued */
+    SQ_NLEN,       /* a literal name's length, continued */
+    SQ_NAME,       /* the name's octets (left of them) */
+    SQ_VLEN0,      /* at a value's first octet (H flag, 7-bit prefix length) */
+    SQ_VLEN,       /* the value's length, continued */
+    SQ_VALUE,      /* the value's octets (left of them) */
+};
+
+void qpack_status_scan_init(struct qpack_status_scan *s)
 {
-    const uint8_t *end = n ? p + n : p;
-    *status = 0;
-    int rc = read_prefix(&p, end);
-    if (rc)
-        return rc;
-    int st = 0;
-    bool regular = false, malformed = false;
+    s->state = SQ_RIC0;
+    s->v = (struct qpack_status_verdict){ false, false, 0 };
+    s->err = 0;
+}
+
+/* One complete field line: its part in the :status rules. Returns 0 or
+ * QPACK_ERR_HUFFMAN (a :status value that is not valid Huffman). */
+static inline int line_done(struct qpack_status_verdict *v, const struct line *l)
+{
+    int kind = line_kind(l);
+    if (kind == K_REGULAR) {
+        v->regular = true;
+        return 0;
+    }
+    int x = kind == K_STATUS ? line_status(l) : QPACK_ERR_STATUS;
+    if (x == QPACK_ERR_HUFFMAN)
+        return x;
+    /* RFC 9114 §4.3: pseudo-headers before regular fields; §4.3.2: one
+     * :status and no other pseudo-header in a response; a bad value is
+     * malformed too (§4.1.2). Noted, and the walk goes on: a structural
+     * error further on (a connection error) takes precedence. */
+    if (v->regular || x < 0 || v->status)
+        v->malformed = true;
+    else
+        v->status = (uint16_t)x;
+    return 0;
+}
+
+/* The line read octet by octet is complete. Its strings point at what was
+ * kept of them, with their real lengths: line_kind reads no more than 7
+ * octets of a name (all of ":status", or the first), line_status none of
+ * a value longer than 8 (three digits need 3). */
+static int slow_line_done(struct qpack_status_scan *s)
+{
+    struct line l = {
+        .sidx = s->sidx,
+        .indexed = s->indexed,
+        .name = { s->name, s->nlen, s->nhuff },
+        .value = { s->value, s->vlen, s->vhuff },
+    };
+    s->state = SQ_LINE;
+    return line_done(&s->v, &l);
+}
+
+/* The integer of state s->state is complete, in s->ival (below 2^32:
+ * hpack_int_step's limit). The checks are next_line's and read_prefix's. */
+static int scan_int_done(struct qpack_status_scan *s)
+{
+    uint64_t v = s->ival;
+    switch (s->state) {
+    case SQ_RIC:
+        if (v != 0) /* §4.5.1.1, see read_prefix */
+            return QPACK_ERR_DYNAMIC;
+        s->state = SQ_BASE0;
+        return 0;
+    case SQ_INDEX:
+        if (v >= QPACK_STATIC_COUNT) /* §3.1 */
+            return QPACK_ERR_INDEX;
+        s->sidx = (int16_t)v;
+        s->indexed = true;
+        return slow_line_done(s);
+    case SQ_NAME_INDEX:
+        if (v >= QPACK_STATIC_COUNT)
+            return QPACK_ERR_INDEX;
+        s->sidx = (int16_t)v;
+        s->state = SQ_VLEN0;
+        return 0;
+    case SQ_NLEN:
+        s->nlen = s->left = (uint32_t)v;
+        s->state = v ? SQ_NAME : SQ_VLEN0;
+        return 0;
+    case SQ_VLEN:
+        s->vlen = s->left = (uint32_t)v;
+        if (v == 0)
+            return slow_line_done(s);
+        s->state = SQ_VALUE;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The first octet of an integer with an N-bit prefix, read into state st. */
+static int scan_int_first(struct qpack_status_scan *s, uint8_t b, unsigned prefix_bits, uint8_t st)
+{
+    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
+    s->state = st;
+    s->ival = b & mask;
+    s->ilen = 0;
+    return s->ival < mask ? scan_int_done(s) : 0;
+}
+
+/* A field line's first octet (next_line's dispatch, in its order). */
+static int scan_line_first(struct qpack_status_scan *s, uint8_t b)
+{
+    s->sidx = -1;
+    s->indexed = s->nhuff = s->vhuff = false;
+    s->nlen = s->vlen = 0;
+    if (b & 0x80) { /* §4.5.2 */
+        if (!(b & 0x40))
+            return QPACK_ERR_DYNAMIC;
+        return scan_int_first(s, b, 6, SQ_INDEX);
+    }
+    if (b & 0x40) { /* §4.5.4 */
+        if (!(b & 0x10))
+            return QPACK_ERR_DYNAMIC;
+        return scan_int_first(s, b, 4, SQ_NAME_INDEX);
+    }
+    if (b & 0x20) { /* §4.5.6: the name's H flag, then its 3-bit prefix length */
+        s->nhuff = b & 0x08;
+        return scan_int_first(s, b, 3, SQ_NLEN);
+    }
+    return QPACK_ERR_DYNAMIC; /* §4.5.3, §4.5.5 */
+}
+
+/* Up to left octets of the current string: the first keep of them are
+ * copied to keep_buf (the string's octet at - left onward). */
+static size_t scan_string(struct qpack_status_scan *s, const uint8_t *p, const uint8_t *end, uint32_t len,
+                          uint8_t *keep_buf, size_t keep)
+{
+    size_t k = (size_t)(end - p) < s->left ? (size_t)(end - p) : s->left;
+    size_t at = len - s->left;
+    for (size_t i = 0; i < k && at + i < keep; i++)
+        keep_buf[at + i] = p[i];
+    s->left -= (uint32_t)k;
+    return k;
+}
+
+/* The slow path: one step of the state machine at *pp (< end). */
+static int scan_step(struct qpack_status_scan *s, const uint8_t **pp, const uint8_t *end)
+{
+    const uint8_t *p = *pp;
+    int rc;
+    switch (s->state) {
+    case SQ_RIC0:
+        *pp = p + 1;
+        return scan_int_first(s, *p, 8, SQ_RIC);
+    case SQ_BASE0:
+        *pp = p + 1;
+        if (*p & 0x80) /* §4.5.1.2, see read_prefix */
+            return QPACK_ERR_BASE;
+        s->ival = *p & 0x7f;
+        s->ilen = 0;
+        s->state = s->ival < 0x7f ? SQ_LINE : SQ_BASE;
+        return 0;
+    case SQ_BASE:
+        *pp = p + 1;
+        rc = int62_step(&s->ival, &s->ilen, *p);
+        if (rc == 1)
+            s->state = SQ_LINE;
+        return rc < 0 ? rc : 0;
+    case SQ_LINE:
+        *pp = p + 1;
+        return scan_line_first(s, *p);
+    case SQ_VLEN0:
+        *pp = p + 1;
+        s->vhuff = *p & 0x80;
+        return scan_int_first(s, *p, 7, SQ_VLEN);
+    case SQ_NAME:
+        *pp = p + scan_string(s, p, end, s->nlen, s->name, sizeof s->name);
+        if (s->left == 0)
+            s->state = SQ_VLEN0;
+        return 0;
+    case SQ_VALUE:
+        *pp = p + scan_string(s, p, end, s->vlen, s->value, sizeof s->value);
+        return s->left == 0 ? slow_line_done(s) : 0;
+    default: /* SQ_RIC, SQ_INDEX, SQ_NAME_INDEX, SQ_NLEN, SQ_VLEN: continuation octets */
+        *pp = p + 1;
+        rc = hpack_int_step(&s->ival, &s->ilen, *p);
+        return rc == 1 ? scan_int_done(s) : rc;
+    }
+}
+
+/* The fast path: the prefix, then whole field lines, as far as they lie
+ * in [*pp, end). Stops at the first one cut by end (QPACK_ERR_TRUNCATED
+ * from the parsers only ever means that), leaving it to scan_step.
+ * Inlined into both callers: qpack_status then runs ~2% more instructions
+ * than the separate walk it replaced (callgrind), against 10% with a call. */
+static inline __attribute__((always_inline)) int scan_whole(struct qpack_status_scan *s, const uint8_t **pp,
+                                                            const uint8_t *end)
+{
+    const uint8_t *p = *pp, *q = p;
+    int rc = 0;
+    if (s->state == SQ_RIC0) {
+        if ((rc = read_prefix(&q, end)) != 0)
+            return rc == QPACK_ERR_TRUNCATED ? 0 : rc;
+        s->state = SQ_LINE;
+        p = q;
+    }
+    struct qpack_status_verdict v = s->v; /* a local: the stores below cannot alias the input */
     while (p < end) {
         struct line l;
-        if ((rc = next_line(&p, end, &l)) != 0)
-            return rc;
-        int kind = line_kind(&l);
-        if (kind == K_REGULAR) {
-            regular = true;
-            continue;
+        if ((rc = next_line(&q, end, &l)) != 0) {
+            if (rc == QPACK_ERR_TRUNCATED)
+                rc = 0;
+            break;
         }
-        int x = kind == K_STATUS ? line_status(&l) : QPACK_ERR_STATUS;
-        if (x == QPACK_ERR_HUFFMAN)
-            return x;
-        /* RFC 9114 §4.3: pseudo-headers before regular fields; §4.3.2: one
-         * :status and no other pseudo-header in a response; a bad value is
-         * malformed too (§4.1.2). Noted, and the walk goes on: a structural
-         * error further on (a connection error) takes precedence. */
-        if (regular || x < 0 || st)
-            malformed = true;
-        else
-            st = x;
+        if ((rc = line_done(&v, &l)) != 0)
+            break;
+        p = q;
     }
-    if (malformed)
+    s->v = v;
+    *pp = p;
+    return rc;
+}
+
+int qpack_status_scan_feed(struct qpack_status_scan *s, const uint8_t *p, size_t n)
+{
+    const uint8_t *end = n ? p + n : p; /* p may be NULL when n is 0 */
+    int rc = s->err;
+    while (rc == 0 && p < end) {
+        if (s->state == SQ_RIC0 || s->state == SQ_LINE) {
+            rc = scan_whole(s, &p, end);
+            if (rc != 0 || p == end)
+                break;
+        }
+        rc = scan_step(s, &p, end);
+    }
+    s->err = rc;
+    return rc;
+}
+
+int qpack_status_scan_end(struct qpack_status_scan *s, uint16_t *status)
+{
+    *status = 0;
+    if (s->err)
+        return s->err;
+    if (s->state != SQ_LINE) /* inside the prefix or a line */
+        return QPACK_ERR_TRUNCATED;
+    if (s->v.malformed)
         return QPACK_ERR_STATUS;
-    if (!st)
+    if (!s->v.status)
         return QPACK_ERR_NO_STATUS;
-    *status = (uint16_t)st;
+    *status = s->v.status;
     return 0;
+}
+
+/* The whole section through the scan's fast path alone (what a single
+ * feed does, without the slow path's dispatch around it): the walk
+ * qpack_decode makes. It stops early only at a line the end cuts. */
+int qpack_status(const uint8_t *p, size_t n, uint16_t *status)
+{
+    struct qpack_status_scan s;
+    const uint8_t *end = n ? p + n : p; /* p may be NULL when n is 0 */
+    qpack_status_scan_init(&s);
+    s.err = scan_whole(&s, &p, end);
+    if (s.err == 0 && p < end)
+        s.err = QPACK_ERR_TRUNCATED;
+    return qpack_status_scan_end(&s, status);
 }
 
 /* ------------------------------------------------------ encoder stream */

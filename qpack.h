@@ -104,6 +104,43 @@ int qpack_decode(const uint8_t *p, size_t n, uint8_t *scratch, size_t scratch_ca
  * QPACK_ERR_NO_STATUS (RFC 9114 §4.3: no pseudo-headers in trailers). */
 int qpack_status(const uint8_t *p, size_t n, uint16_t *status);
 
+/* The same, resumable: one field section fed in pieces as they arrive (a
+ * HEADERS frame's payload split across QUIC packets). Any split gives
+ * exactly qpack_status's result on the whole section; qpack_status is this
+ * scan fed once. The state is small and bounded: strings are stepped over
+ * by length; only a literal name's first 7 octets (enough to tell :status
+ * and pseudo-headers apart) and a value's first 8 (the most a :status value
+ * may take, see qpack_status) are kept. No allocation. */
+struct qpack_status_scan {
+    uint8_t state;      /* internal: where in the section the next octet falls */
+    uint8_t ilen;       /* internal: continuation octets of the integer being read */
+    bool indexed;       /* internal: the line is an indexed field line (§4.5.2) */
+    bool nhuff, vhuff;  /* internal: the literal name / value is Huffman-coded */
+    uint8_t name[7];    /* internal: a literal name's first octets */
+    uint8_t value[8];   /* internal: a value's first octets */
+    int16_t sidx;       /* internal: the static entry naming the line, -1 for a literal name */
+    struct qpack_status_verdict {
+        bool regular;    /* a regular field has been seen */
+        bool malformed;  /* a :status repeated or bad, another pseudo-header, or one after a regular field */
+        uint16_t status; /* the first good :status */
+    } v;                /* internal: what the lines so far say */
+    int err;            /* internal: 0, or the sticky QPACK_ERR_* */
+    uint32_t nlen, vlen; /* internal: the literal name's and value's encoded lengths */
+    uint32_t left;      /* internal: octets of the current string still to come */
+    uint64_t ival;      /* internal: the integer being read */
+};
+
+void qpack_status_scan_init(struct qpack_status_scan *s);
+/* Feeds the next n bytes of one field section. Returns 0 (more may come)
+ * or a QPACK_ERR_* as soon as one is certain: a structural error, or bad
+ * Huffman in a :status value; never QPACK_ERR_STATUS or _NO_STATUS, which
+ * only the end can tell. The error is sticky. */
+int qpack_status_scan_feed(struct qpack_status_scan *s, const uint8_t *p, size_t n);
+/* The section ended: qpack_status's result on the whole section (0 and
+ * *status, or a QPACK_ERR_* with *status 0: QPACK_ERR_TRUNCATED when it
+ * ended inside its prefix or a line). */
+int qpack_status_scan_end(struct qpack_status_scan *s, uint16_t *status);
+
 /* --- the peer's encoder stream (§4.2, §4.3) ------------------------------ */
 
 /* With our maximum table capacity 0, the only instruction the server's

@@ -29,7 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "h3.h"
 #include "qpack.h"
+#include "quic/varint.h"
 #include "test/fuzz/fuzz.h"
 #include "test/quic_vectors.h"
 #include "tls13/conn.h"
@@ -673,6 +675,128 @@ static void qpack_seeds(void)
     free(x.b);
 }
 
+/* ------------------------------------------------------------ fuzz_h3 */
+
+static void put_varint(struct buf *x, uint64_t v)
+{
+    uint8_t tmp[8], *e = quic_varint_put(tmp, tmp + 8, v);
+    if (!e)
+        abort();
+    put(x, tmp, (size_t)(e - tmp));
+}
+
+/* An HTTP/3 frame (RFC 9114 §7.1), its payload as hex. */
+static void h3_frame_hex(struct buf *x, uint64_t type, const char *hex)
+{
+    struct buf p = { 0 };
+    put_hex(&p, hex);
+    put_varint(x, type);
+    put_varint(x, p.len);
+    put(x, p.b, p.len);
+    free(p.b);
+}
+
+/* [split mode] [split seed] [fin bits: 1 fin, 2 fin apart] + a stream's bytes */
+static void h3_seed(const char *name, uint8_t mode, uint8_t fin_bits, const struct buf *stream)
+{
+    struct buf x = { 0 };
+    put_u8(&x, mode);
+    put_u16(&x, 0x5a5a);
+    put_u8(&x, fin_bits);
+    put(&x, stream->b, stream->len);
+    seed("fuzz_h3", name, &x);
+    free(x.b);
+}
+
+static void h3_seeds(void)
+{
+    struct buf s = { 0 };
+    /* An nginx-like response: HEADERS (:status 200, server: nginx,
+     * content-type: text/html; charset=utf-8, content-length: 5 by name),
+     * DATA, fin. */
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 d9 5f4d 05 6e67696e78 f4 54 01 35");
+    h3_frame_hex(&s, H3_FRAME_DATA, "68656c6c6f");
+    h3_seed("get_200_nginx", FZ_SPLIT_WHOLE, 1, &s);
+
+    /* 103 Early Hints with a link, 100, then 404 with a Huffman server
+     * name and x-a: b, two DATA frames around a GREASE frame, trailers, GREASE. */
+    reset(&s);
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 d8 5b 0c 3c2f612e6373733e3b72656c");
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 ff00");
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 db 5f4d 85 aa69d29afd 23 782d61 01 62");
+    h3_frame_hex(&s, H3_FRAME_DATA, "6e6f7420");
+    h3_frame_hex(&s, 0x21, "");
+    h3_frame_hex(&s, H3_FRAME_DATA, "666f756e64");
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 26 782d74696d65 03 313233");
+    h3_frame_hex(&s, 0x1f * 3 + 0x21, "0001020304");
+    h3_seed("interim_data_trailers", FZ_SPLIT_SMALL, 3, &s);
+
+    /* A response whose HEADERS carries 40 fields, fed byte by byte. */
+    reset(&s);
+    struct buf f = { 0 };
+    put_hex(&f, "0000 d9");
+    for (int i = 0; i < 40; i++) {
+        char name[16], value[40];
+        snprintf(name, sizeof name, "x-h%d", i);
+        snprintf(value, sizeof value, "value-%d-abcdefghij", i * 31);
+        put_u8(&f, (uint8_t)(0x20 | strlen(name))); /* literal name, raw */
+        put_str(&f, name);
+        put_u8(&f, (uint8_t)strlen(value));
+        put_str(&f, value);
+    }
+    put_varint(&s, H3_FRAME_HEADERS);
+    put_varint(&s, f.len);
+    put(&s, f.b, f.len);
+    free(f.b);
+    h3_frame_hex(&s, H3_FRAME_DATA, "6f6b");
+    h3_seed("many_fields", FZ_SPLIT_BYTES, 1, &s);
+
+    /* Request-stream errors: DATA first; a PUSH_PROMISE; 101. */
+    reset(&s);
+    h3_frame_hex(&s, H3_FRAME_DATA, "00");
+    h3_seed("data_first", FZ_SPLIT_WHOLE, 1, &s);
+    reset(&s);
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 d9");
+    h3_frame_hex(&s, H3_FRAME_PUSH_PROMISE, "00 0000 d1 d7 c1");
+    h3_seed("push_promise", FZ_SPLIT_LARGE, 1, &s);
+    reset(&s);
+    h3_frame_hex(&s, H3_FRAME_HEADERS, "0000 5f09 03 313031");
+    h3_seed("status_101", FZ_SPLIT_SMALL, 1, &s);
+
+    /* A server's control stream, type included: SETTINGS (QPACK 0/0,
+     * MAX_FIELD_SECTION_SIZE 16384, a GREASE one), GREASE, two GOAWAYs. */
+    reset(&s);
+    put_hex(&s, "00");
+    h3_frame_hex(&s, H3_FRAME_SETTINGS, "0100 0700 06 80004000 4040 00");
+    h3_frame_hex(&s, 0x21, "abcd");
+    h3_frame_hex(&s, H3_FRAME_GOAWAY, "800003e8");
+    h3_frame_hex(&s, H3_FRAME_GOAWAY, "08");
+    h3_seed("control_stream", FZ_SPLIT_SMALL, 0, &s);
+    /* Its frames alone (the fuzzer also puts the type 0x00 in front). */
+    reset(&s);
+    h3_frame_hex(&s, H3_FRAME_SETTINGS, "06 4400 0800");
+    h3_frame_hex(&s, H3_FRAME_GOAWAY, "04");
+    h3_frame_hex(&s, H3_FRAME_GOAWAY, "08");
+    h3_seed("control_frames_goaway_up", FZ_SPLIT_BYTES, 0, &s);
+
+    /* Ours, as h3_control_stream writes it. */
+    reset(&s);
+    uint8_t ctl[32];
+    size_t n = h3_control_stream(ctl, sizeof ctl);
+    put(&s, ctl, n);
+    h3_seed("our_control_stream", FZ_SPLIT_BYTES, 1, &s);
+
+    /* QPACK streams: the encoder's Set Dynamic Table Capacity 0, then an
+     * insert; the decoder's bytes. */
+    reset(&s);
+    put_hex(&s, "02 20 20 c00f 7777772e6578616d706c652e636f6d");
+    h3_seed("encoder_stream", FZ_SPLIT_SMALL, 0, &s);
+    reset(&s);
+    put_hex(&s, "03 00 80 c1");
+    h3_seed("decoder_stream", FZ_SPLIT_WHOLE, 1, &s);
+    free(s.b);
+}
+
 /* ------------------------------------------------------------ fuzz_quic */
 
 /* [mode] + the mode's bytes (see fuzz_quic.c); hex pieces concatenated. */
@@ -755,6 +879,7 @@ int main(int argc, char **argv)
     h2_seeds();
     record_seeds();
     qpack_seeds();
+    h3_seeds();
     quic_seeds();
     return 0;
 }
