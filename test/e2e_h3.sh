@@ -441,11 +441,13 @@ if [ -z "$CADDY_WHY" ]; then
     big_body "caddy ecdsa /big.bin" "$CADDY_EC/big.bin" "$BIG"
     many_streams "caddy ecdsa" "$CADDY_EC"
     status_codes "caddy ecdsa" "$CADDY_EC"
+    # Caddy answers "hello" without reading the body: a request is done when
+    # its response is, so not every body needs to leave in full.
     begin "caddy POST -d @file of $UP_LEN bytes -n 20 -c 2 -p 4 (Caddy answers hello)"
     shb --http3 -n 20 -c 2 -p 4 -d "@$T/upload.txt" -j "$CADDY_EC/"
     if json_run_ok; then
         all_ok 20
-        jx ".bytesSent > 20 * $UP_LEN" '.bytesSent'
+        jx ".bytesSent > $UP_LEN" '.bytesSent'
     fi
     finish
 else
