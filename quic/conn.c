@@ -982,6 +982,9 @@ static void on_retry(struct quic_conn *c, const struct quic_hdr *h, const uint8_
     c->crypto[QUIC_SPACE_INITIAL].out_sent = 0;
 }
 
+static void take_packet(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t len,
+                        uint64_t now);
+
 static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *pkt, const uint8_t *dgram, size_t dlen,
                         uint64_t now)
 {
@@ -1049,9 +1052,18 @@ static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *
         c->app_rd[!o.key_phase] = c->app_rd[o.key_phase];
         quic_keys_update(&c->app_rd[!o.key_phase], c->suite, c->app_rd_secret);
     }
+    take_packet(c, s, o.pn, o.payload, o.payload_len, now);
+}
+
+/* A packet that decrypted and is not a duplicate: its frames, then the
+ * bookkeeping for acknowledging it. */
+static void take_packet(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t len,
+                        uint64_t now)
+{
+    struct space *sp = &c->space[s];
     c->any_packet = true;
     c->abort_packet = false;
-    bool eliciting = process_frames(c, s, o.payload, o.payload_len, now);
+    bool eliciting = process_frames(c, s, payload, len, now);
     if (c->abort_packet) {
         /* Not enough room for data that came early: not acknowledged, so the
          * server sends it again; what the frames changed is idempotent. */
@@ -1062,9 +1074,9 @@ static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *
         return;
     if (!sp->has_rd)
         return; /* the space was discarded while processing (HANDSHAKE_DONE) */
-    quic_ackset_insert(&sp->recvd, o.pn);
-    if (sp->largest_recv == QUIC_PN_NONE || o.pn > sp->largest_recv) {
-        sp->largest_recv = o.pn;
+    quic_ackset_insert(&sp->recvd, pn);
+    if (sp->largest_recv == QUIC_PN_NONE || pn > sp->largest_recv) {
+        sp->largest_recv = pn;
         sp->largest_recv_time = now;
     }
     sp->ack_pending = true;
@@ -1555,18 +1567,21 @@ size_t quic_conn_output(struct quic_conn *c, uint8_t *out, size_t cap, size_t ma
         size_t len = 0;
         bool cwnd_ok = quic_rec_cwnd_room(&c->rec) >= QUIC_DGRAM_SIZE;
         for (int s = QUIC_SPACE_INITIAL; s < QUIC_SPACES; s++) {
-            /* An Initial goes alone in its datagram, padded to the full
-             * size (§14.1), so no later packet of the datagram needs
-             * padding; Handshake and 1-RTT packets share the next one. */
-            bool initial = s == QUIC_SPACE_INITIAL;
+            /* Initial and Handshake packets go alone in their datagrams,
+             * padded to the full size: an Initial must be (RFC 9000
+             * §14.1), and a 1-RTT packet coalesced after our Finished is
+             * dropped by some servers (lsquic: the requests then waited
+             * for a PTO, 30 ms, on every new connection). Full-size
+             * datagrams also keep UDP GSO's layout. */
+            bool alone = s != QUIC_SPACE_APP;
             size_t w = build_packet(c, (enum quic_space)s, d + len, QUIC_DGRAM_SIZE - len,
-                                    initial ? QUIC_DGRAM_SIZE : 0, cwnd_ok, now);
+                                    alone ? QUIC_DGRAM_SIZE : 0, cwnd_ok, now);
             if (w == 0)
                 continue;
             len += w;
             if (s == QUIC_SPACE_HANDSHAKE)
                 discard_initial(c);
-            if (initial)
+            if (alone)
                 break;
         }
         if (len == 0)
@@ -1733,3 +1748,28 @@ void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *r
 {
     set_close(c, QUIC_CLOSE_LOCAL, app, code, 0, reason, reason ? strlen(reason) : 0);
 }
+
+#ifdef SHB_TEST
+const struct quic_keys *quic_conn_test_server_keys(const struct quic_conn *c, int *rd_phase)
+{
+    *rd_phase = c->rd_phase;
+    return c->app_rd;
+}
+
+size_t quic_conn_test_scid(const struct quic_conn *c, uint8_t out[QUIC_MAX_CID_LEN])
+{
+    memcpy(out, c->scid, CID_LEN);
+    return CID_LEN;
+}
+
+void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t n,
+                           uint64_t now)
+{
+    if (c->state == QUIC_CLOSED || c->close_pending || !c->space[s].has_rd ||
+        quic_ackset_check(&c->space[s].recvd, pn) != QUIC_ACKSET_NEW)
+        return;
+    take_packet(c, s, pn, payload, n, now);
+}
+
+void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets) { c->key_update_after = packets; }
+#endif

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "quic/packet.h"
 #include "quic/recovery.h"
 
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
@@ -155,5 +156,20 @@ uint32_t quic_conn_open_streams(const struct quic_conn *c);
  * code, e.g. H3_NO_ERROR; else a transport one) goes out with the next
  * output, then the connection is QUIC_CLOSED. */
 void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *reason);
+
+#ifdef SHB_TEST
+/* Tests only (quic/conn.c built with -DSHB_TEST), to play the server's part
+ * once a real handshake is replayed: the keys the server's 1-RTT packets
+ * are opened with in each key phase (index: the Key Phase bit), the phase
+ * in use, and our SCID (the DCID of every server packet). */
+const struct quic_keys *quic_conn_test_server_keys(const struct quic_conn *c, int *rd_phase);
+size_t quic_conn_test_scid(const struct quic_conn *c, uint8_t out[QUIC_MAX_CID_LEN]);
+/* Processes a decrypted payload as a packet of space s numbered pn, as
+ * quic_conn_input would after opening it (fuzzing the frame layer). */
+void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t n,
+                           uint64_t now);
+/* Our 1-RTT keys change after this many packets (default 2^22). */
+void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets);
+#endif
 
 #endif
