@@ -557,3 +557,8 @@ out:
     }
     return rc;
 }
+
+bool h3_uni_critical(const struct h3_uni *u)
+{
+    return u->state == US_CONTROL || u->state == US_ENCODER || u->state == US_DECODER;
+}

@@ -211,4 +211,9 @@ void h3_uni_init(struct h3_uni *u);
  *   reception of the unidirectional stream header"). */
 int h3_uni_feed(struct h3_peer *peer, struct h3_uni *u, const uint8_t *p, size_t n, bool fin);
 
+/* Whether u is one of the server's critical streams (control, QPACK encoder
+ * or decoder, its type read): resetting one is H3_CLOSED_CRITICAL_STREAM
+ * (RFC 9114 §6.2.1, RFC 9204 §4.2). */
+bool h3_uni_critical(const struct h3_uni *u);
+
 #endif

@@ -198,8 +198,7 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
          * ours (RFC 9114 §6.2.1): H3_CLOSED_CRITICAL_STREAM. Other
          * unidirectional streams (unknown types) may be reset freely. */
         unsigned k = (unsigned)(id >> 2);
-        bool critical = (id & 3) == 2 || (k < UNI_STREAMS && !c->uni_ignored[k] && c->uni[k].stream_type <= 3 &&
-                                          c->uni[k].state != 0);
+        bool critical = (id & 3) == 2 || (k < UNI_STREAMS && h3_uni_critical(&c->uni[k]));
         if (critical)
             quic_conn_close(c->q, true, H3_CLOSED_CRITICAL_STREAM, "critical stream reset");
         return;
@@ -355,6 +354,13 @@ static void qc_open(struct loop *l, struct qc *c)
         /* A connected socket: the kernel filters datagrams from elsewhere,
          * and a send needs no address. connect(2) on UDP only records the
          * peer, so it is made here, synchronously. */
+        /* A receive buffer for a burst: a server's congestion window of
+         * datagrams can arrive while the loop is busy, and what the socket
+         * cannot hold is lost, which the server pays for with a smaller
+         * window. Above net.core.rmem_max only root may go (FORCE). */
+        int rcvbuf = 4 << 20;
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
         ret = connect(fd, cfg->addr, cfg->addrlen);
         if (ret == 0)
             ret = uring_files_set(&l->ring, i, fd);

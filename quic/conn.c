@@ -24,7 +24,7 @@
 #include "tls13/handshake.h"
 
 #define CID_LEN 8                 /* our connection ID, and the first DCID we choose (§7.2: >= 8) */
-#define POOL_SLOTS 16             /* data received ahead of its offset, across all streams */
+#define POOL_SLOTS 32             /* data received ahead of its offset, across all streams */
 #define POOL_DATA QUIC_DGRAM_SIZE /* one slot holds at most one frame's data of a datagram this big... */
 #define POOL_DATA_MAX 1500        /* ...or of the largest datagram we let the server send */
 #define UNI_MAX 16                /* server unidirectional streams we allow (initial_max_streams_uni) */
@@ -917,7 +917,12 @@ static bool process_frames(struct quic_conn *c, enum quic_space s, const uint8_t
         fail(c, QUIC_PROTOCOL_VIOLATION, 0, "empty packet"); /* §12.4 */
         return false;
     }
-    while (p < end && c->close.kind == QUIC_CLOSE_NONE && !c->abort_packet) {
+    /* A frame whose early data found no room in the pool (abort_packet)
+     * does not stop the rest: a later frame may be the one that fills the
+     * hole (a retransmission is often packed behind newer data). The packet
+     * is then not acknowledged, so the server sends what was dropped again;
+     * everything done twice is undone by offsets. */
+    while (p < end && c->close.kind == QUIC_CLOSE_NONE) {
         int rc = quic_frame_next(&p, end, &f);
         if (rc == 0 && !quic_frame_allowed(f.type, pkt_bit(s)))
             rc = -QUIC_PROTOCOL_VIOLATION; /* §12.4, Table 3 */

@@ -26,7 +26,14 @@
 # shb's peak resident memory (GNU time) at 100, 1,000 and 10,000
 # connections per protocol (h1, h2c, HTTP/1.1 and HTTP/2 over TLS) and the
 # cost of each connection beyond the first 100. The default PROTOS is all of
-# them. Rounds alternate the tools so drift hits all of them alike. Client
+# them but h3. h3 is HTTP/3: `shb --http3 -c C -p S` for each CxS of
+# H3_CONFIGS against Bun (test/bun_h3_server.js: lsquic) with -t THREADS
+# and with -t ALL_THREADS, and against Caddy (quic-go) beside
+# `shb --http2` to the same Caddy over TCP; with H2LOAD_H3=/path/to/h2load
+# (an h2load built with HTTP/3 support, which no distribution packages:
+# build it yourself, outside this repository) `h2load --alpn-list=h3` runs
+# beside every shb row. The h3 rows print datagrams per send (GSO).
+# Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
 # fixed at start-up).
@@ -43,6 +50,9 @@ DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
 PROTOS=${PROTOS:-h1,h2,tls,allcore,mem}
+H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
+H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
+H2LOAD_H3=${H2LOAD_H3:-}
 ALL_THREADS=${ALL_THREADS:-$(nproc)}
 ALL_H1_CONNECTIONS=1000
 ALL_H2_CONFS=(32x32 100x100)
@@ -57,6 +67,7 @@ DO_H2=0
 DO_TLS=0
 DO_ALL=0
 DO_MEM=0
+DO_H3=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -64,11 +75,12 @@ for proto in ${PROTOS//,/ }; do
         tls) DO_TLS=1 ;;
         allcore) DO_ALL=1 ;;
         mem) DO_MEM=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem)" >&2; exit 2 ;;
+        h3) DO_H3=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM" = 00000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3" = 000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, or a comma-separated list of them)" >&2
     exit 2
 fi
 # parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
@@ -87,6 +99,10 @@ parse_confs H2_CONFIGS "$H2_CONFIGS"
 H2_CONFS=("${CONFS[@]}")
 parse_confs TLS_H2_CONFIGS "$TLS_H2_CONFIGS"
 TLS_H2_CONFS=("${CONFS[@]}")
+parse_confs H3_CONFIGS "$H3_CONFIGS"
+H3_CONFS=("${CONFS[@]}")
+parse_confs H3_CADDY_CONFIGS "$H3_CADDY_CONFIGS"
+H3_CADDY_CONFS=("${CONFS[@]}")
 
 TOOLS=("$SHB" h2load nginx jq "$GNU_TIME")
 if [ "$DO_H1" = 1 ] || [ "$DO_TLS" = 1 ] || [ "$DO_ALL" = 1 ]; then
@@ -94,6 +110,10 @@ if [ "$DO_H1" = 1 ] || [ "$DO_TLS" = 1 ] || [ "$DO_ALL" = 1 ]; then
 fi
 if [ "$DO_TLS" = 1 ] || [ "$DO_MEM" = 1 ]; then
     TOOLS+=(openssl)
+fi
+if [ "$DO_H3" = 1 ]; then
+    TOOLS+=(caddy openssl)
+    [ -z "$H2LOAD_H3" ] || TOOLS+=("$H2LOAD_H3")
 fi
 for tool in "${TOOLS[@]}"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -124,6 +144,14 @@ if [ "$DO_TLS" = 1 ]; then
 fi
 if [ "$DO_ALL" = 1 ]; then
     echo "all cores: $ROUNDS rounds x ${DURATION}s, -t $ALL_THREADS (shb also -t 1); HTTP/1.1 -c $ALL_H1_CONNECTIONS; h2c ${ALL_H2_CONFS[*]}"
+fi
+if [ "$DO_H3" = 1 ]; then
+    gen_certs || { echo "bench: could not make test certificates" >&2; exit 1; }
+    start_bun_h3 bench-bun "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: bun_h3_server.js did not start (bash scripts/deps.sh)" >&2; exit 1; }
+    start_caddy_h3 bench-caddy || { echo "bench: caddy (HTTP/3) did not start" >&2; exit 1; }
+    URL_H3_BUN="https://127.0.0.1:$BUN_H3_PORT/"
+    URL_H3_CADDY="https://127.0.0.1:$CADDY_PORT/"
+    echo "HTTP/3:   $ROUNDS rounds x ${DURATION}s; Bun $($(bun_bin) --version) $URL_H3_BUN (-t $THREADS and -t $ALL_THREADS: ${H3_CONFS[*]}), Caddy $(caddy version | cut -d' ' -f1) $URL_H3_CADDY (-t $THREADS, beside shb --http2: ${H3_CADDY_CONFS[*]}); h2load: ${H2LOAD_H3:-none (H2LOAD_H3 unset)}"
 fi
 echo "$(nproc) CPUs, kernel $(uname -r), TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo '?')"
 echo
@@ -166,6 +194,25 @@ shb_round() {
         rps=$(jq -r '.requestsPerSec' "$T/out" 2>/dev/null || true)
         errs=$(jq -r '.requests.errors' "$T/out" 2>/dev/null || true)
         [ "${errs:-0}" = 0 ] || echo "  (shb reported $errs errors: $(jq -c '.errorKinds' "$T/out" 2>/dev/null))"
+        record "$label" "$round" "$reqs" "$rps"
+    fi
+}
+
+# shb_h3_round LABEL ROUND ARGS...: shb_round, and the run's datagrams per
+# send (UDP GSO) kept beside it.
+shb_h3_round() {
+    shb_round "$@"
+    jq -r --arg l "$1" '"\($l) \(.quic.datagramsPerSend)"' "$T/out" >>"$T/dgrams" 2>/dev/null || true
+}
+
+# h2load_h3_round LABEL ROUND ARGS...: h2load over HTTP/3 (H2LOAD_H3).
+h2load_h3_round() {
+    local label=$1 round=$2 reqs rps
+    shift 2
+    if timed "$label" "$round" "$H2LOAD_H3" --alpn-list=h3 "$@"; then
+        reqs=$(awk '/^requests: / { print $8 }' "$T/out")
+        rps=$(awk '/^finished in / { print $4 }' "$T/out")
+        awk '/^requests: / && $10 != 0 { print "  (h2load) " $0 }' "$T/out"
         record "$label" "$round" "$reqs" "$rps"
     fi
 }
@@ -235,6 +282,23 @@ for round in $(seq 1 "$ROUNDS"); do
         # A full TLS 1.3 handshake per request: the req/s is handshakes/s.
         shb_round shb-hs "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
         wrk_round wrk-hs "$round" -H 'Connection: close' -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
+    fi
+    if [ "$DO_H3" = 1 ]; then
+        for conf in "${H3_CONFS[@]}"; do
+            c=${conf%x*}
+            m=${conf#*x}
+            shb_h3_round "h3-bun-$conf" "$round" --http3 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_H3_BUN"
+            [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3-bun-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_H3_BUN"
+            shb_h3_round "h3all-bun-$conf" "$round" --http3 -z "${DURATION}s" -c "$c" -p "$m" -t "$ALL_THREADS" -j "$URL_H3_BUN"
+            [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3all-bun-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$ALL_THREADS" "$URL_H3_BUN"
+        done
+        for conf in "${H3_CADDY_CONFS[@]}"; do
+            c=${conf%x*}
+            m=${conf#*x}
+            shb_h3_round "h3-caddy-$conf" "$round" --http3 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_H3_CADDY"
+            shb_round "h2-caddy-$conf" "$round" --http2 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_H3_CADDY"
+            [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3-caddy-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_H3_CADDY"
+        done
     fi
 done
 
@@ -400,6 +464,48 @@ if [ "$DO_ALL" = 1 ]; then
     done
 fi
 
+# --- HTTP/3 ---------------------------------------------------------------------------
+if [ "$DO_H3" = 1 ]; then
+    dgrams() {
+        awk -v t="$1" '$1 == t && $2 != "null" { s += $2; n++ } END { if (n) printf "%.2f", s / n; else print "n/a" }' "$T/dgrams" 2>/dev/null || echo n/a
+    }
+    h3_row() { # LABEL NAME: one table row
+        printf '  %-34s %12.0f %14.3f %10s\n' "$2" "$(median "$1" 4)" "$(median "$1" 6)" "$(dgrams "$1")" 2>/dev/null
+    }
+    echo
+    echo "HTTP/3 (medians of $ROUNDS rounds; CPU is the client's user+sys per request)"
+    printf '  %-34s %12s %14s %10s\n' "" "req/s" "us/request" "dgram/send"
+    for conf in "${H3_CONFS[@]}"; do
+        c=${conf%x*}
+        m=${conf#*x}
+        h3_row "h3-bun-$conf" "Bun: shb --http3 -c $c -p $m -t $THREADS"
+        [ -z "$H2LOAD_H3" ] || h3_row "h2load-h3-bun-$conf" "Bun: h2load -c $c -m $m -t $THREADS"
+        h3_row "h3all-bun-$conf" "Bun: shb --http3 -c $c -p $m -t $ALL_THREADS"
+        [ -z "$H2LOAD_H3" ] || h3_row "h2load-h3all-bun-$conf" "Bun: h2load -c $c -m $m -t $ALL_THREADS"
+        if [ -n "$H2LOAD_H3" ]; then
+            printf '  %-34s %12s %14s\n' "  shb/h2load (-t $THREADS)" "$(ratio "$(median "h3-bun-$conf" 4)" "$(median "h2load-h3-bun-$conf" 4)")" \
+                "$(ratio "$(median "h3-bun-$conf" 6)" "$(median "h2load-h3-bun-$conf" 6)")"
+        fi
+    done
+    for conf in "${H3_CADDY_CONFS[@]}"; do
+        c=${conf%x*}
+        m=${conf#*x}
+        h3_row "h3-caddy-$conf" "Caddy: shb --http3 -c $c -p $m"
+        h3_row "h2-caddy-$conf" "Caddy: shb --http2 -c $c -p $m (TCP)"
+        [ -z "$H2LOAD_H3" ] || h3_row "h2load-h3-caddy-$conf" "Caddy: h2load -c $c -m $m"
+    done
+    if [ -n "$H2LOAD_H3" ]; then
+        echo "target: shb's client CPU per request <= 0.6 x h2load's; req/s >= 1.3 x h2load's where the client is the bottleneck"
+        for conf in "${H3_CONFS[@]}"; do
+            cr=$(ratio "$(median "h3-bun-$conf" 6)" "$(median "h2load-h3-bun-$conf" 6)")
+            rr=$(ratio "$(median "h3-bun-$conf" 4)" "$(median "h2load-h3-bun-$conf" 4)")
+            echo "  Bun $conf: CPU/request $cr x h2load: $(met "$cr != \"n/a\" && $cr <= 0.6" 2>/dev/null || echo '?'); req/s $rr x h2load"
+        done
+    else
+        echo "(no h2load beside shb: set H2LOAD_H3=/path/to/an/h2load/with/http3 for the comparison rows)"
+    fi
+fi
+
 # --- resident memory per connection ------------------------------------------------------
 if [ "$DO_MEM" = 1 ]; then
     # An nginx whose listen backlog and descriptor limit take 10,000
@@ -482,6 +588,9 @@ else
     if [ "$DO_TLS" = 1 ]; then
         allocs "HTTP/1.1 over TLS" -c 10 -t 1 -j "$URL_TLS"
         allocs "HTTP/2 over TLS" --http2 -c 4 -p 8 -t 1 -j "$URL_TLS"
+    fi
+    if [ "$DO_H3" = 1 ]; then
+        allocs HTTP/3 --http3 -c 4 -p 32 -t 1 -j "$URL_H3_BUN"
     fi
 fi
 
