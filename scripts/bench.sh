@@ -147,7 +147,7 @@ if [ "$DO_ALL" = 1 ]; then
 fi
 if [ "$DO_H3" = 1 ]; then
     gen_certs || { echo "bench: could not make test certificates" >&2; exit 1; }
-    start_bun_h3 bench-bun "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: bun_h3_server.js did not start (bash scripts/deps.sh)" >&2; exit 1; }
+    BUN_H3_BENCH=1 start_bun_h3 bench-bun "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: bun_h3_server.js did not start (bash scripts/deps.sh)" >&2; exit 1; }
     start_caddy_h3 bench-caddy || { echo "bench: caddy (HTTP/3) did not start" >&2; exit 1; }
     URL_H3_BUN="https://127.0.0.1:$BUN_H3_PORT/"
     URL_H3_CADDY="https://127.0.0.1:$CADDY_PORT/"
