@@ -338,8 +338,13 @@ static void qc_finished(struct loop *l, struct qc *c)
      * above the GOAWAY's id (RFC 9114 §5.2). */
     drain_requests(l, c, kind, c->peer.goaway_id != UINT64_MAX);
     qc_close(l, c);
-    if (!l->w->fatal)
+    /* A connection refused during its handshake is tried again at the next
+     * tick (udp_tick), so a server that refuses at once is not hammered in
+     * a loop; any other is replaced now. */
+    if (!l->w->fatal && !handshake)
         qc_replace(l, c);
+    else if (!loop_work_left(l))
+        uring_files_set(&l->ring, qc_idx(udp_of(l), c), -1);
 }
 
 static void qc_open(struct loop *l, struct qc *c)
