@@ -1771,5 +1771,16 @@ void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, 
     take_packet(c, s, pn, payload, n, now);
 }
 
+const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c)
+{
+    return c->space[QUIC_SPACE_HANDSHAKE].has_rd ? &c->space[QUIC_SPACE_HANDSHAKE].rd : NULL;
+}
+
+const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase)
+{
+    *wr_phase = c->wr_phase;
+    return &c->space[QUIC_SPACE_APP].wr;
+}
+
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets) { c->key_update_after = packets; }
 #endif
