@@ -88,13 +88,28 @@ build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c $(wildcard test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread
 
+# The QUIC connection test plays the server through quic/conn.c's SHB_TEST
+# hooks, replaying a real server's handshake (test/quic_conn_trace.h).
+CONN_TEST_OBJS = $(filter-out build/asan/quic/conn.o,$(asan_CORE))
+build/test/unit_quic_conn: test/unit_quic_conn.c quic/conn.c $(wildcard test/*.h) $(CONN_TEST_OBJS) $(HDRS)
+	@mkdir -p build/test
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_quic_conn.c quic/conn.c $(CONN_TEST_OBJS) $(BEARSSL_A) -lpthread
+
+# The recorder that made test/quic_conn_trace.h (a dev tool, never run by
+# make test; usage at the top of test/quic_record.c).
+build/test/quic_record: test/quic_record.c $(asan_CORE) $(HDRS)
+	@mkdir -p build/test
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+
 # The BearSSL link check runs as a static musl binary: the shipping path.
 build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@ (static, musl)")
 	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -static -o $@ $< build/musl/compat.o $(BEARSSL_A)
 
-unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl
+unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl build/test/quic_record
 
 # Fuzzing: one libFuzzer target per sans-I/O engine (test/fuzz/fuzz_*.c),
 # built with clang against engine objects of their own (coverage-instrumented

@@ -666,16 +666,19 @@ static int stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uin
     if (n - skip > 0 || ends)
         deliver(c, id, p + skip, n - skip, ends);
     /* The callback may have closed the stream (response complete): look it
-     * up again before every step. */
+     * up again before every step. fin_given: a pooled FIN that ends where
+     * this frame's FIN already did is not handed out a second time. */
+    bool fin_given = ends;
     for (struct pool_ent *e;;) {
         if (!recv_state_of(c, id, &rs) || (e = pool_find(c, id, *rs.recv_off)) == NULL)
             break;
         uint64_t eend = e->off + e->len;
         e->used = false;
         c->pool_used--;
-        if (eend > *rs.recv_off || (e->fin && eend == *rs.recv_off)) {
+        if (eend > *rs.recv_off || (e->fin && eend == *rs.recv_off && !fin_given)) {
             size_t k = (size_t)(*rs.recv_off - e->off);
             *rs.recv_off = eend;
+            fin_given |= e->fin;
             deliver(c, id, e->data + k, e->len - k, e->fin);
         }
     }
@@ -1000,8 +1003,14 @@ static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *
     struct quic_opened o;
     int rc;
 
-    if (!cid_is_ours(c, h) || !sp->has_rd)
-        return; /* §5.2: not ours; or keys not (or no longer) there: dropped */
+    if (!cid_is_ours(c, h) || !sp->has_rd) {
+        /* §5.2: not ours; or keys not (or no longer) there: dropped. A
+         * stateless reset carries unpredictable bytes where our connection
+         * ID would be (§10.3): its token is checked whatever they are. */
+        if (s == QUIC_SPACE_APP && is_stateless_reset(c, dgram, dlen))
+            set_close(c, QUIC_CLOSE_STATELESS_RESET, false, 0, 0, NULL, 0);
+        return;
+    }
     if (s == QUIC_SPACE_INITIAL) {
         if (h->token_len != 0)
             return; /* §17.2.2: a server's Initial carries no token */
@@ -1774,6 +1783,17 @@ void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, 
         quic_ackset_check(&c->space[s].recvd, pn) != QUIC_ACKSET_NEW)
         return;
     take_packet(c, s, pn, payload, n, now);
+}
+
+const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c)
+{
+    return c->space[QUIC_SPACE_HANDSHAKE].has_rd ? &c->space[QUIC_SPACE_HANDSHAKE].rd : NULL;
+}
+
+const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase)
+{
+    *wr_phase = c->wr_phase;
+    return &c->space[QUIC_SPACE_APP].wr;
 }
 
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets) { c->key_update_after = packets; }

@@ -168,6 +168,11 @@ size_t quic_conn_test_scid(const struct quic_conn *c, uint8_t out[QUIC_MAX_CID_L
  * quic_conn_input would after opening it (fuzzing the frame layer). */
 void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t n,
                            uint64_t now);
+/* The keys the server's Handshake packets are opened with (NULL before
+ * the ServerHello and once discarded). */
+const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c);
+/* Our 1-RTT write keys now and their Key Phase bit, to open what we send. */
+const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase);
 /* Our 1-RTT keys change after this many packets (default 2^22). */
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets);
 #endif
