@@ -345,13 +345,10 @@ static bool is_stateless_reset(const struct quic_conn *c, const uint8_t *dgram, 
 {
     if (len < 21 || (dgram[0] & 0x80) != 0)
         return false;
+    /* Only the token of the connection ID in use (§10.3.1: never those of
+     * IDs not used yet or retired); new_cid moves it here on a switch. */
     const uint8_t *tail = dgram + len - 16;
-    if (c->peer.has_stateless_reset_token && memcmp(tail, c->peer.stateless_reset_token, 16) == 0)
-        return true;
-    for (unsigned i = 0; i < CID_SLOTS; i++)
-        if (c->cids[i].used && c->cids[i].has_token && memcmp(tail, c->cids[i].reset_token, 16) == 0)
-            return true;
-    return false;
+    return c->peer.has_stateless_reset_token && memcmp(tail, c->peer.stateless_reset_token, 16) == 0;
 }
 
 /* ---- init --------------------------------------------------------------------- */
@@ -750,6 +747,7 @@ static void handshake_confirmed(struct quic_conn *c, uint64_t now)
         quic_keys_wipe(&s->wr);
         s->has_rd = s->has_wr = false;
         s->ack_pending = false;
+        pool_drop_key(c, NONE - QUIC_SPACE_HANDSHAKE);
     }
 }
 
@@ -867,8 +865,12 @@ static int on_frame(struct quic_conn *c, enum quic_space s, const struct quic_fr
                 if (st->sent < st->len || !st->fin_sent)
                     queue_stream(c, st);
             }
-        } else if ((id & 3) == 3) {
-            return -QUIC_STREAM_STATE_ERROR; /* §19.10: a receive-only stream */
+        } else if ((id & 3) == 3 || (id & 3) == 1) {
+            /* §19.10: a receive-only stream; or a server bidirectional one,
+             * of which we allowed none (§4.6 would make opening it an error) */
+            return -QUIC_STREAM_STATE_ERROR;
+        } else if ((id >> 2) >= c->ours_n) {
+            return -QUIC_STREAM_STATE_ERROR; /* one of ours never opened */
         }
         return 0;
     }
