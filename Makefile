@@ -137,6 +137,19 @@ build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(fuzz_OBJ) $(HDRS)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(fuzz_OBJ) $(BEARSSL_A)
 
+# fuzz_quic_conn feeds decrypted payloads through quic/conn.c's SHB_TEST
+# entry points: its own conn.c object, built with -DSHB_TEST.
+FUZZ_CONN_OBJS = $(filter-out build/fuzz/obj/quic/conn.o,$(fuzz_OBJ))
+build/fuzz/obj/quic/conn_test.o: quic/conn.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DSHB_TEST -fsanitize=fuzzer-no-link -c -o $@ $<
+build/fuzz/fuzz_quic_conn: test/fuzz/fuzz_quic_conn.c test/fuzz/fuzz.h build/fuzz/obj/quic/conn_test.o $(FUZZ_CONN_OBJS) $(HDRS)
+	@mkdir -p build/fuzz
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DSHB_TEST -fsanitize=fuzzer -o $@ $< build/fuzz/obj/quic/conn_test.o \
+		$(FUZZ_CONN_OBJS) $(BEARSSL_A)
+
 fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 
 fuzz: deps-check fuzz-build

@@ -698,6 +698,8 @@ static int stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uin
 
 /* ---- handshake -------------------------------------------------------------- */
 
+static void established(struct quic_conn *c, uint64_t now);
+
 static void handshake_complete(struct quic_conn *c, uint64_t now)
 {
     int rc;
@@ -718,6 +720,12 @@ static void handshake_complete(struct quic_conn *c, uint64_t now)
         fail(c, QUIC_TRANSPORT_PARAMETER_ERROR, 0, "bad transport parameters");
         return;
     }
+    established(c, now);
+}
+
+/* The handshake is complete and c->peer holds the server's parameters. */
+static void established(struct quic_conn *c, uint64_t now)
+{
     c->hs_done = true;
     c->state = QUIC_ESTABLISHED;
     c->cnt.handshake_ns = now - c->start_time;
@@ -845,6 +853,8 @@ static int on_frame(struct quic_conn *c, enum quic_space s, const struct quic_fr
                 return -QUIC_STREAM_STATE_ERROR; /* §19.5: a receive-only stream of ours */
             c->cb.stream_reset(c->ctx, id, code, false);
         } else if ((id & 3) == 2 && f->kind == QUIC_FT_STOP_SENDING) {
+            if ((id >> 2) >= c->ours_n)
+                return -QUIC_STREAM_STATE_ERROR; /* §19.5: one of ours not yet opened */
             c->cb.stream_reset(c->ctx, id, code, true);
         } else {
             return -QUIC_STREAM_STATE_ERROR;
@@ -1799,4 +1809,32 @@ const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, in
 }
 
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets) { c->key_update_after = packets; }
+
+int quic_conn_test_establish(struct quic_conn *c, const struct quic_tparams *peer, uint64_t now)
+{
+    /* Fixed secrets, TLS_AES_128_GCM_SHA256: what is sealed with them is
+     * never opened by anyone. */
+    static const uint8_t hs_secret[32] = { 1 }, app_wr[32] = { 2 }, app_rd[32] = { 3 };
+    struct space *hs = &c->space[QUIC_SPACE_HANDSHAKE], *app = &c->space[QUIC_SPACE_APP];
+    if (c->state != QUIC_HANDSHAKING || c->hs_done)
+        return -1;
+    c->suite = TLS_AES_128_GCM_SHA256;
+    if (quic_keys_init(&hs->rd, c->suite, hs_secret) != 0 || quic_keys_init(&hs->wr, c->suite, hs_secret) != 0)
+        return -1;
+    hs->has_rd = hs->has_wr = true;
+    quic_rec_set_handshake_keys(&c->rec);
+    memcpy(c->app_wr_secret, app_wr, sizeof app_wr);
+    memcpy(c->app_rd_secret, app_rd, sizeof app_rd);
+    if (quic_keys_init(&app->wr, c->suite, c->app_wr_secret) != 0 ||
+        quic_keys_init(&c->app_rd[0], c->suite, c->app_rd_secret) != 0)
+        return -1;
+    c->app_rd[1] = c->app_rd[0];
+    if (quic_keys_update(&c->app_rd[1], c->suite, c->app_rd_secret) != 0)
+        return -1;
+    app->has_rd = app->has_wr = true;
+    discard_initial(c); /* as once our Handshake packet (Finished) is out */
+    c->peer = *peer;
+    established(c, now);
+    return 0;
+}
 #endif

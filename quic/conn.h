@@ -175,6 +175,14 @@ const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c)
 const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase);
 /* Our 1-RTT keys change after this many packets (default 2^22). */
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets);
+/* Skips the TLS handshake: Handshake and 1-RTT keys from fixed secrets
+ * (TLS_AES_128_GCM_SHA256), the Initial space discarded, the server's
+ * transport parameters *peer taken as they are, and the connection
+ * QUIC_ESTABLISHED (not confirmed: HANDSHAKE_DONE does that). Only on a
+ * fresh connection; 0, or -1. For fuzzing the frame layer
+ * (test/fuzz/fuzz_quic_conn.c) without a server. */
+struct quic_tparams;
+int quic_conn_test_establish(struct quic_conn *c, const struct quic_tparams *peer, uint64_t now);
 #endif
 
 #endif

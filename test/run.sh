@@ -6,9 +6,11 @@
 # (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
 # test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2), test/e2e_tls.sh
 # (https://, both protocols), test/e2e_hostile.sh (misbehaving servers:
-# test/hostile_server.js) and test/e2e_h3.sh (HTTP/3: Caddy and Bun, and
-# through test/udp_impair.js) against ./shb (static musl) and build/asan/shb
-# (ASan + UBSan).
+# test/hostile_server.js), test/e2e_hostile_udp.sh (--http3 against UDP
+# servers that misbehave before any handshake: test/hostile_udp_server.js)
+# and test/e2e_h3.sh (HTTP/3: Caddy and Bun, and through
+# test/udp_impair.js) against ./shb (static musl) and build/asan/shb (ASan +
+# UBSan).
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
 # Exit status 0 only when nothing failed and something passed.
@@ -131,6 +133,8 @@ echo "== end-to-end TLS: ./shb (static musl)"
 run_counted "e2e-tls[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_tls.sh
 echo "== end-to-end hostile servers: ./shb (static musl)"
 run_counted "e2e-hostile[musl]" 420 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile.sh
+echo "== end-to-end hostile UDP servers: ./shb (static musl)"
+run_counted "e2e-hostile-udp[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile_udp.sh
 echo "== end-to-end HTTP/3: ./shb (static musl)"
 run_counted "e2e-h3[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
 echo "== end-to-end: build/asan/shb (ASan + UBSan)"
@@ -141,6 +145,8 @@ echo "== end-to-end TLS: build/asan/shb (ASan + UBSan)"
 run_counted "e2e-tls[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_tls.sh
 echo "== end-to-end hostile servers: build/asan/shb (ASan + UBSan)"
 run_counted "e2e-hostile[asan]" 480 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile.sh
+echo "== end-to-end hostile UDP servers: build/asan/shb (ASan + UBSan)"
+run_counted "e2e-hostile-udp[asan]" 300 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile_udp.sh
 echo "== end-to-end HTTP/3: build/asan/shb (ASan + UBSan)"
 run_counted "e2e-h3[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h3.sh
 

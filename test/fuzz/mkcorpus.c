@@ -6,7 +6,8 @@
  *
  *   mkcorpus DIR
  *       the hand-made seeds: HTTP/1.1 responses, RFC 7541 Appendix C header
- *       blocks, HTTP/2 server streams, TLS records
+ *       blocks, HTTP/2 server streams, TLS records, QPACK, HTTP/3 and QUIC
+ *       inputs, and records of decrypted QUIC payloads for fuzz_quic_conn
  *   mkcorpus --capture PORT 13|12 RAW [HS]
  *       connects to 127.0.0.1:PORT with fuzz_tls13_client's fixed
  *       ClientHello (fuzz.h), completes the handshake, sends one HTTP/1.0
@@ -31,6 +32,7 @@
 
 #include "h3.h"
 #include "qpack.h"
+#include "quic/frame.h"
 #include "quic/varint.h"
 #include "test/fuzz/fuzz.h"
 #include "test/quic_vectors.h"
@@ -862,6 +864,223 @@ static void quic_seeds(void)
     free(x.b);
 }
 
+/* ------------------------------------------------------------ fuzz_quic_conn */
+
+/* Record headers (see fuzz_quic_conn.c): the space in bits 0-1, the time
+ * before the record in bits 2-7 (k*k * 50 us; 63: to the deadline). */
+#define QC_INITIAL 0
+#define QC_HANDSHAKE 1
+#define QC_APP 2
+#define QC_T(k) ((uint8_t)((k) << 2))
+#define QC_TO_DEADLINE QC_T(63)
+
+/* One record: [hdr] [pn op] [length] + the payload. */
+static void qc_rec(struct buf *x, uint8_t hdr, uint8_t op, const struct buf *pl)
+{
+    put_u8(x, hdr);
+    put_u8(x, op);
+    put_u16(x, pl->len);
+    put(x, pl->b, pl->len);
+}
+
+static void qc_rec_hex(struct buf *x, uint8_t hdr, uint8_t op, const char *hex)
+{
+    struct buf p = { 0 };
+    put_hex(&p, hex);
+    qc_rec(x, hdr, op, &p);
+    free(p.b);
+}
+
+/* A STREAM frame with LEN, OFF when off > 0. */
+static void qc_stream(struct buf *x, uint64_t id, uint64_t off, const void *data, size_t n, bool fin)
+{
+    put_u8(x, (uint8_t)(QUIC_FT_STREAM | QUIC_STREAM_BIT_LEN | (off ? QUIC_STREAM_BIT_OFF : 0) | (fin ? 1 : 0)));
+    put_varint(x, id);
+    if (off)
+        put_varint(x, off);
+    put_varint(x, n);
+    put(x, data, n);
+}
+
+static void qc_seed(const char *name, uint8_t flags, uint8_t limits, const struct buf *records)
+{
+    struct buf x = { 0 };
+    put_u8(&x, flags);
+    put_u8(&x, limits);
+    put(&x, records->b, records->len);
+    seed("fuzz_quic_conn", name, &x);
+    free(x.b);
+}
+
+/* The server's control stream (type, SETTINGS with QPACK 0/0) and an
+ * nginx-like response (HEADERS :status 200 ..., DATA "hello"). */
+static void qc_h3(struct buf *control, struct buf *resp)
+{
+    put_hex(control, "00");
+    h3_frame_hex(control, H3_FRAME_SETTINGS, "0100 0700");
+    h3_frame_hex(resp, H3_FRAME_HEADERS, "0000 d9 5f4d 05 6e67696e78 f4 54 01 35");
+    h3_frame_hex(resp, H3_FRAME_DATA, "68656c6c6f");
+}
+
+static void quic_conn_seeds(void)
+{
+    struct buf r = { 0 }, pl = { 0 }, ctl = { 0 }, resp = { 0 };
+    qc_h3(&ctl, &resp);
+
+    /* Four streams answered in order: the server's control stream, an ACK
+     * of our first packets and HANDSHAKE_DONE, each response in one STREAM
+     * frame with FIN (a few per packet), MAX_STREAMS, NEW_CONNECTION_ID,
+     * then the server's CONNECTION_CLOSE (H3_NO_ERROR). */
+    reset(&pl);
+    qc_stream(&pl, 3, 0, ctl.b, ctl.len, false);
+    put_hex(&pl, "02 00 00 00 00  1e");
+    qc_rec(&r, QC_APP | QC_T(20), 0, &pl);
+    for (uint64_t id = 0; id < 16; id += 8) {
+        reset(&pl);
+        qc_stream(&pl, id, 0, resp.b, resp.len, true);
+        qc_stream(&pl, id + 4, 0, resp.b, resp.len, true);
+        put_hex(&pl, "02 01 00 00 01");
+        qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    }
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0,
+               "12 10  18 01 00 08 1122334455667788 000102030405060708090a0b0c0d0e0f  02 03 00 00 03");
+    for (uint64_t id = 16; id < 32; id += 4) {
+        reset(&pl);
+        qc_stream(&pl, id, 0, resp.b, resp.len, true);
+        qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    }
+    qc_rec_hex(&r, QC_APP | QC_T(10), 0, "1d 4100 04 646f6e65");
+    qc_seed("get_200_four", 0x04, 0x30, &r);
+
+    /* Out of order: the response in three pieces, the last (FIN) first,
+     * the first last; a duplicate of the middle; an old packet number
+     * again (a repeat: dropped). */
+    reset(&r);
+    reset(&pl);
+    qc_stream(&pl, 0, 20, resp.b + 20, resp.len - 20, true);
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    reset(&pl);
+    qc_stream(&pl, 0, 8, resp.b + 8, 12, false);
+    qc_rec(&r, QC_APP | QC_T(8), 0x82, &pl);
+    qc_rec(&r, QC_APP | QC_T(8), 0x41, &pl);
+    reset(&pl);
+    qc_stream(&pl, 0, 0, resp.b, 10, false);
+    put_hex(&pl, "02 00 00 00 00");
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    qc_seed("out_of_order", 0x01, 0x30, &r);
+
+    /* STREAM frames without LEN (to the end of the packet), an empty FIN
+     * on its own, data for a stream already closed, then an idle timeout
+     * (the clock run to the deadline). */
+    reset(&r);
+    reset(&pl);
+    put_hex(&pl, "0c 00 05");
+    put(&pl, resp.b + 5, resp.len - 5);
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    reset(&pl);
+    qc_stream(&pl, 0, 0, resp.b, 5, false);
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    reset(&pl);
+    put_hex(&pl, "0d 00"); /* FIN at the end, nothing new */
+    put_varint(&pl, resp.len);
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    reset(&pl);
+    qc_stream(&pl, 0, 0, resp.b, resp.len, true);
+    qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    qc_rec_hex(&r, QC_APP | QC_TO_DEADLINE, 0, "01");
+    qc_rec_hex(&r, QC_APP | QC_TO_DEADLINE, 0, "01");
+    qc_rec_hex(&r, QC_APP | QC_TO_DEADLINE, 0, "01");
+    qc_seed("no_len_fin_apart_idle", 0x02, 0x38, &r);
+
+    /* MAX_STREAMS 0 at first: STREAMS_BLOCKED goes out; then room for 3,
+     * 6, and the uni limit raised. */
+    reset(&r);
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "16 00  01  1e");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "12 03  02 00 00 00 00");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "12 02  13 08");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "12 06  02 02 00 00 02");
+    qc_seed("max_streams", 0x00, 0x30, &r);
+
+    /* Flow control: a 3000-byte request against a 100-byte stream window
+     * and 1000-byte MAX_DATA; credit arrives in steps, with DATA_BLOCKED
+     * and STREAM_DATA_BLOCKED in between (and HANDSHAKE_DONE: until then
+     * 1-RTT data has no PTO, RFC 9002 §6.2.1); then ACKs, a PTO (to the
+     * deadline) and more ACKs. */
+    reset(&r);
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "14 80000400  15 00 4064  02 00 00 00 00  1e");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "10 4800  11 00 4800  11 04 4400");
+    qc_rec_hex(&r, QC_APP | QC_TO_DEADLINE, 0, "01");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "10 80010000  11 00 80010000  11 04 80010000 02 03 00 00 03");
+    qc_rec_hex(&r, QC_APP | QC_TO_DEADLINE, 0, "02 09 00 00 09");
+    qc_seed("flow_control", 0x32, 0x30, &r);
+
+    /* Resets: RESET_STREAM of stream 0, STOP_SENDING of 4 (H3_NO_ERROR
+     * and H3_REQUEST_REJECTED), RESET_STREAM of the server's control
+     * stream, STOP_SENDING of our control stream; an abandoned stream
+     * (pn op 3) that data then arrives for. */
+    reset(&r);
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "04 00 410c 00  05 04 4100  05 08 410b");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "04 03 4104 00  05 02 4104");
+    reset(&pl);
+    qc_stream(&pl, 12, 0, resp.b, resp.len, true);
+    qc_rec(&r, QC_APP | QC_T(8), 0xc0, &pl);
+    qc_seed("resets", 0x04, 0x30, &r);
+
+    /* Connection IDs: several NEW_CONNECTION_IDs, one retiring the ones
+     * before it (we move to another and retire ours), RETIRE_CONNECTION_ID
+     * of our only one, PATH_CHALLENGE, NEW_TOKEN, PING, PADDING. */
+    reset(&r);
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0,
+               "18 01 00 08 a1a2a3a4a5a6a7a8 101112131415161718191a1b1c1d1e1f"
+               "18 02 00 04 b1b2b3b4 202122232425262728292a2b2c2d2e2f");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0,
+               "18 05 03 10 c1c2c3c4c5c6c7c8c9cacbcccdcecfc0 303132333435363738393a3b3c3d3e3f  19 00");
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "1a 0102030405060708  07 04 74746b6e  01  000000");
+    qc_seed("connection_ids", 0x41, 0x30, &r);
+
+    /* Our keys change every two packets (once HANDSHAKE_DONE confirmed
+     * the handshake): ACKs keep coming as responses do. */
+    reset(&r);
+    qc_rec_hex(&r, QC_APP | QC_T(8), 0, "1e");
+    for (uint64_t id = 0; id < 24; id += 4) {
+        reset(&pl);
+        qc_stream(&pl, id, 0, resp.b, resp.len, true);
+        put_hex(&pl, "02");
+        put_varint(&pl, id / 4);
+        put_hex(&pl, "00 00");
+        put_varint(&pl, id / 4);
+        qc_rec(&r, QC_APP | QC_T(8), 0, &pl);
+    }
+    qc_seed("key_updates", 0x0e, 0x30, &r);
+
+    /* No handshake skipped: the Initial space, an ACK of our ClientHello,
+     * PADDING and PING, a CRYPTO frame out of order, then the server's
+     * CONNECTION_CLOSE (a transport error, CRYPTO_ERROR 0x128). */
+    reset(&r);
+    qc_rec_hex(&r, QC_INITIAL | QC_T(10), 0, "02 00 00 00 00 0000 01");
+    qc_rec_hex(&r, QC_INITIAL | QC_T(1), 0, "06 4100 04 16030300");
+    qc_rec_hex(&r, QC_INITIAL | QC_T(1), 0, "1c 4128 06 00");
+    qc_seed("initial_close", 0x80, 0x00, &r);
+
+    /* Handshake space after the skip: PING and PADDING (we acknowledge
+     * them), then a CRYPTO frame (the TLS engine did no handshake: an
+     * error), or one in the wrong space (STREAM in Handshake:
+     * PROTOCOL_VIOLATION). */
+    reset(&r);
+    qc_rec_hex(&r, QC_HANDSHAKE | QC_T(4), 0, "01 0000");
+    size_t at = r.len;
+    qc_rec_hex(&r, QC_HANDSHAKE | QC_T(4), 0, "0b 00 01 00");
+    qc_seed("handshake_space", 0x01, 0x30, &r);
+    r.len = at;
+    qc_rec_hex(&r, QC_HANDSHAKE | QC_T(4), 0, "06 00 04 14000020");
+    qc_seed("handshake_crypto", 0x01, 0x30, &r);
+
+    free(r.b);
+    free(pl.b);
+    free(ctl.b);
+    free(resp.b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--cookie") == 0)
@@ -881,5 +1100,6 @@ int main(int argc, char **argv)
     qpack_seeds();
     h3_seeds();
     quic_seeds();
+    quic_conn_seeds();
     return 0;
 }
