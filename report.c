@@ -5,6 +5,8 @@
  * ("0.000030961") so no binary-float rounding creeps into the digits. */
 #include "report.h"
 
+#include "h3.h"         /* h3_error_name */
+#include "quic/frame.h" /* quic_transport_error_name */
 #include "tls13/conn.h" /* tls_alert_name */
 
 #include <inttypes.h>
@@ -159,6 +161,19 @@ static void text_latency(FILE *f, const struct hist *h)
                 ns_to_ms((double)hist_percentile(h, percentiles[i].p)));
 }
 
+/* "H3_NO_ERROR", "PROTOCOL_VIOLATION", "CRYPTO_ERROR handshake_failure",
+ * or the code in hex when it has no name (GREASE, private codes). */
+static void close_name(char *out, size_t cap, const struct quic_close_count *k)
+{
+    const char *n = k->app ? h3_error_name(k->code) : quic_transport_error_name(k->code);
+    if (n == NULL)
+        snprintf(out, cap, "%s0x%" PRIx64, k->app ? "application " : "", k->code);
+    else if (!k->app && k->code >= 0x100 && k->code <= 0x1ff)
+        snprintf(out, cap, "%s %s", n, tls_alert_name((int)(k->code - 0x100)));
+    else
+        snprintf(out, cap, "%s", n);
+}
+
 /* HTTP/3 only: what the QUIC connections saw, summed over them. The
  * handshake time is per connection, from our first Initial to the
  * handshake's completion (one round trip plus the server's work). */
@@ -182,6 +197,17 @@ static void text_quic(FILE *f, const struct stats *s)
     fprintf(f, "  Datagrams/send:   %.2f\n", datagrams_per_send(q));
     fprintf(f, "  Retries:          %" PRIu64 "\n", q->retries);
     fprintf(f, "  Key updates:      %" PRIu64 "\n", q->key_updates);
+    if (q->n_closes > 0 || q->closes_other > 0) {
+        fputs("  Connection closes:\n", f);
+        for (unsigned i = 0; i < q->n_closes; i++) {
+            char name[64];
+            close_name(name, sizeof name, &q->closes[i]);
+            fprintf(f, "    [%s %s] %" PRIu64 "\n", q->closes[i].by_server ? "by server" : "by shb", name,
+                    q->closes[i].count);
+        }
+        if (q->closes_other > 0)
+            fprintf(f, "    [other codes] %" PRIu64 "\n", q->closes_other);
+    }
 }
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -420,7 +446,20 @@ static void json_quic(FILE *f, const struct stats *s)
     json_double(f, ns_to_ms((double)min_latency_ns(&q->handshake)));
     fputs(", \"handshakeRttMedianMs\": ", f);
     json_double(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)));
-    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 "\n  },\n", q->retries, q->key_updates);
+    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64, q->retries, q->key_updates);
+    /* "connectionCloses": {"server H3_NO_ERROR": 3, "shb PROTOCOL_VIOLATION": 1} */
+    fputs(",\n    \"connectionCloses\": {", f);
+    for (unsigned i = 0; i < q->n_closes; i++) {
+        char name[64], key[80];
+        close_name(name, sizeof name, &q->closes[i]);
+        snprintf(key, sizeof key, "%s %s", q->closes[i].by_server ? "server" : "shb", name);
+        fputs(i ? ", " : "", f);
+        json_string(f, key);
+        fprintf(f, ": %" PRIu64, q->closes[i].count);
+    }
+    if (q->closes_other > 0)
+        fprintf(f, "%s\"other\": %" PRIu64, q->n_closes ? ", " : "", q->closes_other);
+    fputs("}\n  },\n", f);
 }
 
 void report_json(FILE *f, const struct report_info *ri, const struct stats *s)

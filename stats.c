@@ -129,6 +129,9 @@ void stats_merge(struct stats *dst, const struct stats *src)
     q->retries += r->retries;
     q->key_updates += r->key_updates;
     hist_merge(&q->handshake, &r->handshake);
+    for (unsigned i = 0; i < r->n_closes; i++)
+        stats_quic_close(dst, r->closes[i].by_server, r->closes[i].app, r->closes[i].code, r->closes[i].count);
+    q->closes_other += r->closes_other;
     for (size_t a = 0; a < 256; a++) {
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];
@@ -181,4 +184,20 @@ const char *err_kind_name(enum err_kind k)
         break;
     }
     return "unknown";
+}
+
+void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n)
+{
+    struct quic_stats *q = &s->quic;
+    for (unsigned i = 0; i < q->n_closes; i++) {
+        struct quic_close_count *k = &q->closes[i];
+        if (k->by_server == by_server && k->app == app && k->code == code) {
+            k->count += n;
+            return;
+        }
+    }
+    if (q->n_closes < sizeof q->closes / sizeof q->closes[0])
+        q->closes[q->n_closes++] = (struct quic_close_count){ by_server, app, code, n };
+    else
+        q->closes_other += n;
 }

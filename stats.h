@@ -107,6 +107,15 @@ struct stats {
         uint64_t datagrams_sent, datagrams_received, sends; /* sends: sendmsg calls (GSO batches) */
         uint64_t retries, key_updates;
         struct hist handshake;      /* first Initial sent -> handshake complete, per connection */
+        /* CONNECTION_CLOSEs that ended connections, by who sent them and
+         * their code (the first QUIC_CLOSE_KINDS distinct ones; the rest
+         * are counted in closes_other). */
+        struct quic_close_count {
+            bool by_server, app;   /* app: an HTTP/3 code (0x1d), else a transport one (0x1c) */
+            uint64_t code, count;
+        } closes[16];
+        unsigned n_closes;
+        uint64_t closes_other;
     } quic;
 };
 
@@ -115,5 +124,7 @@ void stats_free(struct stats *s);
 void stats_merge(struct stats *dst, const struct stats *src);
 uint64_t stats_errors(const struct stats *s);         /* all kinds */
 uint64_t stats_connect_errors(const struct stats *s); /* the kinds before ERR_FIRST_NON_CONNECT */
+/* Counts one CONNECTION_CLOSE in s->quic.closes. */
+void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n);
 
 #endif

@@ -242,6 +242,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     /* What the last batch queued (an HTTP/2 RST_STREAM for a request that
      * just timed out, a GOAWAY) still reaches the kernel, and so the
      * server, before the ring closes the sockets. */
+    if (l->tp->end)
+        l->tp->end(l);
     uring_submit_wait(&l->ring, 0, 0);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;

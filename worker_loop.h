@@ -78,6 +78,9 @@ struct transport {
     void (*after_batch)(struct loop *l);
     /* Every TICK_NS (not when the run is ending): deadlines and retries. */
     void (*tick)(struct loop *l);
+    /* The run is over, the ring still there: say goodbye where the
+     * protocol has a word for it (QUIC's CONNECTION_CLOSE). May be NULL. */
+    void (*end)(struct loop *l);
     /* After the run: free what prepare allocated (the ring is gone). */
     void (*release)(struct loop *l);
     /* How many completions one wait should hold out for (min_wait_usec

@@ -303,6 +303,10 @@ static void qc_finished(struct loop *l, struct qc *c)
     bool handshake = ci->during_handshake;
     enum err_kind kind = ERR_CLOSED;
 
+    /* Every CONNECTION_CLOSE, ours or the server's, by its code. Ours after
+     * GOAWAY or when the run is over are the orderly H3_NO_ERROR. */
+    if (ci->kind == QUIC_CLOSE_PEER || ci->kind == QUIC_CLOSE_LOCAL || ci->kind == QUIC_CLOSE_HANDSHAKE)
+        stats_quic_close(&l->w->stats, ci->kind == QUIC_CLOSE_PEER, ci->app, ci->code, 1);
     switch (ci->kind) {
     case QUIC_CLOSE_VERSION: {
         char why[96];
@@ -734,6 +738,23 @@ static void udp_start(struct loop *l)
     udp_after_batch(l);
 }
 
+/* The run is over: every open connection gets a CONNECTION_CLOSE
+ * (H3_NO_ERROR), so the server frees it now rather than at its idle
+ * timeout. The sends are submitted with the loop's last submit; a
+ * connection whose previous send is still in flight is left to time out. */
+static void udp_end(struct loop *l)
+{
+    struct udp *u = udp_of(l);
+    for (uint32_t i = 0; i < u->nconns; i++) {
+        struct qc *c = &u->conns[i];
+        if (c->state != QC_OPEN || c->sending || quic_conn_state(c->q) == QUIC_CLOSED)
+            continue;
+        quic_conn_close(c->q, true, H3_NO_ERROR, "");
+        qc_send(l, c);
+        stats_quic_close(&l->w->stats, false, true, H3_NO_ERROR, 1);
+    }
+}
+
 static unsigned udp_wait_batch(const struct loop *l)
 {
     unsigned n = udp_of(l)->nconns / 4;
@@ -762,6 +783,7 @@ const struct transport udp_transport = {
     .complete = udp_complete,
     .after_batch = udp_after_batch,
     .tick = udp_tick,
+    .end = udp_end,
     .release = udp_release,
     .wait_batch = udp_wait_batch,
 };

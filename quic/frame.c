@@ -638,3 +638,18 @@ size_t quic_frame_enc_close(uint8_t *out, size_t room, bool app, uint64_t error_
     w = put_bytes(w, end, reason, n);
     return done(w, out);
 }
+
+const char *quic_transport_error_name(uint64_t code)
+{
+    static const char *const names[] = {
+        "NO_ERROR", "INTERNAL_ERROR", "CONNECTION_REFUSED", "FLOW_CONTROL_ERROR", "STREAM_LIMIT_ERROR",
+        "STREAM_STATE_ERROR", "FINAL_SIZE_ERROR", "FRAME_ENCODING_ERROR", "TRANSPORT_PARAMETER_ERROR",
+        "CONNECTION_ID_LIMIT_ERROR", "PROTOCOL_VIOLATION", "INVALID_TOKEN", "APPLICATION_ERROR",
+        "CRYPTO_BUFFER_EXCEEDED", "KEY_UPDATE_ERROR", "AEAD_LIMIT_REACHED", "NO_VIABLE_PATH",
+    };
+    if (code < sizeof names / sizeof names[0])
+        return names[code];
+    if (code >= 0x100 && code <= 0x1ff)
+        return "CRYPTO_ERROR";
+    return NULL;
+}

@@ -40,6 +40,10 @@
 /* CRYPTO_ERROR 0x0100-0x01ff: 0x100 + the TLS alert (RFC 9001 §4.8). */
 #define QUIC_CRYPTO_ERROR(alert) (0x100 + (uint8_t)(alert))
 
+/* "NO_ERROR", "PROTOCOL_VIOLATION", ... for 0x00-0x10, "CRYPTO_ERROR" for
+ * 0x100-0x1ff; NULL for any other code (§20.1). */
+const char *quic_transport_error_name(uint64_t code);
+
 /* --- frame types (RFC 9000 §12.4 Table 3) ---------------------------------
  * A decoded frame carries both its wire type (f->type, e.g. 0x0b) and its
  * base kind (f->kind, e.g. QUIC_FT_STREAM); the low bits of ACK, STREAM,

@@ -1075,6 +1075,81 @@ static void test_key_update(void)
     tc_free(&t);
 }
 
+/* The server acknowledges everything the client sent so far. */
+static void srv_ack_all(struct tc *t)
+{
+    uint8_t f[64];
+    struct quic_ack_range r = { 0, t->cl_largest };
+    size_t w = quic_frame_enc_ack(f, sizeof f, &r, 1, 0, NULL, NULL);
+    srv_packet(t, f, w);
+}
+
+/* Ours (RFC 9001 §6.6): after key_update_after packets in a phase and an
+ * acknowledgment of one of them, the client's keys change; not again
+ * before the server has answered in the new phase (§6.1). */
+static void test_our_key_update(void)
+{
+    struct tc t;
+    struct out o;
+    established(&t, true);
+    quic_conn_test_key_update_after(t.c, 3);
+    int phase0;
+    quic_conn_test_client_keys(t.c, &phase0);
+    uint64_t before = quic_conn_counters(t.c)->key_updates;
+    for (int i = 0; i < 4; i++) { /* four packets, each acknowledged */
+        open_req(&t);
+        t.now += MS;
+        drain(&t, &o);
+        srv_ack_all(&t);
+    }
+    open_req(&t);
+    t.now += MS;
+    drain(&t, &o);
+    T_CHECK("our key update: after 3 packets and an ACK the client's keys change",
+            quic_conn_counters(t.c)->key_updates == before + 1 && o.shorts > 0 && o.undecrypted == 0 &&
+                o.key_phase == !phase0,
+            "updates %llu -> %llu, %u packets (%u not opened), phase %d -> %d", (unsigned long long)before,
+            (unsigned long long)quic_conn_counters(t.c)->key_updates, o.shorts, o.undecrypted, phase0, o.key_phase);
+    /* More packets, all acknowledged, but the server still writes in the
+     * old phase: no second update. */
+    for (int i = 0; i < 5; i++) {
+        open_req(&t);
+        t.now += MS;
+        drain(&t, &o);
+        srv_ack_all(&t);
+    }
+    T_CHECK("our key update: none again until the server answers in the new phase",
+            quic_conn_counters(t.c)->key_updates == before + 1 && o.key_phase == !phase0, "updates %llu, phase %d",
+            (unsigned long long)quic_conn_counters(t.c)->key_updates, o.key_phase);
+    /* The server answers with the next keys: the client reads them, and
+     * may update again later. */
+    int rd;
+    const struct quic_keys *k = quic_conn_test_server_keys(t.c, &rd);
+    struct quic_keys next = k[!rd];
+    uint8_t f[64];
+    struct quic_ack_range r = { 0, t.cl_largest };
+    size_t w = quic_frame_enc_ack(f, sizeof f, &r, 1, 0, NULL, NULL);
+    uint64_t pr = quic_conn_counters(t.c)->packets_received;
+    srv_packet_keys(&t, &next, !rd, f, w);
+    T_CHECK("our key update: the server's packet in the new phase is taken, not counted as its own update",
+            quic_conn_counters(t.c)->packets_received == pr + 1 && quic_conn_counters(t.c)->key_updates == before + 1,
+            "packets +%llu, updates %llu", (unsigned long long)(quic_conn_counters(t.c)->packets_received - pr),
+            (unsigned long long)quic_conn_counters(t.c)->key_updates);
+    for (int i = 0; i < 5; i++) {
+        open_req(&t);
+        t.now += MS;
+        drain(&t, &o);
+        const struct quic_keys *k2 = quic_conn_test_server_keys(t.c, &rd);
+        uint8_t g[64];
+        struct quic_ack_range r2 = { 0, t.cl_largest };
+        size_t w2 = quic_frame_enc_ack(g, sizeof g, &r2, 1, 0, NULL, NULL);
+        srv_packet_keys(&t, &k2[rd], rd, g, w2);
+    }
+    T_CHECK("our key update: a second one once the first was answered", quic_conn_counters(t.c)->key_updates == before + 2,
+            "updates %llu", (unsigned long long)quic_conn_counters(t.c)->key_updates);
+    tc_free(&t);
+}
+
 static void test_idle(void)
 {
     struct tc t;
@@ -1254,6 +1329,7 @@ int main(void)
     test_peer_close();
     test_stateless_reset();
     test_key_update();
+    test_our_key_update();
     test_idle();
     test_version_negotiation();
     test_retry();
