@@ -370,13 +370,17 @@ static void qc_open(struct loop *l, struct qc *c)
         int rcvbuf = 4 << 20;
         if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-        ret = connect(fd, cfg->addr, cfg->addrlen);
+        ret = connect(fd, cfg->addr, cfg->addrlen) == 0 ? 0 : -errno;
         if (ret == 0)
             ret = uring_files_set(&l->ring, i, fd);
         close(fd);
+    } else {
+        ret = -errno;
     }
     if (ret < 0) {
-        loop_charge(l, errno == EADDRNOTAVAIL ? ERR_NO_PORT : ERR_CONNECT);
+        /* No local port left (EADDRNOTAVAIL), or no socket: like a failed
+         * TCP connect, it costs a request; the tick tries again. */
+        loop_charge(l, ret == -EADDRNOTAVAIL ? ERR_NO_PORT : ERR_CONNECT);
         c->state = QC_IDLE;
         return;
     }
