@@ -197,6 +197,7 @@ static void text_quic(FILE *f, const struct stats *s)
     fprintf(f, "  Datagrams/send:   %.2f\n", datagrams_per_send(q));
     fprintf(f, "  Retries:          %" PRIu64 "\n", q->retries);
     fprintf(f, "  Key updates:      %" PRIu64 "\n", q->key_updates);
+    fprintf(f, "  GOAWAYs:          %" PRIu64 "\n", q->goaways);
     if (q->n_closes > 0 || q->closes_other > 0) {
         fputs("  Connection closes:\n", f);
         for (unsigned i = 0; i < q->n_closes; i++) {
@@ -446,7 +447,8 @@ static void json_quic(FILE *f, const struct stats *s)
     json_double(f, ns_to_ms((double)min_latency_ns(&q->handshake)));
     fputs(", \"handshakeRttMedianMs\": ", f);
     json_double(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)));
-    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64, q->retries, q->key_updates);
+    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 ", \"goaways\": %" PRIu64, q->retries,
+            q->key_updates, q->goaways);
     /* "connectionCloses": {"server H3_NO_ERROR": 3, "shb PROTOCOL_VIOLATION": 1} */
     fputs(",\n    \"connectionCloses\": {", f);
     for (unsigned i = 0; i < q->n_closes; i++) {

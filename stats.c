@@ -128,6 +128,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     q->sends += r->sends;
     q->retries += r->retries;
     q->key_updates += r->key_updates;
+    q->goaways += r->goaways;
     hist_merge(&q->handshake, &r->handshake);
     for (unsigned i = 0; i < r->n_closes; i++)
         stats_quic_close(dst, r->closes[i].by_server, r->closes[i].app, r->closes[i].code, r->closes[i].count);

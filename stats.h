@@ -106,6 +106,7 @@ struct stats {
         uint64_t packets_sent, packets_received, packets_lost, pto_count;
         uint64_t datagrams_sent, datagrams_received, sends; /* sends: sendmsg calls (GSO batches) */
         uint64_t retries, key_updates;
+        uint64_t goaways;           /* connections the server sent GOAWAY on */
         struct hist handshake;      /* first Initial sent -> handshake complete, per connection */
         /* CONNECTION_CLOSEs that ended connections, by who sent them and
          * their code (the first QUIC_CLOSE_KINDS distinct ones; the rest

@@ -90,8 +90,11 @@ struct qc {
 struct udp {
     struct qc *conns;
     uint32_t nconns;
+    /* Connections to turn after this batch: a ring of nconns, each in it at
+     * most once (in_flush). A turn may queue its own connection again (a
+     * replacement's first flight), so the walk pops until it is empty. */
     uint32_t *flush_list;
-    uint32_t nflush;
+    uint32_t flush_head, nflush;
     uint8_t *qmem, *out_mem;
     struct h3_req *req_mem;
     size_t qsize;
@@ -109,7 +112,7 @@ static void flush_later(struct loop *l, struct qc *c)
     struct udp *u = udp_of(l);
     if (!c->in_flush) {
         c->in_flush = true;
-        u->flush_list[u->nflush++] = qc_idx(u, c);
+        u->flush_list[(u->flush_head + u->nflush++) % u->nconns] = qc_idx(u, c);
     }
 }
 
@@ -241,6 +244,8 @@ static void qc_count(struct loop *l, struct qc *c)
     s->key_updates += k->key_updates;
     if (k->handshake_ns)
         hist_record(&s->handshake, k->handshake_ns);
+    if (c->peer.goaway_id != UINT64_MAX)
+        s->goaways++;
     c->counted = true;
 }
 
@@ -573,13 +578,13 @@ static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
 static void udp_after_batch(struct loop *l)
 {
     struct udp *u = udp_of(l);
-    /* A turn may add connections (a replacement): the list grows as it is walked. */
-    for (uint32_t k = 0; k < u->nflush; k++) {
-        struct qc *c = &u->conns[u->flush_list[k]];
+    while (u->nflush > 0) {
+        struct qc *c = &u->conns[u->flush_list[u->flush_head]];
+        u->flush_head = (u->flush_head + 1) % u->nconns;
+        u->nflush--;
         c->in_flush = false;
         qc_turn(l, c);
     }
-    u->nflush = 0;
 }
 
 /* ---- the tick: deadlines ---------------------------------------------------- */

@@ -123,6 +123,13 @@ function httpVersion(clientPort) {
 
 process.stdout.write(`listening ${server.port}\n`);
 
+// SIGUSR1: a graceful stop (no new connections; HTTP/3 GOAWAY on the open
+// ones, which finish what they have), for the GOAWAY check of e2e_h3.sh.
+process.on('SIGUSR1', () => {
+    server.stop(false);
+    process.stdout.write('stopping\n');
+});
+
 const stop = () => {
     server.stop(true);
     process.exit(0);

@@ -500,6 +500,35 @@ for spec in "caddy ${CADDY_EC:-}" "bun ${BUN_URL:-}"; do
     finish
 done
 
+# --- 5b. GOAWAY ---------------------------------------------------------------------------------
+# A Bun of its own stops gracefully one second into a -z run (SIGUSR1:
+# server.stop(false)): every connection gets a GOAWAY, finishes what is
+# below it, and shb moves the rest to new connections, which the stopped
+# server no longer answers (connect timeouts). Nothing is a protocol,
+# closed or reset error, and no request is lost: what was sent either
+# completed, failed to connect, or was still in flight at the end.
+if [ -z "$BUN_WHY" ]; then
+    begin "bun graceful stop mid-run: a GOAWAY on each of 4 connections, nothing lost or miscounted"
+    SAVED_BUN=("$BUN_H3_PORT" "$BUN_H3_LOG" "$BUN_H3_PID")
+    start_or_die "bun_h3_server.js (goaway)" start_bun_h3 bun-goaway "$C/ec.crt" "$C/ec.key"
+    GA_PID=$BUN_H3_PID
+    GA_PORT=$BUN_H3_PORT
+    BUN_H3_PORT=${SAVED_BUN[0]} BUN_H3_LOG=${SAVED_BUN[1]} BUN_H3_PID=${SAVED_BUN[2]}
+    (sleep 1 && kill -USR1 "$GA_PID" 2>/dev/null) &
+    GA_KILLER=$!
+    shb --http3 -z 3s -c 4 -p 8 --connect-timeout 1s -j "https://127.0.0.1:$GA_PORT/"
+    wait "$GA_KILLER" 2>/dev/null || true
+    if json_run_ok; then
+        jx '.quic.goaways == 4' '.quic.goaways'
+        jx '.requests.ok > 0' '.requests'
+        jx '[.errorKinds | keys[] | select(. != "connect timeout" and . != "connect")] == []' '.errorKinds'
+        jx '.requests.errors == .requests.connectErrors' '.requests'
+        jx '(.quic.connectionCloses | keys | map(select(startswith("server") and . != "server H3_NO_ERROR"))) == []' '.quic.connectionCloses'
+    fi
+    finish
+    stop_server "$GA_PID"
+fi
+
 # --- 6. through udp_impair.js ----------------------------------------------------------------
 # impaired LABEL PORT: loss and reordering both ways (seed fixed), then
 # duplicates and jitter: every request completes, and shb saw the losses.
