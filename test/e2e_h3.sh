@@ -20,10 +20,7 @@
 # fetch with protocol "h3": test/h3_fetch.js) and a QUIC Version
 # Negotiation probe (test/udp_probe.js) confirm that the server, and the path
 # through the proxy, really serve HTTP/3; the proxy itself is checked with a
-# UDP echo pair. Those checks need no shb. Then, while shb says --http3 is
-# "not supported yet", the suite ends with one setup FAIL (as e2e_tls.sh does
-# for https://) unless E2E_H3_FORCE=1, which runs every check anyway (to
-# exercise the suite itself).
+# UDP echo pair. Those checks need no shb.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
 set -u
@@ -275,16 +272,6 @@ if [ -n "$CADDY_WHY" ] && [ -n "$BUN_WHY" ]; then
     skip "every HTTP/3 check: neither caddy nor bun is here"
     [ "$FAILS" -eq 0 ]
     exit
-fi
-
-# shb without HTTP/3 would turn every check below into the same failure.
-PROBE_URL=${BUN_URL:-$CADDY_EC}/
-LAST_CMD="$SHB --http3 -n 1 -c 1 -j $PROBE_URL"
-timeout -k 5 "$SHB_TIMEOUT" "$SHB" --http3 -n 1 -c 1 -j "$PROBE_URL" </dev/null >"$OUT" 2>"$ERR"
-SHB_RC=$?
-if [ "$SHB_RC" -eq 2 ] && grep -qi 'not supported' "$ERR" && [ "${E2E_H3_FORCE:-0}" != 1 ]; then
-    echo "FAIL $P setup: $SHB does not support --http3 yet: $(head -n 1 "$ERR")"
-    exit 1
 fi
 
 # --- 2. exact totals ------------------------------------------------------------------------
