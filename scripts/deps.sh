@@ -72,6 +72,7 @@ NEEDS_TEST=(
     "caddy|caddy"
     "gnutls-serv|gnutls-bin"
     "jq|jq"
+    "curl|curl"
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
