@@ -87,6 +87,7 @@ struct rstream {
     uint64_t n;             /* stream number (id / 4); NONE: free */
     const uint8_t *data;
     uint32_t len, sent;     /* sent: next byte to send (moves back on loss) */
+    uint32_t max_sent;      /* the highest offset ever sent: bytes below it are resends */
     bool fin_sent, fin_recv, queued, need_msd, reset_out;
     uint64_t reset_code;
     uint64_t send_max;      /* the server's limit for our bytes on it */
@@ -1319,11 +1320,15 @@ static bool write_stream(struct quic_conn *c, struct pkt_builder *b, struct rstr
     }
     while (st->sent < st->len || !st->fin_sent) {
         uint64_t limit = min_u64(st->len, st->send_max);
-        /* New bytes also need connection credit (§4.1); bytes sent again do not. */
+        /* Bytes never sent before also need connection credit (§4.1);
+         * bytes sent again after a loss do not: the server counts each
+         * offset once, and charging resends would use up MAX_DATA until
+         * the stream stalled for good. */
         uint64_t fresh_room = c->send_max > c->sent_total ? c->send_max - c->sent_total : 0;
         uint64_t want = limit > st->sent ? limit - st->sent : 0;
-        if (want > fresh_room)
-            want = fresh_room;
+        uint64_t resend = st->max_sent > st->sent ? st->max_sent - st->sent : 0;
+        if (want > resend + fresh_room)
+            want = resend + fresh_room;
         bool fin = st->sent + want == st->len;
         if (want == 0 && !(fin && st->sent == st->len))
             return true; /* blocked by flow control: the stream waits for credit */
@@ -1336,7 +1341,10 @@ static bool write_stream(struct quic_conn *c, struct pkt_builder *b, struct rstr
         add_chunk(c, b, id, st->sent, (uint32_t)k, CH_DATA, fin && k == want);
         b->p += w;
         st->sent += (uint32_t)k;
-        c->sent_total += k;
+        if (st->sent > st->max_sent) {
+            c->sent_total += st->sent - (st->max_sent > st->sent - k ? st->max_sent : st->sent - k);
+            st->max_sent = st->sent;
+        }
         b->eliciting = true;
         if (fin && k == want)
             st->fin_sent = true;
