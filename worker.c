@@ -116,6 +116,16 @@ bool loop_work_left(const struct loop *l)
     return !l->stopping && (l->retry_total > 0 || l->cfg->timed || l->budget_left > 0);
 }
 
+int loop_register_files(struct loop *l, unsigned n)
+{
+    int ret = uring_files_register(&l->ring, n);
+    if (ret < 0) {
+        snprintf(l->w->error, sizeof(l->w->error), "registering %u file slots failed: %s", n, strerror(-ret));
+        return -1;
+    }
+    return 0;
+}
+
 void loop_fatal(struct loop *l, const char *why, const char *detail)
 {
     if (!l->w->fatal) {

@@ -141,6 +141,19 @@ void loop_charge(struct loop *l, enum err_kind kind);
 /* Requests are still to be sent: a closed connection should be replaced. */
 bool loop_work_left(const struct loop *l);
 
+/* Registers n empty file slots (a transport's attach): 0, or -1 with the
+ * worker's error set. */
+int loop_register_files(struct loop *l, unsigned n);
+
+/* The smallest power of two >= v (ring and queue sizes). */
+static inline unsigned pow2_at_least(unsigned v)
+{
+    unsigned p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
 /* The run cannot go on (e.g. the server refused our ALPN): say why once,
  * stop every worker, print no report. */
 void loop_fatal(struct loop *l, const char *why, const char *detail);

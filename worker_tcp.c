@@ -891,14 +891,6 @@ static void tcp_tick(struct loop *l)
 
 /* ---- set-up ------------------------------------------------------------- */
 
-static unsigned pow2_at_least(unsigned v)
-{
-    unsigned p = 1;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 /* n blocks of size bytes, each 64-byte aligned (*each: the stride). */
 static uint8_t *conn_blocks(size_t size, uint32_t n, size_t *each)
 {
@@ -970,17 +962,7 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     return 0;
 }
 
-static int tcp_attach(struct loop *l)
-{
-    struct tcp *t = tcp_of(l);
-    int ret = uring_files_register(&l->ring, t->nconns);
-    if (ret < 0) {
-        snprintf(l->w->error, sizeof(l->w->error), "registering %u file slots failed: %s", t->nconns,
-                 strerror(-ret));
-        return -1;
-    }
-    return 0;
-}
+static int tcp_attach(struct loop *l) { return loop_register_files(l, tcp_of(l)->nconns); }
 
 static void tcp_start(struct loop *l)
 {

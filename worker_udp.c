@@ -678,13 +678,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
         return -1;
     }
-    /* The ring size a connection's engine uses, known from the config. */
-    {
-        uint32_t want = w->cfg.h3->quic.max_streams < 1 ? 1 : w->cfg.h3->quic.max_streams, r = 1;
-        while (r < 2 * want && r < (1u << 20))
-            r <<= 1;
-        u->ring = r;
-    }
+    u->ring = quic_conn_ring_for(&w->cfg.h3->quic);
     u->req_mem = calloc((size_t)u->ring * u->nconns, sizeof(struct h3_req));
     if (!u->req_mem) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
@@ -708,29 +702,14 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     /* SQ: per connection a send, a timer, a receive and a cancel per turn.
      * CQ: per connection a send, a timer or two, the receive's last
      * completion; one per receive buffer; the loop's timers. */
-    unsigned sq = 16;
-    while (sq < u->nconns * 4 + 8 && sq < 4096)
-        sq <<= 1;
-    *sq_entries = sq;
+    unsigned sq = pow2_at_least(u->nconns * 4 + 8);
+    *sq_entries = sq > 4096 ? 4096 : sq;
     uint64_t cq = 4ull * u->nconns + 1024 + 64;
-    unsigned cqp = 16;
-    while (cqp < cq && cqp < 65536)
-        cqp <<= 1;
-    *cq_entries = cqp;
+    *cq_entries = cq > 65536 ? 65536 : pow2_at_least((unsigned)cq);
     return 0;
 }
 
-static int udp_attach(struct loop *l)
-{
-    struct udp *u = udp_of(l);
-    int ret = uring_files_register(&l->ring, u->nconns);
-    if (ret < 0) {
-        snprintf(l->w->error, sizeof(l->w->error), "registering %u file slots failed: %s", u->nconns,
-                 strerror(-ret));
-        return -1;
-    }
-    return 0;
-}
+static int udp_attach(struct loop *l) { return loop_register_files(l, udp_of(l)->nconns); }
 
 static void udp_start(struct loop *l)
 {

@@ -149,6 +149,9 @@ void quic_conn_close_stream(struct quic_conn *c, uint64_t id, uint64_t code);
  * state): id / 4 % quic_conn_ring(c). */
 uint32_t quic_conn_slot(const struct quic_conn *c, uint64_t id);
 uint32_t quic_conn_ring(const struct quic_conn *c);
+/* The same, before any connection exists (the application sizes its
+ * per-stream state once). */
+uint32_t quic_conn_ring_for(const struct quic_conn_config *cfg);
 /* The request streams open now. */
 uint32_t quic_conn_open_streams(const struct quic_conn *c);
 
