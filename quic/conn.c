@@ -24,9 +24,19 @@
 #include "tls13/handshake.h"
 
 #define CID_LEN 8                 /* our connection ID, and the first DCID we choose (§7.2: >= 8) */
-#define POOL_SLOTS 32             /* data received ahead of its offset, across all streams */
-#define POOL_DATA QUIC_DGRAM_SIZE /* one slot holds at most one frame's data of a datagram this big... */
-#define POOL_DATA_MAX 1500        /* ...or of the largest datagram we let the server send */
+/* The pool keeps data received ahead of its offset, across all streams. It
+ * holds a whole connection receive window: the server may never have more
+ * than that beyond what was delivered (§4.1), so with a slot per
+ * POOL_BYTES_PER_SLOT of window nothing it sends in order to its limits is
+ * ever refused. Refusing is what must not happen: a refused packet is not
+ * acknowledged, and a server whose every packet goes unacknowledged backs
+ * its retransmission timer off again and again (RFC 9002 §6.2.1) — the one
+ * packet everything waits for then comes seconds later. */
+#define POOL_DATA_MAX 1500        /* a slot: one frame's data of the largest datagram we let the
+                                     server send, or contiguous frames that fit together */
+#define POOL_BYTES_PER_SLOT 1024  /* frames are rarely smaller, and contiguous ones share a slot */
+#define POOL_SLOTS_MIN 32         /* CRYPTO data ahead (§7.5: at least 4096 bytes), and slack for
+                                     overlapping retransmissions */
 #define UNI_MAX 16                /* server unidirectional streams we allow (initial_max_streams_uni) */
 #define OUR_UNI_MAX 3             /* HTTP/3: control, QPACK encoder, QPACK decoder */
 #define CHUNK_CAP 4096u           /* stream frames remembered for retransmission (ApplicationData) */
@@ -206,8 +216,8 @@ struct quic_conn {
     uint64_t idle_timeout_ns, idle_deadline;
     bool idle_restart_on_send;           /* §10.1: the first ack-eliciting packet after receiving restarts it */
 
-    struct pool_ent pool[POOL_SLOTS];
-    unsigned pool_used;
+    struct pool_ent *pool;               /* pool_slots entries (after the stream ring) */
+    unsigned pool_slots, pool_used;
 
     bool abort_packet;                   /* the packet being processed cannot be taken (pool full) */
 };
@@ -327,10 +337,21 @@ static uint32_t ring_size(const struct quic_conn_config *cfg)
     return r;
 }
 
+static unsigned pool_slots(const struct quic_conn_config *cfg)
+{
+    uint64_t window = cfg->conn_window < (1ull << 30) ? cfg->conn_window : 1ull << 30;
+    return (unsigned)(window / POOL_BYTES_PER_SLOT) + POOL_SLOTS_MIN;
+}
+
+static size_t ring_bytes(const struct quic_conn_config *cfg)
+{
+    return ((size_t)ring_size(cfg) * sizeof(struct rstream) + 15) & ~(size_t)15;
+}
+
 size_t quic_conn_size(const struct quic_conn_config *cfg)
 {
     size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
-    return head + (size_t)ring_size(cfg) * sizeof(struct rstream);
+    return head + ring_bytes(cfg) + (size_t)pool_slots(cfg) * sizeof(struct pool_ent);
 }
 
 /* ---- connection IDs ------------------------------------------------------ */
@@ -376,6 +397,10 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
         memset(&c->streams[i], 0, sizeof c->streams[i]);
         c->streams[i].n = NONE;
     }
+    c->pool = (struct pool_ent *)((uint8_t *)mem + head + ring_bytes(cfg));
+    c->pool_slots = pool_slots(cfg);
+    for (unsigned i = 0; i < c->pool_slots; i++)
+        c->pool[i].used = false;
     c->q_head = c->q_tail = UINT32_MAX;
 
     memcpy(c->scid, entropy, CID_LEN);
@@ -441,7 +466,7 @@ static struct pool_ent *pool_find(struct quic_conn *c, uint64_t key, uint64_t up
 {
     if (c->pool_used == 0)
         return NULL;
-    for (unsigned i = 0; i < POOL_SLOTS; i++)
+    for (unsigned i = 0; i < c->pool_slots; i++)
         if (c->pool[i].used && c->pool[i].key == key && c->pool[i].off <= upto)
             return &c->pool[i];
     return NULL;
@@ -449,7 +474,7 @@ static struct pool_ent *pool_find(struct quic_conn *c, uint64_t key, uint64_t up
 
 static void pool_drop_key(struct quic_conn *c, uint64_t key)
 {
-    for (unsigned i = 0; c->pool_used > 0 && i < POOL_SLOTS; i++)
+    for (unsigned i = 0; c->pool_used > 0 && i < c->pool_slots; i++)
         if (c->pool[i].used && c->pool[i].key == key) {
             c->pool[i].used = false;
             c->pool_used--;
@@ -462,12 +487,22 @@ static bool pool_put(struct quic_conn *c, uint64_t key, uint64_t off, const uint
 {
     if (n > POOL_DATA_MAX)
         return false;
-    for (unsigned i = 0; i < POOL_SLOTS; i++) {
+    for (unsigned i = 0; i < c->pool_slots; i++) {
         struct pool_ent *e = &c->pool[i];
-        if (e->used && e->key == key && e->off == off && e->len >= n && (e->fin || !fin))
-            return true; /* the same bytes again (a duplicate) */
+        if (!e->used || e->key != key)
+            continue;
+        if (e->off <= off && off + n <= e->off + e->len && (e->fin || !fin))
+            return true; /* bytes it holds already (a retransmission) */
+        if (off == e->off + e->len && !e->fin && e->len + n <= POOL_DATA_MAX) {
+            /* Right after it: the same slot (a retransmission cut in two,
+             * or data arriving in order behind a hole). */
+            memcpy(e->data + e->len, p, n);
+            e->len = (uint16_t)(e->len + n);
+            e->fin = fin;
+            return true;
+        }
     }
-    for (unsigned i = 0; i < POOL_SLOTS; i++) {
+    for (unsigned i = 0; i < c->pool_slots; i++) {
         struct pool_ent *e = &c->pool[i];
         if (!e->used) {
             e->used = true;
@@ -513,7 +548,7 @@ static int crypto_recv(struct quic_conn *c, enum quic_space s, uint64_t off, con
     /* §7.5: at least 4096 bytes of out-of-order CRYPTO data must be
      * buffered; ours is the pool's size. More is CRYPTO_BUFFER_EXCEEDED. */
     if (off > l->in_off) {
-        if (end - l->in_off > (uint64_t)POOL_SLOTS * POOL_DATA_MAX)
+        if (end - l->in_off > (uint64_t)POOL_SLOTS_MIN * POOL_DATA_MAX)
             return -QUIC_CRYPTO_BUFFER_EXCEEDED;
         if (!pool_put(c, key, off, p, n, false))
             c->abort_packet = true;
@@ -622,10 +657,12 @@ static int stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uin
     }
     if (!recv_state_of(c, id, &rs)) {
         /* A request stream we closed: whatever still arrives is dropped,
-         * but counted as received and consumed for the connection's credit
-         * (the server counts it against our MAX_DATA; duplicates make this
-         * an overestimate, which only grants a little more credit). */
-        c->recv_highest_sum += n;
+         * but counted as consumed for the connection's credit (the server
+         * counts what it sent after our STOP_SENDING against our MAX_DATA;
+         * duplicates make this an overestimate, which only grants a little
+         * more credit). Not added to recv_highest_sum: a duplicate counted
+         * there after the last MAX_DATA went out would make a server that
+         * keeps to that limit look as if it broke it. */
         c->recv_consumed += n;
         bool need = false;
         consumed(&c->recv_max, c->recv_consumed, c->cfg->conn_window, &need);
@@ -1429,6 +1466,24 @@ static void write_app(struct quic_conn *c, struct pkt_builder *b)
     }
 }
 
+/* A probe with no new handshake bytes to carry (RFC 9002 §6.2.4: "SHOULD
+ * ... retransmit unacknowledged data" rather than a bare PING) takes those
+ * of the oldest packet of space s still in flight: a lost Finished then
+ * goes again with the first PTO instead of after the PING's ACK shows it
+ * lost. [*from, *upto) is left as it is when no such packet is found. */
+static void oldest_crypto_in_flight(const struct quic_conn *c, enum quic_space s, uint32_t *from, uint32_t *upto)
+{
+    const struct quic_rec_space *rs = &c->rec.space[s];
+    for (uint64_t pn = rs->oldest; pn < rs->next_pn; pn++) {
+        const struct pkt_meta *m = &c->space[s].meta[pn % QUIC_REC_CAP];
+        if (rs->sent[pn % QUIC_REC_CAP].time != 0 && (m->flags & M_CRYPTO) && m->crypto_len > 0) {
+            *from = m->crypto_off;
+            *upto = m->crypto_off + m->crypto_len;
+            return;
+        }
+    }
+}
+
 /* Builds one packet of space s at out (room bytes). pad_to: fill the packet
  * to this many bytes with PADDING (Initial datagrams, §14.1). Returns its
  * length, 0 when there is nothing to send in this space. */
@@ -1499,15 +1554,18 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
         }
         if (data || probe) {
             struct crypto_level *l = &c->crypto[s];
-            if (l->out != NULL && l->out_sent < l->out_len) {
+            uint32_t from = l->out_sent, upto = l->out_len;
+            if (probe && from >= upto && s != QUIC_SPACE_APP)
+                oldest_crypto_in_flight(c, s, &from, &upto);
+            if (l->out != NULL && from < upto) {
                 size_t got;
-                size_t w = quic_frame_enc_crypto(b.p, (size_t)(b.end - b.p), l->out_sent, l->out + l->out_sent,
-                                                 l->out_len - l->out_sent, &got);
+                size_t w = quic_frame_enc_crypto(b.p, (size_t)(b.end - b.p), from, l->out + from, upto - from, &got);
                 if (w > 0) {
                     m->flags |= M_CRYPTO;
-                    m->crypto_off = l->out_sent;
+                    m->crypto_off = from;
                     m->crypto_len = (uint32_t)got;
-                    l->out_sent += (uint32_t)got;
+                    if (from + got > l->out_sent)
+                        l->out_sent = from + (uint32_t)got;
                     b.p += w;
                     b.eliciting = true;
                 }

@@ -249,7 +249,9 @@ static void on_congestion_event(struct quic_recovery *r, uint64_t sent_time, uin
     r->ssthresh = r->cwnd / 2;
     r->cwnd = max64(r->ssthresh, min_window(r));
     r->ca_bytes_acked = 0;
-    /* MaybeSendOnePacket(): not done (§7.3.2's MAY); see recovery.h. */
+    /* MaybeSendOnePacket() (§7.3.2: "a single packet can be sent prior to
+     * reduction"): see recovery.h for why it is needed. */
+    r->send_one = true;
 }
 
 /* What B.8 OnPacketsLost needs from lost_packets, gathered while A.10 finds
@@ -393,7 +395,8 @@ bool quic_rec_can_send(const struct quic_recovery *r, enum quic_space space)
 
 uint64_t quic_rec_cwnd_room(const struct quic_recovery *r)
 {
-    return r->cwnd > r->bytes_in_flight ? r->cwnd - r->bytes_in_flight : 0;
+    uint64_t room = r->cwnd > r->bytes_in_flight ? r->cwnd - r->bytes_in_flight : 0;
+    return r->send_one ? max64(room, r->max_datagram_size) : room;
 }
 
 /* A.5 OnPacketSent, with B.4 OnPacketSentCC. */
@@ -425,6 +428,7 @@ void quic_rec_on_sent(struct quic_recovery *r, enum quic_space space, uint64_t n
     p->acked = false;
     s->next_pn++;
     if (p->in_flight) {
+        r->send_one = false;
         if (ack_eliciting) {
             s->last_ack_eliciting_time = now;
             s->ack_eliciting_in_flight++;

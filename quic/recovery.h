@@ -34,8 +34,14 @@
  * order of Appendix A.7 (OnPacketsLost, then OnPacketsAcked).
  *
  * Not done here: ECN (Appendix B.7; shb never sends ECT-marked packets, so a
- * peer's ECN counts carry no signal, RFC 9000 §13.4.2), pacing (§7.7), and
- * the one packet B.6's MaybeSendOnePacket allows on entering recovery. */
+ * peer's ECN counts carry no signal, RFC 9000 §13.4.2) and pacing (§7.7).
+ * B.6's MaybeSendOnePacket is done: entering recovery sets send_one, which
+ * lets one packet past a full congestion window (§7.3.2). It matters: a
+ * client whose Finished is lost while the window is full of 1-RTT packets
+ * the server cannot read yet has no PTO for them (§6.2.1: none for
+ * ApplicationData before the handshake is confirmed) and no room to send
+ * the Finished again — without that one packet the connection waits
+ * forever. */
 #ifndef SHB_QUIC_RECOVERY_H
 #define SHB_QUIC_RECOVERY_H
 
@@ -116,6 +122,9 @@ struct quic_recovery {
     uint64_t recovery_start;   /* congestion_recovery_start_time, 0 = not in recovery */
     uint64_t ca_bytes_acked;   /* congestion avoidance by byte counting (B.5's note, RFC 3465
                                   §2.1): bytes acked since cwnd last grew by max_datagram_size */
+    bool send_one;             /* B.6 MaybeSendOnePacket: one packet may go out whatever the
+                                  window says (set on entering recovery, cleared by the next
+                                  in-flight packet sent) */
     bool app_limited;          /* the connection sets it while it sends less than cwnd allows
                                   (§7.8, B.5's IsAppOrFlowControlLimited): acks then do not grow
                                   cwnd. false (the initial value) is Appendix B as written. */
@@ -154,7 +163,8 @@ void quic_rec_on_sent(struct quic_recovery *r, enum quic_space space, uint64_t n
 bool quic_rec_can_send(const struct quic_recovery *r, enum quic_space space);
 
 /* Bytes the congestion window lets be sent now (cwnd - bytes_in_flight,
- * 0 when full). Probes (probes_due) may be sent regardless (§7.5). */
+ * 0 when full; at least max_datagram_size while send_one is set). Probes
+ * (probes_due) may be sent regardless (§7.5). */
 uint64_t quic_rec_cwnd_room(const struct quic_recovery *r);
 
 /* An ACK frame received in `space` (ack_delay_ns: the frame's ACK Delay

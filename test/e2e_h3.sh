@@ -576,6 +576,22 @@ else
 fi
 if [ -z "$BUN_WHY" ]; then
     impaired "bun" "$BUN_H3_PORT"
+    # Request bodies over several packets and echoed back in a DATA frame
+    # per packet, some of them lost both ways: the resent bytes must not use
+    # up the connection's flow-control credit, a lost Finished must go again
+    # while the window is full of 1-RTT packets, and data arriving ahead of
+    # a hole must never be refused (each stalled streams until --timeout).
+    begin "bun echo POST -d @file of $UP_LEN bytes via udp_impair.js --seed 42 --loss 5 --reorder 10: -n 20 -c 2 -p 4, every body back"
+    start_or_die "udp_impair.js" start_impair "impair-post" "$BUN_H3_PORT" --seed 42 --loss 5 --reorder 10
+    shb --http3 -n 20 -c 2 -p 4 --timeout 20s -d "@$T/upload.txt" -j "https://127.0.0.1:$IMPAIR_PORT/upload"
+    stop_impair
+    if json_run_ok; then
+        all_ok 20
+        jx ".bytesReceived >= 20 * $UP_LEN" '.bytesReceived'
+    fi
+    ix '.up.dropped > 0 and .down.dropped > 0' '.'
+    finish
+    IMPAIR_STATS=""
 else
     skip "bun impairment checks: $BUN_WHY"
 fi

@@ -604,6 +604,29 @@ static void test_newreno(void)
     ret = ACK(r, APP, T0 + 50 * MS, 0, { 0, 0 });
     T_CHECK("newreno §7.8: app_limited: bytes leave flight, cwnd does not grow",
             ret == 0 && r->cwnd == 12000 && r->bytes_in_flight == 0, "cwnd=%llu", (unsigned long long)r->cwnd);
+
+    /* The full window and the loss of pn 0 again. */
+    r = fresh_confirmed();
+    for (int i = 0; i < 10; i++)
+        send_pkt(r, APP, T0 + (uint64_t)i * 10 * US, MDS);
+    ret = ACK(r, APP, T0 + 50 * MS, 0, { 3, 3 });
+    /* B.6 MaybeSendOnePacket: 9 packets (10800 bytes) are still in flight
+     * against the halved window, yet one packet may go — the one that
+     * resends what was lost. ACK-only packets do not use it up; the next
+     * in-flight one does. */
+    T_CHECK("newreno B.6: entering recovery lets one packet past the full window",
+            ret == 0 && r->bytes_in_flight > r->cwnd && r->send_one && quic_rec_cwnd_room(r) == MDS, "in flight %llu room %llu",
+            (unsigned long long)r->bytes_in_flight, (unsigned long long)quic_rec_cwnd_room(r));
+    send_ack_only(r, APP, T0 + 50 * MS);
+    bool kept = quic_rec_cwnd_room(r) == MDS;
+    send_pkt(r, APP, T0 + 50 * MS, MDS);
+    T_CHECK("newreno B.6: an ACK-only packet leaves it, the next in-flight packet takes it",
+            kept && !r->send_one && quic_rec_cwnd_room(r) == 0, "kept %d room %llu", kept,
+            (unsigned long long)quic_rec_cwnd_room(r));
+    ret = ACK(r, APP, T0 + 51 * MS, 0, { 3, 4 });
+    T_CHECK("newreno B.6: a second loss of the same round: no second packet past the window",
+            ret == 0 && L.lost[APP][1] == 1 && !r->send_one && quic_rec_cwnd_room(r) == 0, "room %llu",
+            (unsigned long long)quic_rec_cwnd_room(r));
 }
 
 /* §7.6: an RTT sample at T0 + 100 ms (smoothed 100, rttvar 50,
