@@ -1869,6 +1869,11 @@ const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c)
     return c->space[QUIC_SPACE_HANDSHAKE].has_rd ? &c->space[QUIC_SPACE_HANDSHAKE].rd : NULL;
 }
 
+const struct quic_keys *quic_conn_test_handshake_write_keys(const struct quic_conn *c)
+{
+    return c->space[QUIC_SPACE_HANDSHAKE].has_wr ? &c->space[QUIC_SPACE_HANDSHAKE].wr : NULL;
+}
+
 const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase)
 {
     *wr_phase = c->wr_phase;

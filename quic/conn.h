@@ -174,6 +174,8 @@ void quic_conn_test_frames(struct quic_conn *c, enum quic_space s, uint64_t pn, 
 /* The keys the server's Handshake packets are opened with (NULL before
  * the ServerHello and once discarded). */
 const struct quic_keys *quic_conn_test_handshake_keys(const struct quic_conn *c);
+/* Ours for Handshake packets, to open what we send (NULL when there are none). */
+const struct quic_keys *quic_conn_test_handshake_write_keys(const struct quic_conn *c);
 /* Our 1-RTT write keys now and their Key Phase bit, to open what we send. */
 const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase);
 /* Our 1-RTT keys change after this many packets (default 2^22). */

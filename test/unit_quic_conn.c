@@ -21,7 +21,13 @@
  * quic_conn_test_handshake_keys and quic_conn_test_scid): stream reassembly,
  * flow control and its credit, ACK validation, MAX_STREAMS, the stream
  * ring, PTO, CONNECTION_CLOSE, stateless resets, key updates, the idle
- * timeout; and before any packet, Version Negotiation and Retry.
+ * timeout; and before any packet, Version Negotiation and Retry; and the
+ * Handshake PTO's probes resending our unacknowledged Finished.
+ *
+ * Part three: a connection with a 64 KiB window and its handshake skipped
+ * (quic_conn_test_establish, payloads through quic_conn_test_frames): the
+ * reorder pool keeps the whole window, and duplicates of a closed stream
+ * never count against MAX_DATA.
  *
  * Build with -DSHB_TEST (the Makefile's rule for this binary compiles
  * quic/conn.c with it). */
@@ -1315,6 +1321,63 @@ static void test_retry(void)
     tc_free(&t);
 }
 
+/* RFC 9002 §6.2.4: a probe with nothing new to send resends what is
+ * unacknowledged. The handshake done (the trace's first five datagrams),
+ * our Finished is in flight and the server's ACK of it never comes: the
+ * Handshake PTO fires, and its probes carry the Finished's CRYPTO bytes
+ * again, not a bare PING — which only made the server acknowledge, so the
+ * Finished went again a round trip (or a PTO) later. */
+static void test_probe_resends_finished(void)
+{
+    struct tc t;
+    tc_init(&t);
+    step(&t);
+    for (size_t i = 0; i < HS_N; i++)
+        feed_trace(&t, i);
+    bool up = quic_conn_state(t.c) == QUIC_ESTABLISHED;
+    const struct quic_keys *hk = quic_conn_test_handshake_write_keys(t.c);
+    uint64_t d = quic_conn_deadline(t.c);
+    t.now = d;
+    quic_conn_timeout(t.c, t.now);
+    static uint8_t buf[16 * QUIC_DGRAM_SIZE];
+    unsigned probe_pkts = 0, crypto = 0, pings = 0;
+    uint64_t crypto_off = UINT64_MAX;
+    for (int round = 0; round < 8 && hk != NULL; round++) {
+        size_t seg, n = quic_conn_output(t.c, buf, sizeof buf, 16, &seg, t.now);
+        if (n == 0)
+            break;
+        for (size_t at = 0; at < n;) {
+            struct quic_hdr h;
+            if (quic_hdr_parse(&h, buf + at, n - at, t.server_cid_len) != QUIC_PKT_OK)
+                break;
+            if (h.type == QUIC_PT_HANDSHAKE) {
+                struct quic_keys k = *hk;
+                struct quic_opened op;
+                if (quic_packet_open(&k, buf + at, h.pkt_len, h.pn_offset, QUIC_PN_NONE, &op) == QUIC_PKT_OK) {
+                    probe_pkts++;
+                    const uint8_t *p = op.payload, *end = op.payload + op.payload_len;
+                    struct quic_frame f;
+                    while (p < end && quic_frame_next(&p, end, &f) == 0) {
+                        if (f.kind == QUIC_FT_CRYPTO) {
+                            crypto++;
+                            crypto_off = f.crypto.offset;
+                        }
+                        pings += f.kind == QUIC_FT_PING;
+                    }
+                }
+            }
+            at += h.pkt_len;
+        }
+    }
+    T_CHECK("probe: the Handshake PTO's probes carry the unacknowledged Finished again, not a PING",
+            up && hk != NULL && quic_conn_counters(t.c)->pto_count == 1 && probe_pkts == 2 && crypto == 2 &&
+                crypto_off == 0 && pings == 0,
+            "up %d, pto %llu, %u Handshake packets, %u CRYPTO (offset %llu), %u PING", up,
+            (unsigned long long)quic_conn_counters(t.c)->pto_count, probe_pkts, crypto, (unsigned long long)crypto_off,
+            pings);
+    tc_free(&t);
+}
+
 /* ============================================================ part three: a small window */
 
 /* A connection with a 64 KiB receive window (what shb gives -p 16 and
@@ -1446,6 +1509,7 @@ int main(void)
     test_idle();
     test_version_negotiation();
     test_retry();
+    test_probe_resends_finished();
     test_small_window();
     T_DONE();
 }
