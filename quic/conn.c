@@ -218,6 +218,9 @@ struct quic_conn {
 
     struct pool_ent *pool;               /* pool_slots entries (after the stream ring) */
     unsigned pool_slots, pool_used;
+    unsigned pool_top;                   /* slots ever used: those above are free and untouched
+                                            (a connection that never sees a hole never touches
+                                            the pool's pages) */
 
     bool abort_packet;                   /* the packet being processed cannot be taken (pool full) */
 };
@@ -399,8 +402,6 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
     }
     c->pool = (struct pool_ent *)((uint8_t *)mem + head + ring_bytes(cfg));
     c->pool_slots = pool_slots(cfg);
-    for (unsigned i = 0; i < c->pool_slots; i++)
-        c->pool[i].used = false;
     c->q_head = c->q_tail = UINT32_MAX;
 
     memcpy(c->scid, entropy, CID_LEN);
@@ -462,11 +463,19 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
 
 /* ---- the pool: data ahead of its offset --------------------------------------- */
 
+/* A slot is free again; once all are, the scans start from nothing. */
+static void pool_release(struct quic_conn *c, struct pool_ent *e)
+{
+    e->used = false;
+    if (--c->pool_used == 0)
+        c->pool_top = 0;
+}
+
 static struct pool_ent *pool_find(struct quic_conn *c, uint64_t key, uint64_t upto)
 {
     if (c->pool_used == 0)
         return NULL;
-    for (unsigned i = 0; i < c->pool_slots; i++)
+    for (unsigned i = 0; i < c->pool_top; i++)
         if (c->pool[i].used && c->pool[i].key == key && c->pool[i].off <= upto)
             return &c->pool[i];
     return NULL;
@@ -474,11 +483,9 @@ static struct pool_ent *pool_find(struct quic_conn *c, uint64_t key, uint64_t up
 
 static void pool_drop_key(struct quic_conn *c, uint64_t key)
 {
-    for (unsigned i = 0; c->pool_used > 0 && i < c->pool_slots; i++)
-        if (c->pool[i].used && c->pool[i].key == key) {
-            c->pool[i].used = false;
-            c->pool_used--;
-        }
+    for (unsigned i = 0; c->pool_used > 0 && i < c->pool_top; i++)
+        if (c->pool[i].used && c->pool[i].key == key)
+            pool_release(c, &c->pool[i]);
 }
 
 /* Keeps data that arrived ahead of the stream's offset. false: no room —
@@ -487,7 +494,7 @@ static bool pool_put(struct quic_conn *c, uint64_t key, uint64_t off, const uint
 {
     if (n > POOL_DATA_MAX)
         return false;
-    for (unsigned i = 0; i < c->pool_slots; i++) {
+    for (unsigned i = 0; i < c->pool_top; i++) {
         struct pool_ent *e = &c->pool[i];
         if (!e->used || e->key != key)
             continue;
@@ -502,20 +509,23 @@ static bool pool_put(struct quic_conn *c, uint64_t key, uint64_t off, const uint
             return true;
         }
     }
-    for (unsigned i = 0; i < c->pool_slots; i++) {
-        struct pool_ent *e = &c->pool[i];
-        if (!e->used) {
-            e->used = true;
-            e->key = key;
-            e->off = off;
-            e->len = (uint16_t)n;
-            e->fin = fin;
-            memcpy(e->data, p, n);
-            c->pool_used++;
-            return true;
-        }
+    unsigned i = 0;
+    while (i < c->pool_top && c->pool[i].used)
+        i++;
+    if (i == c->pool_top) {
+        if (c->pool_top == c->pool_slots)
+            return false;
+        c->pool_top++;
     }
-    return false;
+    struct pool_ent *e = &c->pool[i];
+    e->used = true;
+    e->key = key;
+    e->off = off;
+    e->len = (uint16_t)n;
+    e->fin = fin;
+    memcpy(e->data, p, n);
+    c->pool_used++;
+    return true;
 }
 
 /* ---- receiving: CRYPTO ------------------------------------------------------- */
@@ -567,8 +577,7 @@ static int crypto_recv(struct quic_conn *c, enum quic_space s, uint64_t off, con
             l->in_off = eend;
             crypto_feed(c, s, e->data + skip, e->len - skip, now);
         }
-        e->used = false;
-        c->pool_used--;
+        pool_release(c, e);
     }
     return 0;
 }
@@ -708,8 +717,7 @@ static int stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uin
         if (!recv_state_of(c, id, &rs) || (e = pool_find(c, id, *rs.recv_off)) == NULL)
             break;
         uint64_t eend = e->off + e->len;
-        e->used = false;
-        c->pool_used--;
+        pool_release(c, e);
         if (eend > *rs.recv_off || (e->fin && eend == *rs.recv_off && !fin_given)) {
             size_t k = (size_t)(*rs.recv_off - e->off);
             *rs.recv_off = eend;
