@@ -7,7 +7,10 @@
  *   mkcorpus DIR
  *       the hand-made seeds: HTTP/1.1 responses, RFC 7541 Appendix C header
  *       blocks, HTTP/2 server streams, TLS records, QPACK, HTTP/3 and QUIC
- *       inputs, and records of decrypted QUIC payloads for fuzz_quic_conn
+ *       inputs, and records of decrypted QUIC payloads for fuzz_quic_conn;
+ *       and seeds from real traffic: the stream bytes Bun (lsquic) sent in
+ *       test/quic_conn_trace.h (its control and QPACK streams, three
+ *       responses) for fuzz_h3, and as STREAM frames for fuzz_quic_conn
  *   mkcorpus --capture PORT 13|12 RAW [HS]
  *       connects to 127.0.0.1:PORT with fuzz_tls13_client's fixed
  *       ClientHello (fuzz.h), completes the handshake, sends one HTTP/1.0
@@ -35,6 +38,7 @@
 #include "quic/frame.h"
 #include "quic/varint.h"
 #include "test/fuzz/fuzz.h"
+#include "test/quic_conn_trace.h"
 #include "test/quic_vectors.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
@@ -713,6 +717,17 @@ static void h3_seed(const char *name, uint8_t mode, uint8_t fin_bits, const stru
 static void h3_seeds(void)
 {
     struct buf s = { 0 };
+    /* Real traffic: each stream Bun (lsquic) sent in test/quic_conn_trace.h,
+     * the responses with their FIN, in small pieces. */
+    for (size_t i = 0; i < QCT_NSTREAMS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "bun_trace_stream_%llu", (unsigned long long)qct_streams[i].id);
+        reset(&s);
+        put(&s, qct_streams[i].p, qct_streams[i].n);
+        h3_seed(name, FZ_SPLIT_SMALL, qct_streams[i].fin ? 1 : 0, &s);
+    }
+    (void)qct_dgrams, (void)qct_control, (void)qct_reqs; /* the trace's other half: unit_quic_conn's */
+    reset(&s);
     /* An nginx-like response: HEADERS (:status 200, server: nginx,
      * content-type: text/html; charset=utf-8, content-length: 5 by name),
      * DATA, fin. */
@@ -951,6 +966,30 @@ static void quic_conn_seeds(void)
     }
     qc_rec_hex(&r, QC_APP | QC_T(10), 0, "1d 4100 04 646f6e65");
     qc_seed("get_200_four", 0x04, 0x30, &r);
+
+    /* Real traffic: what Bun sent on its streams in test/quic_conn_trace.h
+     * (control, QPACK encoder and decoder; responses to GET /, /bytes/5000
+     * and /status/204), in 1,000-byte STREAM frames, the uni streams first,
+     * then the responses' pieces last first (each one's FIN comes before
+     * its data), an ACK of our first packets, HANDSHAKE_DONE. */
+    reset(&r);
+    reset(&pl);
+    put_hex(&pl, "02 00 00 00 00  1e");
+    qc_rec(&r, QC_APP | QC_T(4), 0, &pl);
+    for (int uni = 1; uni >= 0; uni--)
+        for (size_t i = 0; i < QCT_NSTREAMS; i++) {
+            if (((qct_streams[i].id & 3) != 0) != uni)
+                continue;
+            size_t n = qct_streams[i].n, pieces = (n + 999) / 1000;
+            for (size_t k = pieces; k-- > 0;) {
+                size_t off = k * 1000, len = n - off < 1000 ? n - off : 1000;
+                reset(&pl);
+                qc_stream(&pl, qct_streams[i].id, off, qct_streams[i].p + off, len,
+                          qct_streams[i].fin && off + len == n);
+                qc_rec(&r, QC_APP | QC_T(2), 0, &pl);
+            }
+        }
+    qc_seed("bun_trace_streams", 0x04, 0x30, &r);
 
     /* Out of order: the response in three pieces, the last (FIN) first,
      * the first last; a duplicate of the middle; an old packet number
