@@ -1,0 +1,760 @@
+// test/hostile_quic_server.js — a misbehaving HTTP/3 server, for
+// test/e2e_hostile_udp.sh: unlike test/hostile_udp_server.js it completes a
+// real QUIC v1 + TLS 1.3 handshake with the client, and only then breaks a
+// rule of RFC 9000 / 9114 / 9204 the way MODE says, so that the test sees
+// the client's reaction to a server it has already accepted.
+//
+//   node test/hostile_quic_server.js PORT LOG MODE CERT KEY
+//
+// CERT and KEY are PEM files: an ECDSA P-256 certificate and its key (the
+// pair gen_certs makes in test/lib.sh). Binds 127.0.0.1:PORT, prints
+// "listening PORT" on stdout once ready, and appends one JSON line per event
+// to LOG (appendFileSync: on disk before the reply goes out). Every line has
+// "event", "from" (the client's port; one per connection, shb opens a socket
+// per connection) and "t" (ms since start):
+//   {"event":"packet", "space" (initial, handshake, app), "pn", "frames"
+//    (their types: ack, crypto, stream, close, ...)}   one per client packet
+//   {"event":"handshake", "odcid", "scid" (hex), "maxStreamDataBidiLocal"
+//    (the client's transport parameter)}      a ClientHello was answered
+//   {"event":"established"}                   the client's Finished arrived
+//   {"event":"request", "stream"}             a request stream ended (FIN)
+//   {"event":"response", "stream"}            answered with 200 "hello"
+//   {"event":"misbehave", "what", "stream"}   the mode did its thing
+//   {"event":"close", "code" (hex), "frameType", "app" (an application
+//    close, 0x1d), "reason"}                  the client's CONNECTION_CLOSE
+//   {"event":"reset", "stream", "code"}       the client's RESET_STREAM
+//   {"event":"error", "message"}              odd input; never fatal
+//   {"event":"datagram", "len", "first"}      every datagram, with HQ_DEBUG=1
+//
+// Modes (each applied once per connection, on its first request stream):
+//   ok                   answers every request: HEADERS (:status 200) + DATA
+//                        "hello" + FIN; the server's own check
+//   ack-unsent           an ACK of a packet number the client never sent
+//                        (RFC 9000 §13.1: PROTOCOL_VIOLATION)
+//   flow-overrun         STREAM data past the client's
+//                        initial_max_stream_data_bidi_local (§4.1:
+//                        FLOW_CONTROL_ERROR)
+//   max-streams-0        initial_max_streams_bidi 0, never raised: the client
+//                        cannot open a request stream at all (§4.6)
+//   qpack-overflow       a response field section whose first integer
+//                        overflows 62 bits (RFC 9204 §4.1.1, §2.2.3)
+//   no-status            a response field section without :status
+//                        (RFC 9114 §4.3.2: malformed)
+//   reset-control        RESET_STREAM on our control stream (RFC 9114
+//                        §6.2.1: H3_CLOSED_CRITICAL_STREAM)
+//   data-before-headers  a DATA frame before any HEADERS (RFC 9114 §4.1:
+//                        H3_FRAME_UNEXPECTED)
+//   second-settings      a second SETTINGS frame on our control stream
+//                        (RFC 9114 §7.2.4: H3_FRAME_UNEXPECTED)
+// Requests after the first on a connection are answered as in mode ok.
+// Whatever the mode, every ack-eliciting packet is acknowledged, so what the
+// test sees is the client's own reaction, not a silent server.
+//
+// What is left out on purpose: no retransmission (loopback does not lose),
+// no Retry, no HelloRetryRequest (the client's one key share must be
+// X25519), TLS_AES_128_GCM_SHA256 only, the client's Finished not verified,
+// no key update, no 0-RTT.
+//
+// Stops on SIGTERM/SIGINT. No dependencies; node 18+.
+'use strict';
+
+const dgram = require('node:dgram');
+const fs = require('node:fs');
+const crypto = require('node:crypto');
+
+const MODES = ['ok', 'ack-unsent', 'flow-overrun', 'max-streams-0', 'qpack-overflow', 'no-status',
+    'reset-control', 'data-before-headers', 'second-settings'];
+const [portArg, logfile, mode, certFile, keyFile] = process.argv.slice(2);
+const port = Number(portArg);
+if (!Number.isInteger(port) || port < 1 || port > 65535 || !logfile || !MODES.includes(mode) ||
+    !certFile || !keyFile) {
+    process.stderr.write(`usage: node hostile_quic_server.js PORT LOG ${MODES.join('|')} CERT KEY\n`);
+    process.exit(2);
+}
+const certDer = new crypto.X509Certificate(fs.readFileSync(certFile)).raw;
+const signKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
+
+const t0 = Date.now();
+function log(conn, o) {
+    fs.appendFileSync(logfile, JSON.stringify({ ...o, from: conn ? conn.port : undefined, t: Date.now() - t0 }) + '\n');
+}
+
+// --- varints (RFC 9000 §16) ---------------------------------------------------
+
+function varint(v) {
+    if (v < 0x40) return Buffer.from([v]);
+    if (v < 0x4000) return Buffer.from([0x40 | (v >> 8), v & 0xff]);
+    if (v < 0x40000000) {
+        const b = Buffer.alloc(4);
+        b.writeUInt32BE(v);
+        b[0] |= 0x80;
+        return b;
+    }
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64BE(BigInt(v));
+    b[0] |= 0xc0;
+    return b;
+}
+
+// A reader over a Buffer: varints as Numbers (exact up to 2^53, which is
+// more than any value this server meets), and byte strings.
+class Reader {
+    constructor(buf, off = 0, end = buf.length) { this.b = buf; this.o = off; this.end = end; }
+    left() { return this.end - this.o; }
+    need(n) { if (this.o + n > this.end) throw new Error('truncated'); }
+    u8() { this.need(1); return this.b[this.o++]; }
+    u16() { this.need(2); const v = this.b.readUInt16BE(this.o); this.o += 2; return v; }
+    u24() { this.need(3); const v = this.b.readUIntBE(this.o, 3); this.o += 3; return v; }
+    bytes(n) { this.need(n); const v = this.b.subarray(this.o, this.o + n); this.o += n; return v; }
+    varint() {
+        this.need(1);
+        const len = 1 << (this.b[this.o] >> 6);
+        this.need(len);
+        let v = this.b[this.o] & 0x3f;
+        for (let i = 1; i < len; i++) v = v * 256 + this.b[this.o + i];
+        this.o += len;
+        return v;
+    }
+}
+
+// --- keys: HKDF (RFC 5869), TLS 1.3 key schedule (RFC 8446 §7.1), QUIC
+// packet keys (RFC 9001 §5) --------------------------------------------------------
+
+const sha256 = (b) => crypto.createHash('sha256').update(b).digest();
+const hmac = (key, data) => crypto.createHmac('sha256', key).update(data).digest();
+const hkdfExtract = (salt, ikm) => hmac(salt, ikm);
+
+function hkdfExpand(prk, info, len) {
+    const out = [];
+    let t = Buffer.alloc(0);
+    for (let i = 1; out.length * 32 < len; i++) {
+        t = hmac(prk, Buffer.concat([t, info, Buffer.from([i])]));
+        out.push(t);
+    }
+    return Buffer.concat(out).subarray(0, len);
+}
+
+// HKDF-Expand-Label (RFC 8446 §7.1): HkdfLabel = length, "tls13 " + label, context.
+function expandLabel(secret, label, context, len) {
+    const l = Buffer.from('tls13 ' + label);
+    const info = Buffer.concat([Buffer.from([len >> 8, len & 0xff, l.length]), l,
+        Buffer.from([context.length]), context]);
+    return hkdfExpand(secret, info, len);
+}
+
+// RFC 9001 §5.1: AES-128-GCM key, IV and header protection key of a secret.
+function packetKeys(secret) {
+    return {
+        key: expandLabel(secret, 'quic key', Buffer.alloc(0), 16),
+        iv: expandLabel(secret, 'quic iv', Buffer.alloc(0), 12),
+        hp: expandLabel(secret, 'quic hp', Buffer.alloc(0), 16),
+    };
+}
+
+// RFC 9001 §5.2: Initial secrets from the client's first DCID and the v1 salt.
+const INITIAL_SALT = Buffer.from('38762cf7f55934b34d179ae6a4c80cadccbb7f0a', 'hex');
+function initialKeys(dcid) {
+    const secret = hkdfExtract(INITIAL_SALT, dcid);
+    return {
+        recv: packetKeys(expandLabel(secret, 'client in', Buffer.alloc(0), 32)),
+        send: packetKeys(expandLabel(secret, 'server in', Buffer.alloc(0), 32)),
+    };
+}
+
+// --- packet protection (RFC 9001 §5.3, §5.4) ----------------------------------------
+
+function hpMask(hp, sample) {
+    const c = crypto.createCipheriv('aes-128-ecb', hp, null);
+    return c.update(sample); // 16 bytes; the first 5 are used
+}
+
+function nonce(iv, pn) {
+    const n = Buffer.from(iv);
+    for (let i = 0; i < 6; i++) n[11 - i] ^= Math.floor(pn / 2 ** (8 * i)) & 0xff;
+    return n;
+}
+
+// RFC 9000 §A.3: the full packet number from its truncated encoding.
+function decodePn(largest, truncated, bits) {
+    const expected = largest + 1;
+    const win = 2 ** bits, half = win / 2;
+    const candidate = (expected - (expected % win)) + truncated;
+    if (candidate <= expected - half && candidate < 2 ** 62 - win) return candidate + win;
+    if (candidate > expected + half && candidate >= win) return candidate - win;
+    return candidate;
+}
+
+// Removes header protection and decrypts the packet at buf[pnOff..end):
+// returns {pn, payload} or null when it does not authenticate.
+function unprotect(buf, start, pnOff, end, keys, largest, isLong) {
+    const pkt = Buffer.from(buf.subarray(start, end)); // a copy: header protection is undone in place
+    const p = pnOff - start;
+    if (p + 4 + 16 > pkt.length) return null;
+    const mask = hpMask(keys.hp, pkt.subarray(p + 4, p + 20));
+    pkt[0] ^= mask[0] & (isLong ? 0x0f : 0x1f);
+    const pnLen = (pkt[0] & 3) + 1;
+    let trunc = 0;
+    for (let i = 0; i < pnLen; i++) {
+        pkt[p + i] ^= mask[1 + i];
+        trunc = trunc * 256 + pkt[p + i];
+    }
+    const pn = decodePn(largest, trunc, pnLen * 8);
+    const aad = pkt.subarray(0, p + pnLen);
+    const ct = pkt.subarray(p + pnLen, pkt.length - 16);
+    const tag = pkt.subarray(pkt.length - 16);
+    try {
+        const d = crypto.createDecipheriv('aes-128-gcm', keys.key, nonce(keys.iv, pn));
+        d.setAAD(aad);
+        d.setAuthTag(tag);
+        return { pn, payload: Buffer.concat([d.update(ct), d.final()]) };
+    } catch (e) {
+        return null;
+    }
+}
+
+// Encrypts payload behind header (which ends with a 4-byte packet number)
+// and applies header protection.
+function protect(header, payload, keys, pn, isLong) {
+    const c = crypto.createCipheriv('aes-128-gcm', keys.key, nonce(keys.iv, pn));
+    c.setAAD(header);
+    const pkt = Buffer.concat([header, c.update(payload), c.final(), c.getAuthTag()]);
+    const p = header.length - 4;
+    const mask = hpMask(keys.hp, pkt.subarray(p + 4, p + 20));
+    pkt[0] ^= mask[0] & (isLong ? 0x0f : 0x1f);
+    for (let i = 0; i < 4; i++) pkt[p + i] ^= mask[1 + i];
+    return pkt;
+}
+
+// A long-header (Initial, Handshake) or short-header (1-RTT) packet of ours,
+// packet numbers always 4 bytes (RFC 9000 §17.1 allows any length).
+function buildPacket(conn, space, payload) {
+    const sp = conn.spaces[space];
+    const pn = sp.nextPn++;
+    const pnBuf = Buffer.alloc(4);
+    pnBuf.writeUInt32BE(pn);
+    if (space === 'app') {
+        const header = Buffer.concat([Buffer.from([0x40 | 3]), conn.dcid, pnBuf]);
+        return protect(header, payload, sp.send, pn, false);
+    }
+    const type = space === 'initial' ? 0 : 2;
+    const len = varint(4 + payload.length + 16);
+    const lenBuf = len.length === 1 ? Buffer.from([0x40, len[0]]) : len; // 2 bytes at least: readable either way
+    const header = Buffer.concat([Buffer.from([0xc0 | (type << 4) | 3, 0, 0, 0, 1, conn.dcid.length]), conn.dcid,
+        Buffer.from([conn.scid.length]), conn.scid, type === 0 ? Buffer.from([0]) : Buffer.alloc(0), lenBuf, pnBuf]);
+    return protect(header, payload, sp.send, pn, true);
+}
+
+// --- frames (RFC 9000 §19) -----------------------------------------------------------
+
+const fr = {
+    padding: (n) => Buffer.alloc(n),
+    // ranges: [[lo, hi], ...] with hi descending (§19.3.1: gaps are counted
+    // minus two, range lengths minus one)
+    ack(ranges) {
+        const parts = [varint(0x02), varint(ranges[0][1]), varint(0), varint(ranges.length - 1),
+            varint(ranges[0][1] - ranges[0][0])];
+        for (let i = 1; i < ranges.length; i++) {
+            parts.push(varint(ranges[i - 1][0] - ranges[i][1] - 2), varint(ranges[i][1] - ranges[i][0]));
+        }
+        return Buffer.concat(parts);
+    },
+    crypto: (off, data) => Buffer.concat([varint(0x06), varint(off), varint(data.length), data]),
+    // STREAM with the OFF and LEN bits always set (type 0x0e, 0x0f with FIN)
+    stream: (id, off, data, fin) => Buffer.concat([varint(0x0e | (fin ? 1 : 0)), varint(id), varint(off),
+        varint(data.length), data]),
+    resetStream: (id, code, finalSize) => Buffer.concat([varint(0x04), varint(id), varint(code), varint(finalSize)]),
+    maxData: (n) => Buffer.concat([varint(0x10), varint(n)]),
+    maxStreamsBidi: (n) => Buffer.concat([varint(0x12), varint(n)]),
+    handshakeDone: () => Buffer.from([0x1e]),
+};
+
+// Parses a decrypted payload into a list of frames (only the fields this
+// server uses). Throws on a frame it cannot parse: the rest of the packet is
+// then unreadable anyway.
+function parseFrames(payload) {
+    const r = new Reader(payload);
+    const out = [];
+    while (r.left() > 0) {
+        const type = r.varint();
+        if (type === 0x00) continue; // PADDING
+        if (type === 0x01) { out.push({ type: 'ping' }); continue; }
+        if (type === 0x02 || type === 0x03) {
+            const largest = r.varint();
+            r.varint(); // ack delay
+            const count = r.varint();
+            r.varint(); // first range
+            for (let i = 0; i < count; i++) { r.varint(); r.varint(); }
+            if (type === 0x03) { r.varint(); r.varint(); r.varint(); }
+            out.push({ type: 'ack', largest });
+            continue;
+        }
+        if (type === 0x04) { out.push({ type: 'reset', id: r.varint(), code: r.varint(), size: r.varint() }); continue; }
+        if (type === 0x05) { out.push({ type: 'stop', id: r.varint(), code: r.varint() }); continue; }
+        if (type === 0x06) { const off = r.varint(); const len = r.varint(); out.push({ type: 'crypto', off, data: r.bytes(len) }); continue; }
+        if (type === 0x07) { r.bytes(r.varint()); out.push({ type: 'new_token' }); continue; }
+        if (type >= 0x08 && type <= 0x0f) {
+            const id = r.varint();
+            const off = type & 0x04 ? r.varint() : 0;
+            const len = type & 0x02 ? r.varint() : r.left();
+            out.push({ type: 'stream', id, off, data: r.bytes(len), fin: !!(type & 0x01) });
+            continue;
+        }
+        if (type === 0x10 || type === 0x12 || type === 0x13 || type === 0x14 || type === 0x16 || type === 0x17 ||
+            type === 0x19) { r.varint(); out.push({ type: 'flow' }); continue; }
+        if (type === 0x11 || type === 0x15) { r.varint(); r.varint(); out.push({ type: 'flow' }); continue; }
+        if (type === 0x18) { r.varint(); r.varint(); r.bytes(r.u8()); r.bytes(16); out.push({ type: 'new_cid' }); continue; }
+        if (type === 0x1a || type === 0x1b) { out.push({ type: type === 0x1a ? 'path_challenge' : 'path_response', data: r.bytes(8) }); continue; }
+        if (type === 0x1c || type === 0x1d) {
+            const code = r.varint();
+            const frameType = type === 0x1c ? r.varint() : null;
+            const reason = r.bytes(r.varint()).toString('latin1');
+            out.push({ type: 'close', code, frameType, app: type === 0x1d, reason });
+            continue;
+        }
+        if (type === 0x1e) { out.push({ type: 'handshake_done' }); continue; }
+        throw new Error(`unknown frame type 0x${type.toString(16)}`);
+    }
+    return out;
+}
+
+const ackEliciting = (frames) => frames.some((f) => f.type !== 'ack' && f.type !== 'close');
+
+// Received packet numbers as ranges [lo, hi], hi descending.
+function addPn(ranges, pn) {
+    for (let i = 0; i < ranges.length; i++) {
+        const r = ranges[i];
+        if (pn >= r[0] && pn <= r[1]) return;
+        if (pn === r[1] + 1) {
+            r[1] = pn;
+            if (i > 0 && ranges[i - 1][0] === pn + 1) { r[1] = ranges[i - 1][1]; ranges.splice(i - 1, 1); }
+            return;
+        }
+        if (pn === r[0] - 1) {
+            r[0] = pn;
+            if (i + 1 < ranges.length && ranges[i + 1][1] === pn - 1) { r[0] = ranges[i + 1][0]; ranges.splice(i + 1, 1); }
+            return;
+        }
+        if (pn > r[1]) { ranges.splice(i, 0, [pn, pn]); return; }
+    }
+    ranges.push([pn, pn]);
+    if (ranges.length > 64) ranges.length = 64; // the oldest are not worth acknowledging again
+}
+
+// --- TLS 1.3 messages (RFC 8446 §4) --------------------------------------------------
+
+const u16 = (v) => Buffer.from([v >> 8, v & 0xff]);
+const u24 = (v) => Buffer.from([v >> 16, (v >> 8) & 0xff, v & 0xff]);
+const vec16 = (b) => Buffer.concat([u16(b.length), b]);
+const handshakeMsg = (type, body) => Buffer.concat([Buffer.from([type]), u24(body.length), body]);
+const ext = (type, body) => Buffer.concat([u16(type), vec16(body)]);
+
+// The ClientHello's fields this server needs: session id (echoed), whether
+// 0x1301 is offered, the X25519 key share, the QUIC transport parameters.
+function parseClientHello(msg) {
+    const r = new Reader(msg, 4);
+    r.u16(); // legacy_version
+    r.bytes(32);
+    const sessionId = r.bytes(r.u8());
+    const suites = r.bytes(r.u16());
+    r.bytes(r.u8()); // compression methods
+    const out = { sessionId, aes128: false, x25519: null, tp: null };
+    for (let i = 0; i < suites.length; i += 2) if (suites.readUInt16BE(i) === 0x1301) out.aes128 = true;
+    const er = new Reader(r.bytes(r.u16()));
+    while (er.left() > 0) {
+        const type = er.u16();
+        const body = er.bytes(er.u16());
+        if (type === 51) { // key_share: client_shares<0..2^16-1> of {group, key_exchange<1..2^16-1>}
+            const kr = new Reader(body, 2);
+            while (kr.left() > 0) {
+                const group = kr.u16();
+                const kx = kr.bytes(kr.u16());
+                if (group === 0x001d) out.x25519 = kx;
+            }
+        } else if (type === 57) {
+            out.tp = body;
+        }
+    }
+    return out;
+}
+
+// The client's transport parameters (RFC 9000 §18): id -> raw value.
+function parseTransportParams(buf) {
+    const r = new Reader(buf);
+    const tp = {};
+    while (r.left() > 0) {
+        const id = r.varint();
+        tp[id] = r.bytes(r.varint());
+    }
+    return tp;
+}
+const tpInt = (v) => (v ? new Reader(v).varint() : 0);
+
+// Our transport parameters (RFC 9000 §18.2). §7.3: the client checks both
+// connection IDs against what it saw in the long headers.
+function transportParams(conn) {
+    const int = (id, v) => { const b = varint(v); return Buffer.concat([varint(id), varint(b.length), b]); };
+    const bytes = (id, b) => Buffer.concat([varint(id), varint(b.length), b]);
+    return Buffer.concat([
+        bytes(0x00, conn.odcid),                 // original_destination_connection_id
+        int(0x01, 30000),                        // max_idle_timeout (ms)
+        int(0x03, 1472),                         // max_udp_payload_size
+        int(0x04, 1 << 24),                      // initial_max_data
+        int(0x05, 1 << 18),                      // initial_max_stream_data_bidi_local
+        int(0x06, 1 << 18),                      // initial_max_stream_data_bidi_remote
+        int(0x07, 1 << 18),                      // initial_max_stream_data_uni
+        int(0x08, mode === 'max-streams-0' ? 0 : 100), // initial_max_streams_bidi
+        int(0x09, 100),                          // initial_max_streams_uni
+        bytes(0x0f, conn.scid),                  // initial_source_connection_id
+    ]);
+}
+
+function serverHello(ch, pub) {
+    const exts = Buffer.concat([
+        ext(43, u16(0x0304)),                                  // supported_versions: TLS 1.3
+        ext(51, Buffer.concat([u16(0x001d), vec16(pub)])),     // key_share: X25519
+    ]);
+    return handshakeMsg(2, Buffer.concat([u16(0x0303), crypto.randomBytes(32), Buffer.from([ch.sessionId.length]),
+        ch.sessionId, u16(0x1301), Buffer.from([0]), vec16(exts)]));
+}
+
+function encryptedExtensions(conn) {
+    const alpn = vec16(Buffer.from([2, 0x68, 0x33])); // ProtocolNameList: "h3"
+    return handshakeMsg(8, vec16(Buffer.concat([ext(16, alpn), ext(57, transportParams(conn))])));
+}
+
+function certificateMsg() {
+    const entry = Buffer.concat([u24(certDer.length), certDer, u16(0)]);
+    return handshakeMsg(11, Buffer.concat([Buffer.from([0]), u24(entry.length), entry]));
+}
+
+// §4.4.3: the signature covers 64 spaces, the context string, a zero byte
+// and the transcript hash so far.
+function certificateVerify(transcriptHash) {
+    const content = Buffer.concat([Buffer.alloc(64, 0x20), Buffer.from('TLS 1.3, server CertificateVerify'),
+        Buffer.from([0]), transcriptHash]);
+    const sig = crypto.sign('sha256', content, signKey); // DER ECDSA-Sig-Value, as §4.2.3 wants
+    return handshakeMsg(15, Buffer.concat([u16(0x0403), vec16(sig)]));
+}
+
+// Answers a complete ClientHello: ServerHello in an Initial, the rest in
+// Handshake packets, and the key schedule up to the application secrets.
+function answerClientHello(conn, msg) {
+    const ch = parseClientHello(msg);
+    if (!ch.aes128 || !ch.x25519 || !ch.tp) throw new Error('ClientHello without TLS_AES_128_GCM_SHA256, an X25519 share or transport parameters');
+    conn.clientTp = parseTransportParams(ch.tp);
+    const kp = crypto.generateKeyPairSync('x25519');
+    const pub = kp.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+    const peer = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), ch.x25519]),
+        format: 'der', type: 'spki' });
+    const shared = crypto.diffieHellman({ privateKey: kp.privateKey, publicKey: peer });
+
+    const sh = serverHello(ch, pub);
+    const transcript = [msg, sh];
+    const th = () => sha256(Buffer.concat(transcript));
+    const zero = Buffer.alloc(32);
+    const early = hkdfExtract(zero, zero);
+    const hs = hkdfExtract(expandLabel(early, 'derived', sha256(Buffer.alloc(0)), 32), shared);
+    const cHs = expandLabel(hs, 'c hs traffic', th(), 32);
+    const sHs = expandLabel(hs, 's hs traffic', th(), 32);
+    conn.spaces.handshake.recv = packetKeys(cHs);
+    conn.spaces.handshake.send = packetKeys(sHs);
+
+    for (const m of [encryptedExtensions(conn), certificateMsg()]) transcript.push(m);
+    transcript.push(certificateVerify(th()));
+    const finished = handshakeMsg(20, hmac(expandLabel(sHs, 'finished', Buffer.alloc(0), 32), th()));
+    transcript.push(finished);
+
+    const master = hkdfExtract(expandLabel(hs, 'derived', sha256(Buffer.alloc(0)), 32), zero);
+    conn.spaces.app.recv = packetKeys(expandLabel(master, 'c ap traffic', th(), 32));
+    conn.spaces.app.send = packetKeys(expandLabel(master, 's ap traffic', th(), 32));
+
+    queueCrypto(conn, 'initial', sh);
+    queueCrypto(conn, 'handshake', Buffer.concat(transcript.slice(2)));
+    conn.maxStreamDataBidiLocal = tpInt(conn.clientTp[0x05]);
+    log(conn, { event: 'handshake', odcid: conn.odcid.toString('hex'), scid: conn.scid.toString('hex'),
+        maxStreamDataBidiLocal: conn.maxStreamDataBidiLocal });
+}
+
+// CRYPTO data goes out in frames of at most 1000 bytes: each fits a packet.
+function queueCrypto(conn, space, data) {
+    const sp = conn.spaces[space];
+    for (let o = 0; o < data.length; o += 1000) {
+        const chunk = data.subarray(o, o + 1000);
+        sp.out.push(fr.crypto(sp.cryptoOut, chunk));
+        sp.cryptoOut += chunk.length;
+    }
+}
+
+// In-order CRYPTO reassembly: what arrives early waits in sp.cryptoPending.
+function takeCrypto(sp, f) {
+    if (f.off + f.data.length <= sp.cryptoIn) return;
+    sp.cryptoPending.set(f.off, f.data);
+    for (let again = true; again;) {
+        again = false;
+        for (const [off, data] of sp.cryptoPending) {
+            if (off <= sp.cryptoIn) {
+                sp.cryptoPending.delete(off);
+                if (off + data.length > sp.cryptoIn) {
+                    sp.cryptoBuf = Buffer.concat([sp.cryptoBuf, data.subarray(sp.cryptoIn - off)]);
+                    sp.cryptoIn = off + data.length;
+                }
+                again = true;
+            }
+        }
+    }
+}
+
+// The next complete handshake message of a space, or null.
+function nextMessage(sp) {
+    if (sp.cryptoBuf.length < 4) return null;
+    const len = sp.cryptoBuf.readUIntBE(1, 3);
+    if (sp.cryptoBuf.length < 4 + len) return null;
+    const msg = sp.cryptoBuf.subarray(0, 4 + len);
+    sp.cryptoBuf = sp.cryptoBuf.subarray(4 + len);
+    return msg;
+}
+
+// --- HTTP/3 (RFC 9114) and the modes ---------------------------------------------------
+
+const h3frame = (type, payload) => Buffer.concat([varint(type), varint(payload.length), payload]);
+const HEADERS_200 = h3frame(0x01, Buffer.from([0x00, 0x00, 0xd9])); // RFC 9204 §4.5.2: static 25 = :status 200
+const DATA_HELLO = h3frame(0x00, Buffer.from('hello'));
+const SETTINGS = h3frame(0x04, Buffer.concat([varint(0x06), varint(16384)])); // SETTINGS_MAX_FIELD_SECTION_SIZE
+
+function sendStream(conn, id, data, fin) {
+    const off = conn.sent.get(id) || 0;
+    conn.spaces.app.out.push(fr.stream(id, off, data, fin));
+    conn.sent.set(id, off + data.length);
+}
+
+// The client's Finished arrived: HANDSHAKE_DONE (RFC 9001 §4.1.2) and our
+// control stream (RFC 9114 §6.2.1): stream 3, type 0x00, SETTINGS first.
+function established(conn) {
+    conn.established = true;
+    log(conn, { event: 'established' });
+    conn.spaces.app.out.push(fr.handshakeDone());
+    sendStream(conn, 3, Buffer.concat([Buffer.from([0x00]), SETTINGS]), false);
+}
+
+function respondOk(conn, id) {
+    sendStream(conn, id, Buffer.concat([HEADERS_200, DATA_HELLO]), true);
+    log(conn, { event: 'response', stream: id });
+}
+
+// A request stream ended: the first one of the connection gets the mode.
+function onRequest(conn, id) {
+    log(conn, { event: 'request', stream: id });
+    conn.answered++;
+    // Room for the next requests and their bytes (§4.1, §4.6): a run of any
+    // length never waits for credit from this server.
+    conn.spaces.app.out.push(fr.maxStreamsBidi((mode === 'max-streams-0' ? 0 : 100) + conn.answered));
+    conn.spaces.app.out.push(fr.maxData((1 << 24) + conn.received));
+    const first = !conn.misbehaved;
+    conn.misbehaved = true;
+    const did = (what) => log(conn, { event: 'misbehave', what, stream: id });
+    if (!first || mode === 'ok' || mode === 'max-streams-0') return respondOk(conn, id);
+    switch (mode) {
+    case 'ack-unsent': {
+        // §13.1: acknowledging a packet never sent is a PROTOCOL_VIOLATION.
+        const largest = conn.spaces.app.ranges.length ? conn.spaces.app.ranges[0][1] : 0;
+        conn.spaces.app.out.push(fr.ack([[largest + 1000, largest + 1000]]));
+        did(`ack of packet ${largest + 1000}, the client's largest being ${largest}`);
+        break;
+    }
+    case 'flow-overrun': {
+        // §4.1: data past the stream's limit; 16 bytes at offset limit - 8.
+        const limit = conn.maxStreamDataBidiLocal;
+        conn.spaces.app.out.push(fr.stream(id, Math.max(0, limit - 8), Buffer.alloc(16, 0x41), false));
+        did(`16 bytes at offset ${Math.max(0, limit - 8)}, the stream's limit being ${limit}`);
+        break;
+    }
+    case 'qpack-overflow': {
+        // An indexed field line (0b11xxxxxx) whose 6-bit prefix integer
+        // goes on for 10 more bytes: 6 + 70 bits, past 2^62 (RFC 9204 §4.1.1).
+        const fs = Buffer.concat([Buffer.from([0x00, 0x00, 0xff]), Buffer.alloc(9, 0xff), Buffer.from([0x7f])]);
+        sendStream(conn, id, Buffer.concat([h3frame(0x01, fs), DATA_HELLO]), true);
+        did('HEADERS with an overflowing QPACK integer');
+        break;
+    }
+    case 'no-status':
+        // Static index 31 (accept-encoding: gzip, deflate, br) and nothing else.
+        sendStream(conn, id, Buffer.concat([h3frame(0x01, Buffer.from([0x00, 0x00, 0xdf])), DATA_HELLO]), true);
+        did('HEADERS without :status');
+        break;
+    case 'reset-control':
+        conn.spaces.app.out.push(fr.resetStream(3, 0x0102, conn.sent.get(3) || 0)); // H3_INTERNAL_ERROR
+        did('RESET_STREAM on the control stream');
+        break;
+    case 'data-before-headers':
+        sendStream(conn, id, Buffer.concat([DATA_HELLO, HEADERS_200, DATA_HELLO]), true);
+        did('DATA before HEADERS');
+        break;
+    case 'second-settings':
+        sendStream(conn, 3, SETTINGS, false);
+        did('a second SETTINGS on the control stream');
+        break;
+    }
+}
+
+// STREAM data from the client: request streams (client bidirectional, id %
+// 4 == 0) are reassembled until their FIN; the client's unidirectional
+// streams (control, QPACK) are only counted.
+function onStream(conn, f) {
+    conn.received += f.data.length;
+    if (f.id % 4 !== 0) return;
+    let s = conn.streams.get(f.id);
+    if (!s) conn.streams.set(f.id, (s = { chunks: new Map(), have: 0, fin: -1, done: false }));
+    if (s.done) return;
+    s.chunks.set(f.off, f.data.length);
+    if (f.fin) s.fin = f.off + f.data.length;
+    for (let again = true; again;) {
+        again = false;
+        for (const [off, len] of s.chunks) {
+            if (off <= s.have) { s.have = Math.max(s.have, off + len); s.chunks.delete(off); again = true; }
+        }
+    }
+    if (s.fin >= 0 && s.have >= s.fin) {
+        s.done = true;
+        onRequest(conn, f.id);
+    }
+}
+
+// --- connections and datagrams ------------------------------------------------------------
+
+const conns = new Map();
+
+function newSpace() {
+    return { recv: null, send: null, nextPn: 0, ranges: [], ackDue: false, out: [], cryptoIn: 0,
+        cryptoPending: new Map(), cryptoBuf: Buffer.alloc(0), cryptoOut: 0 };
+}
+
+function newConn(rinfo, dcid, scid) {
+    const keys = initialKeys(dcid);
+    const conn = {
+        address: rinfo.address, port: rinfo.port, odcid: Buffer.from(dcid), dcid: Buffer.from(scid),
+        scid: crypto.randomBytes(8), spaces: { initial: newSpace(), handshake: newSpace(), app: newSpace() },
+        clientTp: null, maxStreamDataBidiLocal: 0, established: false, streams: new Map(), sent: new Map(),
+        received: 0, answered: 0, misbehaved: false, closed: false,
+    };
+    conn.spaces.initial.recv = keys.recv;
+    conn.spaces.initial.send = keys.send;
+    return conn;
+}
+
+function onFrames(conn, space, frames) {
+    const sp = conn.spaces[space];
+    for (const f of frames) {
+        if (f.type === 'crypto') {
+            takeCrypto(sp, f);
+            for (let msg; (msg = nextMessage(sp));) {
+                if (space === 'initial' && msg[0] === 1 && !conn.spaces.handshake.send) answerClientHello(conn, msg);
+                else if (space === 'handshake' && msg[0] === 20 && !conn.established) established(conn);
+            }
+        } else if (f.type === 'stream' && space === 'app') {
+            onStream(conn, f);
+        } else if (f.type === 'close') {
+            conn.closed = true;
+            log(conn, { event: 'close', code: '0x' + f.code.toString(16), frameType: f.frameType, app: f.app,
+                reason: f.reason, space });
+        } else if (f.type === 'reset') {
+            log(conn, { event: 'reset', stream: f.id, code: '0x' + f.code.toString(16) });
+        } else if (f.type === 'path_challenge') {
+            sp.out.push(Buffer.concat([Buffer.from([0x1b]), f.data])); // §8.2.2: echo it
+        }
+    }
+}
+
+// One datagram: every packet coalesced in it (RFC 9000 §12.2), in order.
+function onDatagram(msg, rinfo) {
+    if (process.env.HQ_DEBUG) log({ port: rinfo.port }, { event: 'datagram', len: msg.length, first: msg[0] });
+    const key = `${rinfo.address}:${rinfo.port}`;
+    let conn = conns.get(key);
+    let o = 0;
+    while (o < msg.length) {
+        const first = msg[o];
+        let space, pnOff, end;
+        if (first & 0x80) {
+            const r = new Reader(msg, o + 1);
+            const version = r.bytes(4).readUInt32BE(0);
+            const dcid = r.bytes(r.u8());
+            const scid = r.bytes(r.u8());
+            const type = (first >> 4) & 3;
+            if (version !== 1 || (type !== 0 && type !== 2)) {
+                log(conn, { event: 'error', message: `ignored a long header, version ${version.toString(16)} type ${type}` });
+                return;
+            }
+            if (type === 0) r.bytes(r.varint()); // token
+            const len = r.varint();
+            pnOff = r.o;
+            end = pnOff + len;
+            if (end > msg.length) throw new Error('long header Length past the datagram');
+            space = type === 0 ? 'initial' : 'handshake';
+            if (!conn) {
+                if (type !== 0 || msg.length < 1200) return; // §14.1: a client's first datagram is padded
+                conn = newConn(rinfo, dcid, scid);
+                conns.set(key, conn);
+            }
+        } else {
+            if (!conn) return;
+            space = 'app';
+            pnOff = o + 1 + conn.scid.length;
+            end = msg.length;
+        }
+        const sp = conn.spaces[space];
+        if (!sp.recv) return;
+        const largest = sp.ranges.length ? sp.ranges[0][1] : -1;
+        const pkt = unprotect(msg, o, pnOff, end, sp.recv, largest, space !== 'app');
+        o = end;
+        if (!pkt) {
+            log(conn, { event: 'error', message: `a ${space} packet did not decrypt` });
+            continue;
+        }
+        addPn(sp.ranges, pkt.pn);
+        const frames = parseFrames(pkt.payload);
+        log(conn, { event: 'packet', space, pn: pkt.pn, frames: frames.map((f) => f.type) });
+        if (ackEliciting(frames)) sp.ackDue = true;
+        onFrames(conn, space, frames);
+    }
+    if (conn) flush(conn);
+}
+
+// Sends what each space has queued, led by an ACK when one is due. An
+// ack-eliciting Initial is padded to fill a 1200-byte datagram (§14.1).
+function flush(conn) {
+    for (const space of ['initial', 'handshake', 'app']) {
+        const sp = conn.spaces[space];
+        if (!sp.send || (!sp.ackDue && sp.out.length === 0)) continue;
+        const frames = sp.out.splice(0);
+        if (sp.ackDue && sp.ranges.length) frames.unshift(fr.ack(sp.ranges.slice(0, 16)));
+        sp.ackDue = false;
+        while (frames.length > 0) {
+            const batch = [frames.shift()];
+            let size = batch[0].length;
+            while (frames.length > 0 && size + frames[0].length <= 1100) size += frames[0].length, batch.push(frames.shift());
+            let payload = Buffer.concat(batch);
+            if (space === 'initial' && batch.some((b) => b[0] !== 0x02)) {
+                payload = Buffer.concat([payload, fr.padding(Math.max(0, 1200 - 50 - payload.length))]);
+            }
+            sock.send(buildPacket(conn, space, payload), conn.port, conn.address);
+        }
+    }
+}
+
+const sock = dgram.createSocket('udp4');
+sock.on('message', (msg, rinfo) => {
+    try {
+        onDatagram(msg, rinfo);
+    } catch (e) {
+        try { log(conns.get(`${rinfo.address}:${rinfo.port}`), { event: 'error', message: String(e && e.stack || e) }); } catch (_) { /* the log is gone */ }
+    }
+});
+// A bind failure (the port taken) ends the process, so that the suite's
+// start_node_server tries another port; any later socket error is logged.
+let bound = false;
+sock.on('error', (e) => {
+    if (!bound) { process.stderr.write(`${e}\n`); process.exit(1); }
+    log(null, { event: 'error', message: String(e) });
+});
+sock.bind(port, '127.0.0.1', () => { bound = true; process.stdout.write(`listening ${port}\n`); });
+process.on('SIGTERM', () => process.exit(0));
+process.on('SIGINT', () => process.exit(0));
