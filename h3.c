@@ -66,6 +66,11 @@ const char *h3_error_name(uint64_t code)
 
 /* ------------------------------------------------------------ our streams */
 
+bool h3_resp_error_is_connection(uint64_t code)
+{
+    return code == H3_FRAME_UNEXPECTED || code == H3_FRAME_ERROR || code == H3_ID_ERROR;
+}
+
 size_t h3_control_stream(uint8_t *out, size_t cap)
 {
     uint8_t payload[24], *q = payload, *pend = payload + sizeof payload;

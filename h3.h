@@ -63,6 +63,14 @@
  * above and qpack.h's; NULL for any other (a reserved/GREASE code, §8.1). */
 const char *h3_error_name(uint64_t code);
 
+/* Whether an error h3_resp_feed returns ends the whole connection rather
+ * than the stream: a frame where it may not be (RFC 9114 §4.1: "an invalid
+ * sequence of frames", H3_FRAME_UNEXPECTED), a frame cut short (§7.1,
+ * H3_FRAME_ERROR), a push ID we never allowed (§7.2.5, H3_ID_ERROR). A
+ * malformed message (H3_MESSAGE_ERROR), an incomplete one and QPACK's
+ * limits (RFC 9204 §7.4) are the stream's alone. */
+bool h3_resp_error_is_connection(uint64_t code);
+
 /* --- our streams (built once) --------------------------------------------- */
 
 /* The whole of our control stream: its type (0x00) and one SETTINGS frame

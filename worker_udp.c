@@ -76,7 +76,10 @@ struct qc {
     struct h3_uni uni[UNI_STREAMS];
     bool uni_ignored[UNI_STREAMS];
     bool counted;                      /* its QUIC counters are in the stats */
-    /* The send in flight (one at a time per connection). */
+    /* The send in flight (one at a time per connection), and the SQ mark
+     * after its SQE: the slot's socket may change only once the kernel has
+     * taken it (qc_slot_set). */
+    unsigned send_mark;
     uint8_t *out;
     size_t out_len, seg;
     struct iovec iov;
@@ -186,6 +189,12 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         req_end(c, r, 0);
         return;
     }
+    if (h3_resp_error_is_connection((uint64_t)-rc)) {
+        /* The connection's error: closed with the code, and every request
+         * on it (this one too) counted when it is over (qc_finished). */
+        quic_conn_close(c->q, true, (uint64_t)-rc, h3_error_name((uint64_t)-rc));
+        return;
+    }
     /* A malformed response (RFC 9114 §4.1.2): this stream's error. */
     loop_error(l, ERR_PROTOCOL);
     req_end(c, r, H3_MESSAGE_ERROR);
@@ -249,6 +258,19 @@ static void qc_count(struct loop *l, struct qc *c)
     c->counted = true;
 }
 
+/* Puts fd (or nothing: -1) in the connection's file slot. A send queued
+ * for the socket the slot held (the CONNECTION_CLOSE that ended it) names
+ * the slot, not the socket: it is submitted first, or it would leave from
+ * the next connection's socket — a datagram for a connection the server
+ * does not know, from a port it never saw (RFC 9000 §10.2 wants the close
+ * to reach the peer). */
+static int qc_slot_set(struct loop *l, struct qc *c, int fd)
+{
+    if (c->sending && !uring_sq_submitted(&l->ring, c->send_mark))
+        uring_submit_wait(&l->ring, 0, 0);
+    return uring_files_set(&l->ring, qc_idx(udp_of(l), c), fd);
+}
+
 static void qc_close(struct loop *l, struct qc *c)
 {
     uint32_t i = qc_idx(udp_of(l), c);
@@ -271,7 +293,7 @@ static void qc_open(struct loop *l, struct qc *c);
 static void qc_replace(struct loop *l, struct qc *c)
 {
     if (!loop_work_left(l)) {
-        uring_files_set(&l->ring, qc_idx(udp_of(l), c), -1);
+        qc_slot_set(l, c, -1);
         return;
     }
     c->state = QC_QUEUED;
@@ -353,14 +375,13 @@ static void qc_finished(struct loop *l, struct qc *c)
     if (!l->w->fatal && !handshake)
         qc_replace(l, c);
     else if (!loop_work_left(l))
-        uring_files_set(&l->ring, qc_idx(udp_of(l), c), -1);
+        qc_slot_set(l, c, -1);
 }
 
 static void qc_open(struct loop *l, struct qc *c)
 {
     struct udp *u = udp_of(l);
     const struct worker_config *cfg = l->cfg;
-    uint32_t i = qc_idx(u, c);
     int fd = socket(cfg->addr->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int ret = fd;
 
@@ -377,7 +398,7 @@ static void qc_open(struct loop *l, struct qc *c)
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
         ret = connect(fd, cfg->addr, cfg->addrlen) == 0 ? 0 : -errno;
         if (ret == 0)
-            ret = uring_files_set(&l->ring, i, fd);
+            ret = qc_slot_set(l, c, fd);
         close(fd);
     } else {
         ret = -errno;
@@ -458,6 +479,7 @@ static void qc_send(struct loop *l, struct qc *c)
         memcpy(CMSG_DATA(cm), &gso, sizeof gso);
     }
     uring_prep_sendmsg(uring_sqe(&l->ring), i, &c->msg, ud_make(OP_SEND, c->gen, i));
+    c->send_mark = uring_sq_mark(&l->ring);
     c->sending = true;
     l->w->stats.bytes_sent += n;
     l->w->stats.quic.sends++;
@@ -627,7 +649,8 @@ static void udp_tick(struct loop *l)
         /* A connection that can open no stream (MAX_STREAMS 0, or a GOAWAY
          * that forbids new ones) while work waits: given up after
          * --connect-timeout, as over HTTP/2. */
-        bool stuck = quic_conn_open_streams(c->q) == 0 && loop_work_left(l) && !quic_conn_can_open(c->q);
+        bool stuck = quic_conn_open_streams(c->q) == 0 && loop_work_left(l) && !quic_conn_can_open(c->q) &&
+                     quic_conn_close_info(c->q)->kind == QUIC_CLOSE_NONE;
         if (!stuck) {
             c->stuck_since = 0;
         } else if (c->stuck_since == 0) {
@@ -636,11 +659,11 @@ static void udp_tick(struct loop *l)
         } else if (l->now - c->stuck_since >= cfg->connect_timeout_ns) {
             if (c->responses == 0)
                 loop_charge(l, ERR_REFUSED);
+            /* The turn sends the close, then qc_finished counts it and
+             * replaces the connection. */
             quic_conn_close(c->q, true, H3_NO_ERROR, "no stream can be opened");
-            if (!c->sending)
-                qc_send(l, c);
-            qc_close(l, c);
-            qc_replace(l, c);
+            c->stuck_since = 0;
+            flush_later(l, c);
         }
     }
 }

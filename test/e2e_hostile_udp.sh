@@ -26,7 +26,7 @@
 # and, against test/hostile_quic_server.js (a server that completes the
 # handshake, then misbehaves): quic-ok quic-ack-unsent quic-flow-overrun
 # quic-reset-control quic-second-settings quic-qpack-overflow quic-no-status
-# quic-max-streams-0 quic-max-streams-0-z.
+# quic-data-before-headers quic-max-streams-0 quic-max-streams-0-z.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
 set -u
@@ -288,14 +288,10 @@ quic_conn_error() {
         took 0 5000
         qx '(hs | length) == 4 and (est | length) == 4 and (bad | length) == 4 and (errs | length) == 0' \
             '{hs: (hs | length), est: (est | length), bad: (bad | length), errs: errs}'
-        # RFC 9000 §10.2: shb's CONNECTION_CLOSE (with CODE) should reach the
-        # server. It does not: shb counts it in connectionCloses (and in
-        # quic.datagramsSent) but the datagram never arrives (the server logs
-        # every packet it gets; HQ_DEBUG=1 every datagram), in all four
-        # modes, while the H3_NO_ERROR close at the end of a clean run does
-        # arrive. Left out until shb's error path sends it:
-        # qx "(closes | length) == 4 and all(closes[]; .code == \"$code\")" 'closes'
-        : "$code"
+        # RFC 9000 §10.2: shb's CONNECTION_CLOSE, with CODE, reaches the
+        # server (it once left from the next connection's socket, the file
+        # slot already reused when the send was submitted).
+        qx "(closes | length) == 4 and all(closes[]; .code == \"$code\")" 'closes'
     fi
     finish
 }
@@ -368,17 +364,12 @@ if group quic-no-status; then
     quic_stream_error no-status "a response field section without :status"
 fi
 
-# quic data-before-headers: RFC 9114 §4.1 makes a DATA frame before any
-# HEADERS "an invalid sequence of frames", a connection error of type
-# H3_FRAME_UNEXPECTED. shb (as of this check) treats it as a stream error
-# instead: the request is a `protocol` error, the other request on the
-# connection gets its 200, and shb closes the connection with H3_NO_ERROR
-# (-n 8 -c 2 -p 2: ok 6, errors 2, connectionCloses {"shb H3_NO_ERROR": 2}).
-# The check below is what the RFC asks for; it is left out of the suite
-# until shb closes the connection.
-#if group quic-data-before-headers; then
-#    quic_conn_error data-before-headers "a DATA frame before HEADERS" H3_FRAME_UNEXPECTED 0x105
-#fi
+if group quic-data-before-headers; then
+    # RFC 9114 §4.1: DATA before any HEADERS is "an invalid sequence of
+    # frames", a connection error of type H3_FRAME_UNEXPECTED (shb once
+    # took it for the stream's error alone).
+    quic_conn_error data-before-headers "a DATA frame before HEADERS" H3_FRAME_UNEXPECTED 0x105
+fi
 
 if group quic-max-streams-0; then
     # RFC 9000 §4.6: initial_max_streams_bidi 0, never raised: no request
@@ -391,8 +382,10 @@ if group quic-max-streams-0; then
         if json_run_ok; then
             jx '.requests.total == 4 and .requests.ok == 0 and .requests.errors == 4 and .requests.connectErrors == 0' '.requests'
             jx '.errorKinds == {"refused": 4}' '.errorKinds'
+            jx '.quic.connectionCloses == {"shb H3_NO_ERROR": 4}' '.quic.connectionCloses'
         fi
         took 1800 6000
+        qx '(closes | length) == 4 and all(closes[]; .code == "0x100")' 'closes'
         qx '(hs | length) == 4 and (est | length) == 4 and ([.[] | select(.event == "request")] | length) == 0' \
             '{hs: (hs | length), est: (est | length), requests: [.[] | select(.event == "request")]}'
         # The STREAMS_BLOCKED the client sends (RFC 9000 §4.6) is a "flow" frame.

@@ -1251,6 +1251,18 @@ static void test_error_names(void)
         named += h3_error_name(c) != NULL;
     T_CHECK("errors: h3_error_name names 0x100..0x110 and 0x200..0x202 (20 codes), NULL elsewhere",
             ok && named == 20 && strcmp(h3_error_name(0x10d), "H3_REQUEST_INCOMPLETE") == 0, "named %d", named);
+    /* Which of h3_resp_feed's errors end the connection (RFC 9114 §4.1,
+     * §7.1, §7.2.5) and which only the stream (§4.1.2, RFC 9204 §7.4). */
+    int conn = 0;
+    for (uint64_t c = 0; c < 0x300; c++)
+        conn += h3_resp_error_is_connection(c);
+    T_CHECK("errors: FRAME_UNEXPECTED, FRAME_ERROR, ID_ERROR end the connection; MESSAGE_ERROR, "
+            "REQUEST_INCOMPLETE, EXCESSIVE_LOAD, QPACK_DECOMPRESSION_FAILED the stream",
+            conn == 3 && h3_resp_error_is_connection(H3_FRAME_UNEXPECTED) && h3_resp_error_is_connection(H3_FRAME_ERROR) &&
+                h3_resp_error_is_connection(H3_ID_ERROR) && !h3_resp_error_is_connection(H3_MESSAGE_ERROR) &&
+                !h3_resp_error_is_connection(H3_REQUEST_INCOMPLETE) && !h3_resp_error_is_connection(H3_EXCESSIVE_LOAD) &&
+                !h3_resp_error_is_connection(QPACK_DECOMPRESSION_FAILED),
+            "%d connection codes", conn);
 }
 
 int main(void)
