@@ -66,11 +66,6 @@ const char *h3_error_name(uint64_t code)
 
 /* ------------------------------------------------------------ our streams */
 
-bool h3_resp_error_is_connection(uint64_t code)
-{
-    return code == H3_FRAME_UNEXPECTED || code == H3_FRAME_ERROR || code == H3_ID_ERROR;
-}
-
 size_t h3_control_stream(uint8_t *out, size_t cap)
 {
     uint8_t payload[24], *q = payload, *pend = payload + sizeof payload;
@@ -210,7 +205,25 @@ void h3_resp_init(struct h3_resp *r)
     r->type = r->left = 0;
     r->rc = H3_RESP_MORE;
     r->status = 0;
+    r->qpack_err = 0;
     r->body_len = 0;
+}
+
+bool h3_resp_error_is_connection(const struct h3_resp *r)
+{
+    if (r->state != RP_OVER || r->rc >= 0)
+        return false;
+    uint64_t code = (uint64_t)-r->rc;
+    if (code == QPACK_DECOMPRESSION_FAILED)
+        return r->qpack_err == QPACK_ERR_DYNAMIC || r->qpack_err == QPACK_ERR_BASE || r->qpack_err == QPACK_ERR_INDEX;
+    return code == H3_FRAME_UNEXPECTED || code == H3_FRAME_ERROR || code == H3_ID_ERROR;
+}
+
+/* A QPACK error of the section being read, as the HTTP/3 code (and kept). */
+static int resp_qpack_error(struct h3_resp *r, int rc)
+{
+    r->qpack_err = (int8_t)rc;
+    return -(int)qpack_error_code(rc);
 }
 
 /* A complete HEADERS frame: what its field section says. */
@@ -224,7 +237,7 @@ static int resp_headers_end(struct h3_resp *r)
         if (rc == QPACK_ERR_STATUS || rc == QPACK_ERR_NO_STATUS)
             return -H3_MESSAGE_ERROR;
         if (rc < 0)
-            return -(int)qpack_error_code(rc);
+            return resp_qpack_error(r, rc);
         if (st == 101) /* §4.5: no Upgrade, no 101 Switching Protocols in HTTP/3 */
             return -H3_MESSAGE_ERROR;
         if (st >= 200) {
@@ -237,7 +250,7 @@ static int resp_headers_end(struct h3_resp *r)
     if (rc == 0 || rc == QPACK_ERR_STATUS)
         return -H3_MESSAGE_ERROR;
     if (rc != QPACK_ERR_NO_STATUS)
-        return -(int)qpack_error_code(rc);
+        return resp_qpack_error(r, rc);
     r->state = RP_TRAILERS;
     return 0;
 }
@@ -294,7 +307,7 @@ static int resp_payload(struct h3_resp *r, const uint8_t **pp, const uint8_t *en
     } else if (r->type == H3_FRAME_HEADERS) {
         int rc = qpack_status_scan_feed(&r->scan, p, k);
         if (rc < 0) /* a structural or Huffman error: the section cannot be decoded */
-            return -(int)qpack_error_code(rc);
+            return resp_qpack_error(r, rc);
     }
     return r->left == 0 ? resp_frame_end(r) : 0;
 }

@@ -63,13 +63,6 @@
  * above and qpack.h's; NULL for any other (a reserved/GREASE code, §8.1). */
 const char *h3_error_name(uint64_t code);
 
-/* Whether an error h3_resp_feed returns ends the whole connection rather
- * than the stream: a frame where it may not be (RFC 9114 §4.1: "an invalid
- * sequence of frames", H3_FRAME_UNEXPECTED), a frame cut short (§7.1,
- * H3_FRAME_ERROR), a push ID we never allowed (§7.2.5, H3_ID_ERROR). A
- * malformed message (H3_MESSAGE_ERROR), an incomplete one and QPACK's
- * limits (RFC 9204 §7.4) are the stream's alone. */
-bool h3_resp_error_is_connection(uint64_t code);
 
 /* --- our streams (built once) --------------------------------------------- */
 
@@ -115,6 +108,7 @@ struct h3_resp {
     uint64_t type, left;
     struct qpack_status_scan scan;
     uint16_t status;    /* the final status once its HEADERS frame is complete; 0 before */
+    int8_t qpack_err;   /* the QPACK_ERR_* behind a QPACK_DECOMPRESSION_FAILED result, else 0 */
     uint64_t body_len;  /* DATA payload bytes seen so far */
 };
 
@@ -148,6 +142,18 @@ void h3_resp_init(struct h3_resp *r);
  *   none, but a section that long is not a response we can want) is
  *   H3_EXCESSIVE_LOAD. */
 int h3_resp_feed(struct h3_resp *r, const uint8_t *p, size_t n, bool fin);
+
+/* Whether the error h3_resp_feed gave ends the whole connection rather than
+ * the stream: a frame where it may not be (RFC 9114 §4.1: "an invalid
+ * sequence of frames", H3_FRAME_UNEXPECTED), a frame cut short (§7.1,
+ * H3_FRAME_ERROR), a push ID we never allowed (§7.2.5, H3_ID_ERROR), a field
+ * section that references a dynamic table we never allowed or an index
+ * beyond the static one (RFC 9204 §2.2.3, §4.5.1.1, §3.1: connection errors
+ * of type QPACK_DECOMPRESSION_FAILED). A malformed message
+ * (H3_MESSAGE_ERROR), an incomplete one, a value too large to decode (RFC
+ * 9204 §7.4) and a section that does not decode otherwise are the stream's
+ * alone. false while the result is not an error. */
+bool h3_resp_error_is_connection(const struct h3_resp *r);
 
 /* --- the server's unidirectional streams --------------------------------- */
 

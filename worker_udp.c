@@ -189,7 +189,7 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         req_end(c, r, 0);
         return;
     }
-    if (h3_resp_error_is_connection((uint64_t)-rc)) {
+    if (h3_resp_error_is_connection(&r->resp)) {
         /* The connection's error: closed with the code, and every request
          * on it (this one too) counted when it is over (qc_finished). */
         quic_conn_close(c->q, true, (uint64_t)-rc, h3_error_name((uint64_t)-rc));
