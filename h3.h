@@ -63,7 +63,6 @@
  * above and qpack.h's; NULL for any other (a reserved/GREASE code, §8.1). */
 const char *h3_error_name(uint64_t code);
 
-
 /* --- our streams (built once) --------------------------------------------- */
 
 /* The whole of our control stream: its type (0x00) and one SETTINGS frame

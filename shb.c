@@ -180,7 +180,6 @@ static void *worker_thread(void *p)
     return NULL;
 }
 
-/* share i of n items split as evenly as possible */
 /* An HTTP/3 connection's receive window (see its use below). */
 static uint64_t quic_window(uint32_t parallel)
 {
@@ -188,6 +187,7 @@ static uint64_t quic_window(uint32_t parallel)
     return w < (64u << 10) ? 64u << 10 : w > (1u << 20) ? 1u << 20 : w;
 }
 
+/* share i of n items split as evenly as possible */
 static uint64_t share(uint64_t total, unsigned parts, unsigned i)
 {
     return total / parts + (i < total % parts ? 1 : 0);
