@@ -80,10 +80,15 @@ struct qc {
      * after its SQE: the slot's socket may change only once the kernel has
      * taken it (qc_slot_set). */
     unsigned send_mark;
-    uint8_t *out;
+    uint8_t *out;                      /* SEND_DGRAMS datagrams, then one for a last close */
     size_t out_len, seg;
     struct iovec iov;
     struct msghdr msg;
+    /* The run's end: a CONNECTION_CLOSE that cannot wait for the send in
+     * flight goes from the buffer's last datagram with a header of its own
+     * (the one in flight may not be in the kernel's hands yet). */
+    struct iovec close_iov;
+    struct msghdr close_msg;
     union {
         char buf[CMSG_SPACE(sizeof(uint16_t))];
         struct cmsghdr align;
@@ -696,7 +701,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     u->conns = calloc(u->nconns, sizeof(*u->conns));
     u->flush_list = calloc(u->nconns, sizeof(*u->flush_list));
     u->qmem = aligned_alloc(64, u->qsize * u->nconns);
-    u->out_mem = malloc((size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE * u->nconns);
+    u->out_mem = malloc((size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * u->nconns);
     if (!u->conns || !u->flush_list || !u->qmem || !u->out_mem) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
         return -1;
@@ -710,7 +715,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     for (uint32_t i = 0; i < u->nconns; i++) {
         u->conns[i].loop = l;
         u->conns[i].qmem = u->qmem + u->qsize * i;
-        u->conns[i].out = u->out_mem + (size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE * i;
+        u->conns[i].out = u->out_mem + (size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * i;
         u->conns[i].reqs = u->req_mem + (size_t)u->ring * i;
     }
     uint8_t seed[48];
@@ -758,10 +763,26 @@ static void udp_end(struct loop *l)
     struct udp *u = udp_of(l);
     for (uint32_t i = 0; i < u->nconns; i++) {
         struct qc *c = &u->conns[i];
-        if (c->state != QC_OPEN || c->sending || quic_conn_state(c->q) == QUIC_CLOSED)
+        if (c->state != QC_OPEN || quic_conn_state(c->q) == QUIC_CLOSED)
             continue;
         quic_conn_close(c->q, true, H3_NO_ERROR, "");
-        qc_send(l, c);
+        if (!c->sending) {
+            qc_send(l, c);
+        } else {
+            /* A send still in flight (an ACK, say): the close goes beside
+             * it, or the server would keep the connection until its idle
+             * timeout (RFC 9000 §10.2). */
+            uint8_t *p = c->out + (size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE;
+            size_t seg, n = quic_conn_output(c->q, p, QUIC_DGRAM_SIZE, 1, &seg, l->now);
+            if (n == 0)
+                continue;
+            uint32_t k = qc_idx(u, c);
+            c->close_iov = (struct iovec){ .iov_base = p, .iov_len = n };
+            c->close_msg = (struct msghdr){ .msg_iov = &c->close_iov, .msg_iovlen = 1 };
+            uring_prep_sendmsg(uring_sqe(&l->ring), k, &c->close_msg, ud_make(OP_SEND, c->gen, k));
+            l->w->stats.bytes_sent += n;
+            l->w->stats.quic.sends++;
+        }
         stats_quic_close(&l->w->stats, false, true, H3_NO_ERROR, 1);
     }
 }
