@@ -46,6 +46,21 @@
 //                        H3_FRAME_UNEXPECTED)
 //   second-settings      a second SETTINGS frame on our control stream
 //                        (RFC 9114 §7.2.4: H3_FRAME_UNEXPECTED)
+//   after-fin            the response as in mode ok, then, in the next
+//                        packet, 5 bytes of the same stream at its final
+//                        size, no FIN (RFC 9000 §4.5: FINAL_SIZE_ERROR, a
+//                        SHOULD, not required for a stream already closed)
+//   coalesced-bad        during the handshake, not after it: the ServerHello's
+//                        Initial, a corrupted copy (the AEAD tag's last byte
+//                        flipped) of the first Handshake packet, and that
+//                        packet itself, in one datagram (RFC 9000 §12.2,
+//                        RFC 9001 §5.3: only the bad packet is dropped)
+//   amplify              during the handshake: after the ServerHello's
+//                        Initial, 30 datagrams of 1200 bytes, each a copy of
+//                        that Initial under a packet number of its own, and
+//                        10 of random bytes, then the Handshake packets
+//                        (RFC 9000 §8.1 binds the server, not the client:
+//                        the client drops or ignores them)
 // Requests after the first on a connection are answered as in mode ok.
 // Whatever the mode, every ack-eliciting packet is acknowledged, so what the
 // test sees is the client's own reaction, not a silent server.
@@ -63,7 +78,7 @@ const fs = require('node:fs');
 const crypto = require('node:crypto');
 
 const MODES = ['ok', 'ack-unsent', 'flow-overrun', 'max-streams-0', 'qpack-overflow', 'no-status',
-    'reset-control', 'data-before-headers', 'second-settings'];
+    'reset-control', 'data-before-headers', 'second-settings', 'after-fin', 'coalesced-bad', 'amplify'];
 const [portArg, logfile, mode, certFile, keyFile] = process.argv.slice(2);
 const port = Number(portArg);
 if (!Number.isInteger(port) || port < 1 || port > 65535 || !logfile || !MODES.includes(mode) ||
@@ -476,10 +491,14 @@ function answerClientHello(conn, msg) {
 }
 
 // CRYPTO data goes out in frames of at most 1000 bytes: each fits a packet.
+// Mode coalesced-bad makes the first Handshake one 200 bytes, so that the
+// Initial and two copies of that packet fit one datagram of the client's
+// max_udp_payload_size (1500 for shb).
 function queueCrypto(conn, space, data) {
     const sp = conn.spaces[space];
-    for (let o = 0; o < data.length; o += 1000) {
-        const chunk = data.subarray(o, o + 1000);
+    for (let o = 0, n; o < data.length; o += n) {
+        n = mode === 'coalesced-bad' && space === 'handshake' && o === 0 ? 200 : 1000;
+        const chunk = data.subarray(o, o + n);
         sp.out.push(fr.crypto(sp.cryptoOut, chunk));
         sp.cryptoOut += chunk.length;
     }
@@ -552,7 +571,9 @@ function onRequest(conn, id) {
     const first = !conn.misbehaved;
     conn.misbehaved = true;
     const did = (what) => log(conn, { event: 'misbehave', what, stream: id });
-    if (!first || mode === 'ok' || mode === 'max-streams-0') return respondOk(conn, id);
+    if (!first || mode === 'ok' || mode === 'max-streams-0' || mode === 'coalesced-bad' || mode === 'amplify') {
+        return respondOk(conn, id);
+    }
     switch (mode) {
     case 'ack-unsent': {
         // §13.1: acknowledging a packet never sent is a PROTOCOL_VIOLATION.
@@ -593,6 +614,15 @@ function onRequest(conn, id) {
         sendStream(conn, 3, SETTINGS, false);
         did('a second SETTINGS on the control stream');
         break;
+    case 'after-fin': {
+        // §4.5: nothing at or past the final size. The response ends the
+        // packet; the 5 bytes go in the next one, without a FIN.
+        respondOk(conn, id);
+        const size = conn.sent.get(id);
+        conn.spaces.app.out.push(PACKET_END, fr.stream(id, size, Buffer.from('extra'), false));
+        did(`5 bytes at offset ${size}, the stream's final size being ${size}`);
+        break;
+    }
     }
 }
 
@@ -634,7 +664,7 @@ function newConn(rinfo, dcid, scid) {
         address: rinfo.address, port: rinfo.port, odcid: Buffer.from(dcid), dcid: Buffer.from(scid),
         scid: crypto.randomBytes(8), spaces: { initial: newSpace(), handshake: newSpace(), app: newSpace() },
         clientTp: null, maxStreamDataBidiLocal: 0, established: false, streams: new Map(), sent: new Map(),
-        received: 0, answered: 0, misbehaved: false, closed: false,
+        received: 0, answered: 0, misbehaved: false, closed: false, coalesced: false, amplified: false,
     };
     conn.spaces.initial.recv = keys.recv;
     conn.spaces.initial.send = keys.send;
@@ -718,9 +748,15 @@ function onDatagram(msg, rinfo) {
     if (conn) flush(conn);
 }
 
-// Sends what each space has queued, led by an ACK when one is due. An
-// ack-eliciting Initial is padded to fill a 1200-byte datagram (§14.1).
+// In a space's out queue: the packet ends here, what follows goes in the next.
+const PACKET_END = Buffer.alloc(0);
+
+// Sends what each space has queued, led by an ACK when one is due, one
+// packet a datagram. An ack-eliciting Initial is padded to fill a 1200-byte
+// datagram (§14.1). Modes coalesced-bad and amplify change the first
+// datagrams that carry the ServerHello.
 function flush(conn) {
+    const out = []; // {space, pkt, payload (of an ack-eliciting Initial)}
     for (const space of ['initial', 'handshake', 'app']) {
         const sp = conn.spaces[space];
         if (!sp.send || (!sp.ackDue && sp.out.length === 0)) continue;
@@ -728,14 +764,51 @@ function flush(conn) {
         if (sp.ackDue && sp.ranges.length) frames.unshift(fr.ack(sp.ranges.slice(0, 16)));
         sp.ackDue = false;
         while (frames.length > 0) {
+            if (frames[0] === PACKET_END) { frames.shift(); continue; }
             const batch = [frames.shift()];
             let size = batch[0].length;
-            while (frames.length > 0 && size + frames[0].length <= 1100) size += frames[0].length, batch.push(frames.shift());
-            let payload = Buffer.concat(batch);
-            if (space === 'initial' && batch.some((b) => b[0] !== 0x02)) {
-                payload = Buffer.concat([payload, fr.padding(Math.max(0, 1200 - 50 - payload.length))]);
+            while (frames.length > 0 && frames[0] !== PACKET_END && size + frames[0].length <= 1100) {
+                size += frames[0].length;
+                batch.push(frames.shift());
             }
-            sock.send(buildPacket(conn, space, payload), conn.port, conn.address);
+            let payload = Buffer.concat(batch);
+            const eliciting = space === 'initial' && batch.some((b) => b[0] !== 0x02);
+            // coalesced-bad: the ServerHello's Initial is padded to 700
+            // bytes only; with the two Handshake packets that follow it in
+            // its datagram it still passes 1200.
+            const pad = mode === 'coalesced-bad' && !conn.coalesced ? 700 : 1200 - 50;
+            if (eliciting) payload = Buffer.concat([payload, fr.padding(Math.max(0, pad - payload.length))]);
+            out.push({ space, pkt: buildPacket(conn, space, payload), payload: eliciting ? payload : null });
+        }
+    }
+    const send = (b) => sock.send(b, conn.port, conn.address);
+    const iInit = out.findIndex((o) => o.payload);
+    const iHs = out.findIndex((o) => o.space === 'handshake');
+    if (mode === 'coalesced-bad' && !conn.coalesced && iInit >= 0 && iHs > iInit) {
+        // RFC 9000 §12.2, RFC 9001 §5.3: an undecryptable packet is
+        // discarded, the rest of its datagram still read. The bad copy
+        // keeps the good one's packet number: dropping it must not mark
+        // that number as received.
+        conn.coalesced = true;
+        const good = out[iHs].pkt;
+        const bad = Buffer.from(good);
+        bad[bad.length - 1] ^= 0x01; // the AEAD tag: header protection's sample is untouched
+        const dgram = Buffer.concat([out[iInit].pkt, bad, good]);
+        out.splice(iHs, 1);
+        out[iInit].pkt = dgram;
+        log(conn, { event: 'misbehave', what: `Initial, a corrupted Handshake packet and the good one in one datagram of ${dgram.length} bytes` });
+    }
+    for (let i = 0; i < out.length; i++) {
+        send(out[i].pkt);
+        if (mode === 'amplify' && !conn.amplified && out[i].payload) {
+            // §8.1 limits what a server sends before it has validated the
+            // client's address; a client owes nothing to one that breaks it.
+            conn.amplified = true;
+            const hdr = 1 + 4 + 1 + conn.dcid.length + 1 + conn.scid.length + 1 + 2 + 4;
+            const payload = Buffer.concat([out[i].payload, fr.padding(Math.max(0, 1200 - hdr - 16 - out[i].payload.length))]);
+            for (let k = 0; k < 30; k++) send(buildPacket(conn, 'initial', payload));
+            for (let k = 0; k < 10; k++) send(crypto.randomBytes(1200));
+            log(conn, { event: 'misbehave', what: '30 copies of the ServerHello\'s Initial (new packet numbers) and 10 random datagrams, 1200 bytes each' });
         }
     }
 }
