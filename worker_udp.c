@@ -459,6 +459,17 @@ static void arm_timer(struct loop *l, struct qc *c)
     uring_prep_timeout(uring_sqe(&l->ring), &c->timer_ts, true, ud_make(OP_TIMER, c->gen, i));
 }
 
+/* Queues the sendmsg of n bytes described by msg on the connection's slot. */
+static void queue_sendmsg(struct loop *l, struct qc *c, struct msghdr *msg, size_t n)
+{
+    uint32_t i = qc_idx(udp_of(l), c);
+    uring_prep_sendmsg(uring_sqe(&l->ring), i, msg, ud_make(OP_SEND, c->gen, i));
+    c->send_mark = uring_sq_mark(&l->ring);
+    c->sending = true;
+    l->w->stats.bytes_sent += n;
+    l->w->stats.quic.sends++;
+}
+
 static void qc_send(struct loop *l, struct qc *c)
 {
     struct udp *u = udp_of(l);
@@ -467,7 +478,6 @@ static void qc_send(struct loop *l, struct qc *c)
     size_t n = quic_conn_output(c->q, c->out, (size_t)SEND_DGRAMS * QUIC_DGRAM_SIZE, max, &seg, l->now);
     if (n == 0)
         return;
-    uint32_t i = qc_idx(u, c);
     c->out_len = n;
     c->seg = seg;
     c->iov = (struct iovec){ .iov_base = c->out, .iov_len = n };
@@ -483,11 +493,7 @@ static void qc_send(struct loop *l, struct qc *c)
         uint16_t gso = (uint16_t)seg;
         memcpy(CMSG_DATA(cm), &gso, sizeof gso);
     }
-    uring_prep_sendmsg(uring_sqe(&l->ring), i, &c->msg, ud_make(OP_SEND, c->gen, i));
-    c->send_mark = uring_sq_mark(&l->ring);
-    c->sending = true;
-    l->w->stats.bytes_sent += n;
-    l->w->stats.quic.sends++;
+    queue_sendmsg(l, c, &c->msg, n);
 }
 
 static bool below_goaway_pending(struct loop *l, const struct qc *c)
@@ -776,12 +782,9 @@ static void udp_end(struct loop *l)
             size_t seg, n = quic_conn_output(c->q, p, QUIC_DGRAM_SIZE, 1, &seg, l->now);
             if (n == 0)
                 continue;
-            uint32_t k = qc_idx(u, c);
             c->close_iov = (struct iovec){ .iov_base = p, .iov_len = n };
             c->close_msg = (struct msghdr){ .msg_iov = &c->close_iov, .msg_iovlen = 1 };
-            uring_prep_sendmsg(uring_sqe(&l->ring), k, &c->close_msg, ud_make(OP_SEND, c->gen, k));
-            l->w->stats.bytes_sent += n;
-            l->w->stats.quic.sends++;
+            queue_sendmsg(l, c, &c->close_msg, n);
         }
         stats_quic_close(&l->w->stats, false, true, H3_NO_ERROR, 1);
     }

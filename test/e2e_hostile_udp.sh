@@ -68,29 +68,36 @@ group() {
     return 1
 }
 
-# serve MODE: stops the previous server and starts test/hostile_udp_server.js
-# in MODE on a fresh port; sets U (the https:// URL) and HU_LOG. On failure
-# the current check gets the reason and serve returns 1.
+# serve_node SCRIPT MODE [ARG...]: stops the previous server and starts
+# test/SCRIPT in MODE on a fresh port; sets U (the https:// URL) and
+# NODE_LOG. On failure the current check gets the reason and it returns 1.
 HU_PID=""
 HU_N=0
 HU_LOG=""
 U=""
-serve() {
+serve_node() {
+    local script=$1
+    shift
     if [ -n "$HU_PID" ]; then
         stop_server "$HU_PID"
         HU_PID=""
     fi
     HU_N=$((HU_N + 1))
-    if ! start_node_server "$LIB_ROOT/test/hostile_udp_server.js" "hostile-udp$HU_N" "$1" 2>>"$T/serve.err" ||
+    if ! start_node_server "$LIB_ROOT/test/$script" "${script%.js}$HU_N" "$@" 2>>"$T/serve.err" ||
         ! wait_udp "$NODE_PORT" "$NODE_PID" 5; then
-        want "test/hostile_udp_server.js $1 did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"
+        want "test/$script $1 did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"
         U=""
         return 1
     fi
     HU_PID=$NODE_PID
-    HU_LOG=$NODE_LOG
     U="https://127.0.0.1:$NODE_PORT/"
     return 0
+}
+
+# serve MODE: serve_node for test/hostile_udp_server.js; sets HU_LOG.
+serve() {
+    serve_node hostile_udp_server.js "$1" || return 1
+    HU_LOG=$NODE_LOG
 }
 
 # jq definitions over the slurped server log. A connection is one source
@@ -238,24 +245,14 @@ HQQ='def hs: [.[] | select(.event == "handshake")];
 # definitions do not fit this log).
 HQ_LOG=""
 serve_quic() {
-    if [ -n "$HU_PID" ]; then
-        stop_server "$HU_PID"
-        HU_PID=""
-    fi
     HU_LOG=""
-    HU_N=$((HU_N + 1))
-    if ! gen_certs 2>>"$T/serve.err" ||
-        ! start_node_server "$LIB_ROOT/test/hostile_quic_server.js" "hostile-quic$HU_N" "$1" \
-            "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>>"$T/serve.err" ||
-        ! wait_udp "$NODE_PORT" "$NODE_PID" 5; then
-        want "test/hostile_quic_server.js $1 did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"
+    if ! gen_certs 2>>"$T/serve.err"; then
+        want "test certificates: openssl failed ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"
         U=""
         return 1
     fi
-    HU_PID=$NODE_PID
+    serve_node hostile_quic_server.js "$1" "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || return 1
     HQ_LOG=$NODE_LOG
-    U="https://127.0.0.1:$NODE_PORT/"
-    return 0
 }
 
 # qx EXPR [SHOW]: hx for the QUIC server's log.

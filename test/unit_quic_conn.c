@@ -363,15 +363,21 @@ static void srv_packet(struct tc *t, const uint8_t *frames, size_t n)
     srv_packet_keys(t, &k[rd], rd, frames, n);
 }
 
+/* One STREAM frame with all of data into f (cap bytes), or the test stops. */
+static size_t stream_frame(uint8_t *f, size_t cap, uint64_t id, uint64_t off, const uint8_t *data, size_t len, bool fin)
+{
+    size_t k, w = quic_frame_enc_stream(f, cap, id, off, data, len, fin, false, &k);
+    if (w == 0 || k != len) {
+        printf("FAIL stream_frame: %zu bytes do not fit\n", len);
+        exit(2);
+    }
+    return w;
+}
+
 static void srv_stream(struct tc *t, uint64_t id, uint64_t off, const uint8_t *data, size_t len, bool fin)
 {
     uint8_t f[1500];
-    size_t k, w = quic_frame_enc_stream(f, sizeof f, id, off, data, len, fin, false, &k);
-    if (w == 0 || k != len) {
-        printf("FAIL srv_stream: frame does not fit\n");
-        exit(2);
-    }
-    srv_packet(t, f, w);
+    srv_packet(t, f, stream_frame(f, sizeof f, id, off, data, len, fin));
 }
 
 static uint64_t open_req(struct tc *t)
@@ -1421,11 +1427,7 @@ static void small_init(struct tc *t)
 static void small_stream(struct tc *t, uint64_t id, uint64_t off, const uint8_t *data, size_t len, bool fin)
 {
     uint8_t f[2048];
-    size_t k, w = quic_frame_enc_stream(f, sizeof f, id, off, data, len, fin, false, &k);
-    if (w == 0 || k != len) {
-        printf("FAIL small_stream: frame does not fit\n");
-        exit(2);
-    }
+    size_t w = stream_frame(f, sizeof f, id, off, data, len, fin);
     quic_conn_test_frames(t->c, QUIC_SPACE_APP, t->spn++, f, w, t->now);
 }
 
