@@ -192,6 +192,8 @@ static void begin_head(struct h1_scanner *s, uint32_t keep_flags)
     s->remaining = 0;
     s->linelen = 0;
     s->skip &= keep_flags;
+    if (!keep_flags)
+        s->headbytes = 0; /* a 1xx's head counts toward its final response's */
 }
 
 void h1_scanner_reset(struct h1_scanner *s, bool head)
@@ -652,8 +654,13 @@ enum h1_event h1_scan(struct h1_scanner *s, const uint8_t *p, size_t n, size_t *
     }
     while (i < n) {
         size_t took = 0;
+        bool framing = s->state != ST_BODY && s->state != ST_CHUNK_DATA && s->state != ST_UNTIL_CLOSE;
         enum step r = step(s, p + i, n - i, &took);
         i += took;
+        if (!framing || s->state == ST_CHUNK_DATA)
+            s->headbytes = 0;
+        else if ((s->headbytes += (uint32_t)took) > H1_MAX_HEAD)
+            r = STEP_FAIL; /* see H1_MAX_HEAD */
         if (r == STEP_DONE) {
             report(s, out);
             *used = i;

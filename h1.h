@@ -36,6 +36,7 @@ struct h1_scanner {
     uint16_t status;
     uint64_t remaining;   /* body or chunk bytes still to skip */
     uint32_t linelen;     /* bytes of the current line kept in line[] */
+    uint32_t headbytes;   /* bytes of heads, trailers and chunk lines since the response began or data last came */
     uint32_t skip;        /* internal */
     char line[96];        /* partial interesting line carried across feeds */
 };
@@ -48,8 +49,20 @@ struct h1_response {
 enum h1_event {
     H1_NEED_MORE = 0,     /* all input consumed, response not complete */
     H1_DONE = 1,          /* a response ended; *used bytes consumed; call again with the rest */
-    H1_ERROR = -1,        /* malformed response (bad status line, bad length, bad chunk, 101) */
+    H1_ERROR = -1,        /* malformed response (bad status line, bad length, bad chunk, 101,
+                           * over H1_MAX_HEAD bytes of head) */
 };
+
+/* The most bytes of response head a response may have (status line and
+ * header section, the heads of its 1xx responses included), and the most
+ * bytes of chunk-size lines, chunk ends and trailer section between two
+ * pieces of chunk data or after the last. RFC 9110 §5.4 lets a client
+ * refuse a header section larger than it wishes to process; without a
+ * bound a server could keep a request from ever ending (endless header
+ * lines, endless 1xx, endless trailers) and only --timeout would stop it.
+ * 1 MiB is far above what real servers send (nginx's large headers and
+ * 48 KB response heads pass). */
+#define H1_MAX_HEAD (1u << 20)
 
 /* Prepare for the next response; head: the request was HEAD. */
 void h1_scanner_reset(struct h1_scanner *s, bool head);

@@ -162,7 +162,8 @@ shb() {
     e2e_flush_report # what is queued is about the previous report
     LAST_CMD="$SHB $*"
     t0=$(now_ms)
-    timeout -k 5 "$SHB_TIMEOUT" "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
+    # shellcheck disable=SC2086  # SHB_WRAP is a word list (or nothing)
+    timeout -k 5 "$SHB_TIMEOUT" ${SHB_WRAP:-} "$SHB" "$@" <"$IN" >"$OUT" 2>"$ERR" &
     SHB_CHILD=$!
     wait "$SHB_CHILD"
     SHB_RC=$?
@@ -171,6 +172,13 @@ shb() {
     if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
         want "timed out after ${SHB_TIMEOUT}s"
     fi
+}
+
+# shb_rss ARGS...: shb ARGS under GNU time; its peak RSS (KiB) is the last
+# line of $T/rss.
+shb_rss() {
+    rm -f "$T/rss"
+    SHB_WRAP="/usr/bin/time -f %M -o $T/rss" shb "$@"
 }
 
 # The sanitizers report on stderr; any report is a failure of the check.

@@ -64,6 +64,8 @@ const tls = require('tls');
 const fs = require('fs');
 const crypto = require('crypto');
 const { Duplex } = require('stream');
+const path = require('path');
+const wire = require('./hostile/wire.js');
 
 function usage(msg) {
     process.stderr.write(`${msg ? msg + '\n' : ''}usage: node hostile_server.js PORT LOG SCENARIO [N] [--tls CERT KEY]\n`);
@@ -81,14 +83,19 @@ if (ti >= 0) {
 const port = Number(argv[0]);
 const logfile = argv[1];
 const scenario = argv[2];
-const param = argv[3] === undefined ? null : Number(argv[3]);
+const TABLE = scenario === 'table';
+const control = TABLE ? argv[3] : null;
+const param = TABLE || argv[3] === undefined ? null : Number(argv[3]);
 if (!Number.isInteger(port) || port <= 0 || port > 65535 || !logfile || !scenario) usage();
+if (TABLE && !control) usage('table needs CONTROL (the file naming the current case)');
+// table: every case of test/hostile/cases_*.js, by name.
+const CASES = TABLE ? require('./hostile/cases.js').byName() : null;
 
 const H1 = ['ok', 'silent', 'bare-cr', 'close-after-response', 'close-mid-body', 'reset-mid-body', 'stall-every'];
 const H2 = ['h2-ok', 'h2-mcs0-refuse', 'h2-mcs0-answer', 'h2-mcs0-ignore', 'h2-no-status', 'h2-two-status',
     'h2-bad-status', 'h2-101', 'h2-data-on-0', 'h2-stall-every', 'h2-silent'];
 const TLSONLY = ['tls-record-overflow', 'tls-bad-mac'];
-if (![...H1, ...H2, ...TLSONLY].includes(scenario)) usage(`unknown scenario ${scenario}`);
+if (!TABLE && ![...H1, ...H2, ...TLSONLY].includes(scenario)) usage(`unknown scenario ${scenario}`);
 if (TLSONLY.includes(scenario) && !tlsOpts) usage(`${scenario} needs --tls`);
 if (/stall-every$/.test(scenario) && !(Number.isInteger(param) && param >= 1)) usage(`${scenario} needs N >= 1`);
 // The scenario without its protocol: ok, silent and stall-every exist for both.
@@ -121,6 +128,9 @@ class Conn {
         this.how = 'peer';
         this.closing = false; // we ended or reset our side: read no more requests
         this.dead = false;
+        this.kase = null; // table: the case this connection plays
+        this.x = null;    // table: what the case's functions act through (CaseIO)
+        this.timers = new Set();
     }
     write(buf) {
         if (this.dead || this.closing) return;
@@ -151,10 +161,11 @@ class Conn {
     onClose() {
         if (this.dead) return;
         this.dead = true;
+        for (const t of this.timers) clearTimeout(t);
         log({
             event: 'close', connId: this.id, proto: this.proto, tls: this.tls, alpn: this.alpn,
             requests: this.requests, answered: this.answered, bytesIn: this.bytesIn,
-            ignoredBytes: this.ignoredBytes, how: this.how,
+            ignoredBytes: this.ignoredBytes, how: this.how, case: this.kase ? this.kase.name : undefined,
         });
     }
 }
@@ -182,13 +193,14 @@ const H1_MAX_HEAD = 1 << 20;
 
 function h1Start(c) {
     c.proto = 'h1';
-    if (!['ok', 'silent', 'bare-cr', 'close-after-response', 'close-mid-body', 'reset-mid-body',
+    if (!c.kase && !['ok', 'silent', 'bare-cr', 'close-after-response', 'close-mid-body', 'reset-mid-body',
         'stall-every', ...TLSONLY].includes(base)) {
         log({ event: 'error', connId: c.id, where: 'h1', message: `scenario ${scenario} is not HTTP/1.1` });
         c.reset();
         return;
     }
     let buf = Buffer.alloc(0);
+    if (c.kase && c.kase.onOpen) c.kase.onOpen(c.x);
     c.io.on('data', (d) => {
         if (c.closing) {
             c.ignoredBytes += d.length;
@@ -221,6 +233,11 @@ function h1Start(c) {
 }
 
 function h1Request(c, n) {
+    if (c.kase) {
+        log({ event: 'request', connId: c.id, n, action: 'case' });
+        c.kase.onRequest(c.x, n);
+        return;
+    }
     let action;
     switch (base) {
     case 'ok':
@@ -265,65 +282,24 @@ function h1Request(c, n) {
 
 // ---------------------------------------------------------------- HTTP/2
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-const FT = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6,
-    GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 };
-const FT_NAME = Object.fromEntries(Object.entries(FT).map(([k, v]) => [v, k]));
-const FL_END_STREAM = 0x1, FL_ACK = 0x1, FL_END_HEADERS = 0x4, FL_PADDED = 0x8, FL_PRIORITY = 0x20;
+const { FT, frame, lit: hpackLiteral, STATUS_200: HP_STATUS_200, settings: settingsPayload } = wire;
+const FL_END_STREAM = 0x1, FL_ACK = 0x1, FL_END_HEADERS = 0x4;
 const H2_MAX_FRAME_IN = 1 << 20; // what we accept from the client before calling it broken
 
-function frame(type, flags, stream, payload) {
-    const p = payload || Buffer.alloc(0);
-    const h = Buffer.alloc(9);
-    h.writeUIntBE(p.length, 0, 3);
-    h[3] = type;
-    h[4] = flags;
-    h.writeUInt32BE(stream & 0x7fffffff, 5);
-    return Buffer.concat([h, p]);
-}
-
-// HPACK (RFC 7541): integers with an N-bit prefix, literals without indexing
-// and without Huffman (§6.2.2: 0x00, name, value), static-table indices.
-function hpackInt(n, prefixBits, firstByteFlags) {
-    const max = (1 << prefixBits) - 1;
-    if (n < max) return Buffer.from([firstByteFlags | n]);
-    const out = [firstByteFlags | max];
-    n -= max;
-    while (n >= 128) {
-        out.push((n & 0x7f) | 0x80);
-        n = Math.floor(n / 128);
-    }
-    out.push(n);
-    return Buffer.from(out);
-}
-function hpackString(s) {
-    const b = Buffer.from(s, 'latin1');
-    return Buffer.concat([hpackInt(b.length, 7, 0x00), b]);
-}
-function hpackLiteral(name, value) {
-    return Buffer.concat([Buffer.from([0x00]), hpackString(name), hpackString(value)]);
-}
-const HP_STATUS_200 = Buffer.from([0x88]); // static table index 8
-
-function settingsPayload(list) {
-    const p = Buffer.alloc(6 * list.length);
-    list.forEach(([id, v], i) => {
-        p.writeUInt16BE(id, 6 * i);
-        p.writeUInt32BE(v, 6 * i + 2);
-    });
-    return p;
-}
 const MCS0 = /^h2-mcs0-/.test(scenario);
 const SERVER_SETTINGS = frame(FT.SETTINGS, 0, 0, settingsPayload(MCS0 ? [[0x3, 0]] : [[0x3, 100]]));
 
 function h2Start(c) {
     c.proto = 'h2';
-    if (!H2.includes(scenario) && !['ok', 'silent', 'stall-every', ...TLSONLY].includes(base)) {
+    if (!c.kase && !H2.includes(scenario) && !['ok', 'silent', 'stall-every', ...TLSONLY].includes(base)) {
         log({ event: 'error', connId: c.id, where: 'h2', message: `scenario ${scenario} is not HTTP/2` });
         c.reset();
         return;
     }
     const st = { buf: Buffer.alloc(0), preface: false, headersSeen: 0, block: null, streams: new Map() };
-    c.write(SERVER_SETTINGS);
+    if (!c.kase) c.write(SERVER_SETTINGS);
+    else if (c.kase.settings !== null) c.write(frame(FT.SETTINGS, 0, 0, settingsPayload(c.kase.settings || [[0x3, 100]])));
+    if (c.kase && c.kase.onOpen) c.kase.onOpen(c.x);
     c.io.on('data', (d) => {
         if (c.closing) {
             c.ignoredBytes += d.length;
@@ -373,7 +349,7 @@ function h2Frame(c, st, type, flags, sid, payload) {
         for (let i = 0; i + 6 <= payload.length; i += 6) settings[payload.readUInt16BE(i)] = payload.readUInt32BE(i + 2);
         const ack = (flags & FL_ACK) !== 0;
         log({ event: 'frame', connId: c.id, frame: 'SETTINGS', ack, settings });
-        if (!ack) c.write(frame(FT.SETTINGS, FL_ACK, 0));
+        if (!ack && !(c.kase && c.kase.noSettingsAck)) c.write(frame(FT.SETTINGS, FL_ACK, 0));
         return;
     }
     case FT.PING:
@@ -429,7 +405,10 @@ function h2Frame(c, st, type, flags, sid, payload) {
 // A header block ended: what the scenario does with this stream.
 function h2Headers(c, st, s) {
     let action;
-    switch (scenario) {
+    switch (c.kase ? 'table' : scenario) {
+    case 'table':
+        action = 'case';
+        break;
     case 'h2-mcs0-refuse':
         c.write(SERVER_SETTINGS);
         action = 'refuse';
@@ -500,6 +479,9 @@ function h2Complete(c, st, s) {
     case 'inject':
         tlsInjection(c, 2);
         break;
+    case 'case':
+        c.kase.onRequest(c.x, s.n, id);
+        break;
     default:
         break; // ignore, refuse
     }
@@ -527,7 +509,32 @@ function onRaw(raw) {
         conns.delete(c);
         c.onClose();
     });
-    if (!tlsOpts) {
+    if (TABLE) {
+        const name = readControl();
+        c.kase = CASES.get(name) || null;
+        log({ event: 'case', connId: c.id, case: name, known: c.kase !== null });
+        if (!c.kase) {
+            c.reset();
+            return;
+        }
+        c.x = new CaseIO(c);
+        if (c.kase.tls && !tlsOpts) {
+            log({ event: 'error', connId: c.id, where: 'table', message: `${name} needs --tls` });
+            c.reset();
+            return;
+        }
+        if (c.kase.raw) {
+            // No protocol engine: the case reads and writes the TCP bytes.
+            c.proto = 'raw';
+            raw.on('data', (d) => { if (!c.closing && c.kase.onData) c.kase.onData(c.x, d); });
+            if (c.kase.onOpen) c.kase.onOpen(c.x);
+            return;
+        }
+        if (!c.kase.tls) {
+            startProto(c, c.kase.proto === 'h2');
+            return;
+        }
+    } else if (!tlsOpts) {
         startProto(c, /^h2-/.test(scenario));
         return;
     }
@@ -557,6 +564,7 @@ function onRaw(raw) {
         cert: tlsOpts.cert,
         minVersion: 'TLSv1.3',
         ALPNProtocols: ['h2', 'http/1.1'],
+        ...(c.kase && c.kase.tlsOptions ? c.kase.tlsOptions(tlsOpts) : {}),
     });
     c.tls = true;
     c.io = ts;
@@ -567,6 +575,94 @@ function onRaw(raw) {
         log({ event: 'alpn', connId: c.id, alpn: c.alpn });
         startProto(c, c.alpn === 'h2');
     });
+}
+
+// ---------------------------------------------------------------- table cases
+function readControl() {
+    try {
+        return fs.readFileSync(control, 'utf8').trim();
+    } catch (e) {
+        return '';
+    }
+}
+
+// What a case's functions act through: writes that respect back-pressure,
+// timers that die with the connection, and the frame and HPACK helpers.
+class CaseIO {
+    constructor(c) {
+        this.c = c;
+        this.id = c.id;
+        this.state = {}; // the case's own, per connection
+        this.wire = wire;
+    }
+    get dead() { return this.c.dead || this.c.closing; }
+    write(b, cb) {
+        if (this.dead) return false;
+        try {
+            return this.c.io.write(wire.bytes(b), cb);
+        } catch (e) {
+            return false;
+        }
+    }
+    frame(type, flags, stream, payload, length) { return this.write(frame(type, flags, stream, payload, length)); }
+    // headers(stream, block, endStream): one HEADERS frame with END_HEADERS.
+    headers(stream, block, endStream) {
+        return this.frame(FT.HEADERS, FL_END_HEADERS | (endStream ? FL_END_STREAM : 0), stream, block);
+    }
+    // ok(stream): the well-formed answer ("ok", 200) on this protocol.
+    ok(stream) {
+        this.c.answered += 1;
+        if (this.c.proto === 'h2') {
+            this.headers(stream, wire.OK_BLOCK, false);
+            return this.frame(FT.DATA, FL_END_STREAM, stream, 'ok');
+        }
+        return this.write(H1_OK);
+    }
+    inject(b) { this.c.inject(wire.bytes(b)); }
+    end() { this.c.end(); }
+    // reset(): a TCP reset once what was written has gone out.
+    reset() {
+        if (this.c.dead) return;
+        this.c.closing = true;
+        this.c.io.write(Buffer.alloc(0), () => this.later(20, () => this.c.reset(), true));
+    }
+    later(ms, fn, evenIfClosing) {
+        const t = setTimeout(() => {
+            this.c.timers.delete(t);
+            if (!this.c.dead && (evenIfClosing || !this.c.closing)) fn();
+        }, ms);
+        this.c.timers.add(t);
+    }
+    // drip(bytes, ms, then): one byte every ms milliseconds, then then().
+    drip(b, ms, then) {
+        const buf = wire.bytes(b);
+        let i = 0;
+        const step = () => {
+            if (i >= buf.length) return then && then();
+            this.write(buf.subarray(i, i + 1));
+            i += 1;
+            this.later(ms, step);
+        };
+        step();
+    }
+    // flood(chunk, total, then): writes chunk(i) (a Buffer, or null to stop)
+    // until `total` bytes have gone out, as fast as the client reads them.
+    flood(chunk, total, then) {
+        let sent = 0, i = 0;
+        const pump = () => {
+            while (!this.dead && sent < total) {
+                const b = chunk(i++);
+                if (!b) break;
+                sent += b.length;
+                if (!this.write(b)) {
+                    this.c.io.once('drain', pump);
+                    return;
+                }
+            }
+            if (!this.dead && then) then();
+        };
+        pump();
+    }
 }
 
 const server = net.createServer(onRaw);

@@ -622,9 +622,73 @@ static void test_fuzz(void)
     T_CHECK("fuzz: random splits agree with the whole feed", splits_agree, "see above");
 }
 
+/* H1_MAX_HEAD: a head, 1xx heads included, or a trailer section over the
+ * limit is an error however it is split; at the limit it is a response. */
+static char *repeat_lines(const char *first, const char *line, size_t total, const char *last, size_t *len)
+{
+    size_t fl = strlen(first), ll = strlen(line), el = strlen(last);
+    size_t count = total > fl + el ? (total - fl - el) / ll : 0;
+    char *buf = malloc(fl + count * ll + el);
+    size_t o = 0;
+    memcpy(buf, first, fl);
+    o += fl;
+    for (size_t i = 0; i < count; i++, o += ll)
+        memcpy(buf + o, line, ll);
+    memcpy(buf + o, last, el);
+    *len = o + el;
+    return buf;
+}
+
+static void check_head_limit(const char *name, const char *first, const char *line, size_t total,
+                             const char *last, const char *want)
+{
+    size_t len;
+    char *buf = repeat_lines(first, line, total, last, &len);
+    struct trace whole = scan_whole(buf, len, false);
+    struct trace small = scan_pieces(buf, len, 1000, false);
+    T_CHECK(name, trace_is(&whole, want) && same_trace(&whole, &small), "got '%s' whole, '%s' in pieces, want '%s'",
+            trace_str(&whole), trace_str(&small), want);
+    free(buf);
+}
+
+static void test_head_limit(void)
+{
+    /* 64-byte header lines: the head is a multiple of them plus the rest. */
+    const char *hline = "X-Filler: 0123456789012345678901234567890123456789012345678901\r\n";
+    check_head_limit("head limit: a head just under H1_MAX_HEAD is a response", "HTTP/1.1 200 OK\r\n", hline,
+                     H1_MAX_HEAD - 64, "Content-Length: 2\r\n\r\nok", "200 eof:clean");
+    check_head_limit("head limit: a head over H1_MAX_HEAD is an error", "HTTP/1.1 200 OK\r\n", hline,
+                     H1_MAX_HEAD + 200, "Content-Length: 2\r\n\r\nok", "ERROR");
+    check_head_limit("head limit: a reason phrase over H1_MAX_HEAD is an error", "HTTP/1.1 200 ", "R",
+                     H1_MAX_HEAD + 10, "\r\nContent-Length: 2\r\n\r\nok", "ERROR");
+    check_head_limit("head limit: 1xx heads count toward their final response's", "",
+                     "HTTP/1.1 100 Continue\r\n\r\n", H1_MAX_HEAD + 100, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+                     "ERROR");
+    check_head_limit("head limit: a few 1xx heads are fine", "", "HTTP/1.1 100 Continue\r\n\r\n", 2500,
+                     "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "200 eof:clean");
+    check_head_limit("head limit: a trailer section over H1_MAX_HEAD is an error",
+                     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", hline,
+                     H1_MAX_HEAD + 200, "\r\n", "ERROR");
+    /* Chunk data between chunk lines starts the count again: 2 MB of
+     * one-byte chunks (7 framing bytes each) is a response. */
+    check_head_limit("head limit: many small chunks are not a head", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                     "1\r\nx\r\n", 2u << 20, "0\r\n\r\n", "200 eof:clean");
+    /* Each response has a limit of its own. */
+    size_t one;
+    char *r = repeat_lines("HTTP/1.1 200 OK\r\n", hline, H1_MAX_HEAD - 64, "Content-Length: 0\r\n\r\n", &one);
+    char *two = malloc(2 * one);
+    memcpy(two, r, one);
+    memcpy(two + one, r, one);
+    struct trace t = scan_whole(two, 2 * one, false);
+    T_CHECK("head limit: counted per response", trace_is(&t, "200 200 eof:clean"), "got '%s'", trace_str(&t));
+    free(two);
+    free(r);
+}
+
 int main(void)
 {
     test_requests();
+    test_head_limit();
     test_scanner_cases();
     build_long_stream();
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# test/e2e_hostile_cases.sh — the hostile-server case table
+# (test/hostile/cases_*.js, played by test/hostile_server.js in its "table"
+# scenario) against one build of shb.
+#
+#   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile_cases.sh
+#   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile_cases.sh
+#   HOSTILE_CASES='h1-cl-* h2-goaway-*' bash test/e2e_hostile_cases.sh   # only these
+#
+# One server (cleartext, with TLS 1.3 on a second port) serves every case:
+# the name of the current case is written to a control file that the server
+# reads at each connection. Every case asserts, besides its own expectation
+# (a jq expression over the JSON report, from the table):
+#   - shb exits 0 within the case's deadline (a hang is a FAIL, bounded);
+#   - the report is complete and consistent (json_run_ok: total == ok +
+#     errors, errorKinds sum to errors), and total == -n;
+#   - no sanitizer report on stderr (the ASan build: LeakSanitizer included);
+#   - peak RSS (GNU time's %M) under HOSTILE_RSS_KB: 64 MiB for the musl
+#     build, 512 MiB for the ASan build (its shadow memory and quarantine);
+#   - the server saw at least one connection for this case (so no case can
+#     pass against a server that never got the traffic).
+# Same PASS/FAIL conventions as test/e2e.sh (test/e2e_lib.sh).
+# shellcheck disable=SC2016
+set -u
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=test/lib.sh
+. test/lib.sh
+
+E2E_NAME=e2e-hostile-cases
+# shellcheck source=test/e2e_lib.sh
+. test/e2e_lib.sh
+
+e2e_preconditions jq node timeout openssl
+if [ ! -x /usr/bin/time ]; then
+    echo "FAIL $P setup: /usr/bin/time is not installed (run: bash scripts/deps.sh)"
+    exit 1
+fi
+case "$SHB_FLAVOUR" in
+    asan) RSS_KB=${HOSTILE_RSS_KB:-524288} ;;
+    *) RSS_KB=${HOSTILE_RSS_KB:-65536} ;;
+esac
+
+gen_certs || { echo "FAIL $P setup: could not make certificates"; exit 1; }
+CONTROL=$T/case
+: >"$CONTROL"
+start_hostile hostile-table table "$CONTROL" 2>"$T/serve.err" ||
+    { echo "FAIL $P setup: the cleartext table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
+PLAIN_PORT=$HOSTILE_PORT PLAIN_LOG=$HOSTILE_LOG
+start_hostile hostile-table-tls table "$CONTROL" --tls "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
+    { echo "FAIL $P setup: the TLS table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
+TLS_PORT=$HOSTILE_PORT TLS_LOG=$HOSTILE_LOG
+
+if ! node test/hostile/cases.js --list "${HOSTILE_CASES:-}" >"$T/cases.tsv" 2>"$T/cases.err"; then
+    echo "FAIL $P setup: the case table does not load: $(head -n 3 "$T/cases.err" | tr '\n' ' ')"
+    exit 1
+fi
+
+# e2e_diag_extra: what the server logged for this case.
+e2e_diag_extra() {
+    [ -s "${CASE_LOG:-}" ] || return 0
+    tail -n +"$((before + 1))" "$CASE_LOG" | jq -c -s '{opens: ([.[] | select(.event == "case")] | length),
+           requests: ([.[] | select(.event == "request")] | length),
+           closes: ([.[] | select(.event == "close") | .how] | group_by(.) | map({(.[0]): length}) | add),
+           errors: ([.[] | select(.event == "error") | .message] | unique | .[:3])}' 2>/dev/null |
+        head -c 600 | sed 's/^/  server: /'
+    echo
+    [ -s "$T/rss" ] && echo "  peak RSS: $(tail -n 1 "$T/rss") KiB"
+    return 0
+}
+
+CASE="" CASE_LOG="" before=0
+while IFS=$'\t' read -r CASE tls args deadline expr; do
+    [ -n "$CASE" ] || continue
+    if [ "$tls" = 1 ]; then
+        url=https://127.0.0.1:$TLS_PORT/ CASE_LOG=$TLS_LOG
+    else
+        url=http://127.0.0.1:$PLAIN_PORT/ CASE_LOG=$PLAIN_LOG
+    fi
+    begin "$CASE"
+    printf '%s\n' "$CASE" >"$CONTROL"
+    before=$(wc -l <"$CASE_LOG")
+    # shellcheck disable=SC2086  # args is a word list from the table
+    SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
+    json_run_ok
+    [ "$SHB_MS" -le $((deadline * 1000)) ] || want "took ${SHB_MS} ms, over the case's ${deadline} s"
+    jx "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened}'
+    rss=$(tail -n 1 "$T/rss" 2>/dev/null)
+    if ! [ "$rss" -ge 0 ] 2>/dev/null; then
+        want "no peak RSS from /usr/bin/time"
+    elif [ "$rss" -gt "$RSS_KB" ]; then
+        want "peak RSS ${rss} KiB, over the ${RSS_KB} KiB ceiling"
+    fi
+    tail -n +"$((before + 1))" "$CASE_LOG" | jq -e -s --arg c "$CASE" \
+        'any(.[]; .event == "case" and .case == $c and .known)' >/dev/null 2>&1 ||
+        want "the server logged no connection playing $CASE"
+    finish
+done <"$T/cases.tsv"
+
+[ "$FAILS" -eq 0 ]

@@ -1,0 +1,113 @@
+// test/hostile/cases.js — the hostile-server case table: every case of
+// test/hostile/cases_*.js, checked for shape, by name. test/hostile_server.js
+// (scenario "table") plays them; test/e2e_hostile_cases.sh runs shb against
+// each and judges the report by the case's expectation.
+//
+//   node test/hostile/cases.js --list [GLOB]   one TSV line per case: name,
+//       tls (0/1), shb's arguments (without the URL), deadline in seconds,
+//       the jq expression the JSON report must satisfy
+//   node test/hostile/cases.js --readme        the README's table of faults
+//
+// A case (see cases_h1.js for examples):
+//   name      unique; starts with h1-, h2- or tls-
+//   proto     'h1' or 'h2': the protocol engine that reads the requests
+//             (over TLS the client's ALPN must agree: h2 cases add --http2)
+//   tls       served over TLS 1.3 (test/hostile_server.js --tls)
+//   raw       no protocol engine and no TLS: onOpen(x) and onData(x, bytes)
+//             see and write the TCP bytes (a server that is not TLS at all)
+//   args      shb's arguments before the URL ("-n 8 -c 2"); -j is added
+//   does      what the server does, for the README
+//   rfc       the rule behind shb's verdict, for the README ("RFC 9112 §6.3")
+//   expect    ok: N, errors: {kind: N} (errorKinds exactly), kinds: [...]
+//             (errorKinds only these), okMin, status: {code: N}, jq: '...'
+//   deadline  seconds shb may take (default 10)
+//   settings  HTTP/2: the server's SETTINGS ([[id, value]]; null: none)
+//   noSettingsAck  HTTP/2: never ACK the client's SETTINGS
+//   tlsOptions(opts)  extra node tls options (e.g. a certificate of its own)
+//   onOpen(x), onRequest(x, n[, stream])  the case's behaviour (CaseIO in
+//             test/hostile_server.js: write, frame, headers, ok, end, reset,
+//             inject, later, drip, flood, state, wire)
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+function load() {
+    const files = fs.readdirSync(__dirname).filter((f) => /^cases_.*\.js$/.test(f)).sort();
+    const all = [];
+    for (const f of files) all.push(...require(path.join(__dirname, f)));
+    const seen = new Set();
+    for (const k of all) {
+        const bad = (why) => { throw new Error(`hostile case ${k.name || '?'}: ${why}`); };
+        if (!/^(h1|h2|tls)-[a-z0-9-]+$/.test(k.name || '')) bad('name must be h1-/h2-/tls- and [a-z0-9-]');
+        if (seen.has(k.name)) bad('duplicate name');
+        seen.add(k.name);
+        if (!k.raw && k.proto !== 'h1' && k.proto !== 'h2') bad('proto must be h1 or h2');
+        if (typeof k.args !== 'string') bad('args missing');
+        if (!k.does) bad('does missing');
+        if (!k.expect || (k.expect.ok === undefined && !k.expect.errors && !k.expect.kinds)) bad('expect needs ok, errors or kinds');
+        if (!k.raw && typeof k.onRequest !== 'function' && typeof k.onOpen !== 'function') bad('no behaviour');
+    }
+    return all;
+}
+
+// The -n of a case's arguments, or null (a -z run).
+function requests(k) {
+    const m = /(?:^|\s)-n\s+(\d+)/.exec(k.args);
+    return m ? Number(m[1]) : null;
+}
+
+function shbArgs(k) {
+    return (k.proto === 'h2' ? '--http2 ' : '') + k.args;
+}
+
+// The jq expression over shb's JSON report.
+function jqExpr(k) {
+    const e = k.expect, parts = [];
+    const n = requests(k);
+    if (n !== null) parts.push(`.requests.total == ${n}`);
+    if (e.ok !== undefined) parts.push(`.requests.ok == ${e.ok}`);
+    if (e.okMin !== undefined) parts.push(`.requests.ok >= ${e.okMin}`);
+    if (e.errors) parts.push(`.errorKinds == ${JSON.stringify(e.errors)}`);
+    if (e.ok !== undefined && !e.errors && !e.kinds) parts.push('.requests.errors == 0');
+    if (e.kinds) parts.push(`(.errorKinds | keys - ${JSON.stringify(e.kinds)}) == []`);
+    if (e.status) parts.push(`.statusCodes == ${JSON.stringify(e.status)}`);
+    else if (e.ok !== undefined && e.ok > 0) parts.push(`.statusCodes == {"200": ${e.ok}}`);
+    if (e.jq) parts.push(`(${e.jq})`);
+    return parts.join(' and ');
+}
+
+function verdict(k) {
+    const e = k.expect;
+    if (e.errors) return Object.entries(e.errors).map(([kind]) => `\`${kind}\``).join(', ');
+    if (e.kinds) return e.kinds.map((kind) => `\`${kind}\``).join(' or ');
+    return 'tolerated (ok)';
+}
+
+function globRe(g) {
+    return new RegExp('^(' + g.split(/\s+/).filter(Boolean).map((x) => x.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*').replace(/\?/g, '.')).join('|') + ')$');
+}
+
+function main() {
+    const [cmd, glob] = process.argv.slice(2);
+    const all = load();
+    if (cmd === '--list') {
+        const re = glob ? globRe(glob) : null;
+        for (const k of all) {
+            if (re && !re.test(k.name)) continue;
+            process.stdout.write([k.name, k.tls || k.raw ? 1 : 0, shbArgs(k), k.deadline || 10, jqExpr(k)].join('\t') + '\n');
+        }
+    } else if (cmd === '--readme') {
+        process.stdout.write('| case | the server | shb | why |\n|---|---|---|---|\n');
+        for (const k of all) {
+            process.stdout.write(`| \`${k.name}\` | ${k.does} | ${verdict(k)} | ${k.rfc || ''} |\n`);
+        }
+    } else {
+        process.stderr.write('usage: node cases.js --list [GLOB] | --readme\n');
+        process.exit(2);
+    }
+}
+
+module.exports = { load, byName: () => new Map(load().map((k) => [k.name, k])) };
+if (require.main === module) main();
