@@ -4,7 +4,9 @@
 #   make asan       build/asan/shb: glibc + ASan + UBSan (tests run it too)
 #   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
 #   make test       unit tests (sanitized), fuzz seeds, end-to-end tests; last line "N passed, N failed"
+#   make hostile    the hostile-server suites alone, both builds
 #   make fuzz       build/fuzz/fuzz_*: libFuzzer targets (clang), each run FUZZ_SECONDS (60) on its corpus
+#   make fuzz-seeds the hostile-server cases' bytes into the seed corpora
 #   make demo       load a local nginx that it starts itself, print the report
 #   make bench      shb beside wrk and h2load on one local nginx (not a test)
 
@@ -33,7 +35,7 @@ MUSL_CFLAGS  = $(BASE) -O2
 ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 GLIBC_CFLAGS = $(BASE) -O2
 
-.PHONY: all asan glibc test unit fuzz fuzz-build demo bench deps clean
+.PHONY: all asan glibc test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean
 all: shb
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
@@ -155,8 +157,20 @@ fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 fuzz: deps-check fuzz-build
 	@bash test/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# Every hostile-server case's bytes become a seed (test/fuzz/hostile_seeds.sh).
+fuzz-seeds: deps-check shb
+	@bash test/fuzz/hostile_seeds.sh
+
 test: deps-check shb asan unit fuzz-build
 	@bash test/run.sh
+
+# The hostile-server suites alone (make test runs them too), both builds.
+hostile: deps-check shb asan
+	@bash test/run.sh --only "e2e-hostile e2e-hostile-cases e2e-hostile-udp"
+
+# The README's table of hostile cases, from test/hostile/cases_*.js.
+hostile-readme:
+	@node test/hostile/cases.js --update-readme README.md
 
 demo: deps-check-demo shb
 	@bash scripts/demo.sh

@@ -183,7 +183,7 @@ shb_rss() {
 
 # The sanitizers report on stderr; any report is a failure of the check.
 no_sanitizer_report() {
-    if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
+    if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|Sanitizer has encountered a fatal error|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
         want "sanitizer report on stderr"
     fi
 }

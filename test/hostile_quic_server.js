@@ -248,6 +248,7 @@ function buildPacket(conn, space, payload) {
     const pnBuf = Buffer.alloc(4);
     pnBuf.writeUInt32BE(pn);
     if (space === 'app') {
+        seedRecord(conn, payload);
         const header = Buffer.concat([Buffer.from([0x40 | 3]), conn.dcid, pnBuf]);
         return protect(header, payload, sp.send, pn, false);
     }
@@ -829,5 +830,34 @@ sock.on('error', (e) => {
     log(null, { event: 'error', message: String(e) });
 });
 sock.bind(port, '127.0.0.1', () => { bound = true; process.stdout.write(`listening ${port}\n`); });
-process.on('SIGTERM', () => process.exit(0));
-process.on('SIGINT', () => process.exit(0));
+// HOSTILE_SEEDS=DIR: the 1-RTT payloads (frames, before protection) this
+// mode sent on its first connection become a seed for fuzz_quic_conn
+// (test/fuzz/fuzz_quic_conn.c: [flags: initial_max_streams_bidi 7 (or 0)]
+// [limits 0], then one record per packet, [hdr 2: 1-RTT, no time passes]
+// [pn op 0: the next] [length, 2 bytes] [payload]), written at exit as
+// DIR/fuzz_quic_conn/hostile-quic-MODE (test/fuzz/hostile_seeds.sh).
+const SEEDS = process.env.HOSTILE_SEEDS || null;
+const SEED_MAX = 16384;
+let seedConn = null;
+const seedParts = [];
+let seedBytes = 0;
+function seedRecord(conn, payload) {
+    if (!SEEDS || (seedConn && seedConn !== conn) || seedBytes >= SEED_MAX) return;
+    seedConn = conn;
+    const rec = Buffer.concat([Buffer.from([2, 0, payload.length >> 8, payload.length & 0xff]), payload]);
+    seedParts.push(rec);
+    seedBytes += rec.length;
+}
+function writeSeed() {
+    if (!SEEDS || seedParts.length === 0) return;
+    const dir = `${SEEDS}/fuzz_quic_conn`;
+    try {
+        fs.mkdirSync(dir, { recursive: true });
+        fs.writeFileSync(`${dir}/hostile-quic-${mode}`,
+            Buffer.concat([Buffer.from([mode === 'max-streams-0' ? 0 : 7, 0]), ...seedParts]));
+    } catch (e) {
+        process.stderr.write(`seed: ${e.message}\n`);
+    }
+}
+process.on('SIGTERM', () => { writeSeed(); process.exit(0); });
+process.on('SIGINT', () => { writeSeed(); process.exit(0); });

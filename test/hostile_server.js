@@ -131,9 +131,18 @@ class Conn {
         this.kase = null; // table: the case this connection plays
         this.x = null;    // table: what the case's functions act through (CaseIO)
         this.timers = new Set();
+        this.captured = []; // HOSTILE_SEEDS: the first SEED_MAX bytes this connection's case wrote
+        this.capturedBytes = 0;
+    }
+    capture(buf) {
+        if (!SEEDS || !this.kase || this.capturedBytes >= SEED_MAX) return;
+        const b = buf.subarray(0, SEED_MAX - this.capturedBytes);
+        this.captured.push(Buffer.from(b));
+        this.capturedBytes += b.length;
     }
     write(buf) {
         if (this.dead || this.closing) return;
+        this.capture(buf);
         try {
             this.io.write(buf);
         } catch (e) {
@@ -162,6 +171,7 @@ class Conn {
         if (this.dead) return;
         this.dead = true;
         for (const t of this.timers) clearTimeout(t);
+        writeSeed(this);
         log({
             event: 'close', connId: this.id, proto: this.proto, tls: this.tls, alpn: this.alpn,
             requests: this.requests, answered: this.answered, bytesIn: this.bytesIn,
@@ -578,6 +588,37 @@ function onRaw(raw) {
 }
 
 // ---------------------------------------------------------------- table cases
+// HOSTILE_SEEDS=DIR: the bytes each case's first connection was sent (under
+// TLS: the plaintext) become a seed for the fuzz target that reads them,
+// DIR/<target>/hostile-<case>, with that target's control bytes in front
+// (test/fuzz/fuzz_*.c: [flags] [split mode 0] [split seed, 2 bytes], and
+// fuzz_h2's body-length byte). test/fuzz/hostile_seeds.sh copies them into
+// test/fuzz/corpus/.
+const SEEDS = process.env.HOSTILE_SEEDS || null;
+const SEED_MAX = 16384;
+function writeSeed(c) {
+    if (!SEEDS || !c.kase || c.capturedBytes === 0) return;
+    const k = c.kase;
+    let target, head;
+    if (k.raw) {
+        target = 'fuzz_tls13_client';
+        head = [0, 0, 0, 0];
+    } else if (c.proto === 'h2') {
+        target = 'fuzz_h2';
+        head = [0, 0, 0, 0, 0];
+    } else {
+        target = 'fuzz_h1';
+        head = [/(^|\s)-m\s+HEAD(\s|$)/.test(k.args) ? 0xff : 0, 0, 0, 0];
+    }
+    const file = path.join(SEEDS, target, `hostile-${k.name}`);
+    try {
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, Buffer.concat([Buffer.from(head), ...c.captured]), { flag: 'wx' });
+    } catch (e) {
+        if (e.code !== 'EEXIST') process.stderr.write(`seed: ${e.message}\n`);
+    }
+}
+
 function readControl() {
     try {
         return fs.readFileSync(control, 'utf8').trim();
@@ -598,8 +639,10 @@ class CaseIO {
     get dead() { return this.c.dead || this.c.closing; }
     write(b, cb) {
         if (this.dead) return false;
+        const buf = wire.bytes(b);
+        this.c.capture(buf);
         try {
-            return this.c.io.write(wire.bytes(b), cb);
+            return this.c.io.write(buf, cb);
         } catch (e) {
             return false;
         }

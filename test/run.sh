@@ -21,6 +21,13 @@ cd "$(dirname "$0")/.." || exit 2
 PASSED=0
 FAILED=0
 
+# --only "SUITE...": only these end-to-end suites (e.g. make hostile), no
+# unit tests and no fuzz seeds.
+ONLY=""
+if [ "${1:-}" = --only ]; then
+    ONLY=${2:?--only needs a list of suites}
+fi
+
 # count_line LINE: echo and count a PASS/FAIL line; other lines are
 # echoed indented (diagnostics), SKIP lines as they are.
 count_line() {
@@ -71,20 +78,22 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 
 # --- unit tests -------------------------------------------------------------
-echo "== unit tests"
-units=()
-for src in test/unit_*.c; do
-    units+=("build/test/$(basename "$src" .c)")
-done
-units+=("build/test/musl_bearssl")
-for bin in "${units[@]}"; do
-    name=$(basename "$bin")
-    if [ ! -x "$bin" ]; then
-        fail "$name: $bin was not built (run: make unit)"
-        continue
-    fi
-    run_counted "$name" 300 "$bin"
-done
+unit_tests() {
+    local units=() src bin name
+    echo "== unit tests"
+    for src in test/unit_*.c; do
+        units+=("build/test/$(basename "$src" .c)")
+    done
+    units+=("build/test/musl_bearssl")
+    for bin in "${units[@]}"; do
+        name=$(basename "$bin")
+        if [ ! -x "$bin" ]; then
+            fail "$name: $bin was not built (run: make unit)"
+            continue
+        fi
+        run_counted "$name" 300 "$bin"
+    done
+}
 
 # --- fuzz targets over their seed corpora ------------------------------------
 # Each libFuzzer target runs every seed of test/fuzz/corpus/<target> exactly
@@ -119,36 +128,53 @@ fuzz_corpus() {
     rm -f "$log"
 }
 
-echo "== fuzz targets: seed corpora"
-for src in test/fuzz/fuzz_*.c; do
-    fuzz_corpus "$(basename "$src" .c)"
-done
+fuzz_seeds() {
+    local src
+    echo "== fuzz targets: seed corpora"
+    for src in test/fuzz/fuzz_*.c; do
+        fuzz_corpus "$(basename "$src" .c)"
+    done
+}
+
+# --- a short fuzzing run -------------------------------------------------------
+# Every target fuzzes for FUZZ_TEST_SECONDS (15; 0 skips) on its corpus
+# (test/fuzz/fuzz.sh: build/fuzz/corpus/<target>, the seeds plus what earlier
+# runs found): nine targets, about two and a half minutes. A crash is a FAIL
+# naming its reproducer, which then becomes a regress_* seed.
+fuzz_short() {
+    local secs=${FUZZ_TEST_SECONDS:-15} targets=() src
+    [ "$secs" -gt 0 ] 2>/dev/null || return 0
+    for src in test/fuzz/fuzz_*.c; do
+        targets+=("$(basename "$src" .c)")
+    done
+    echo "== fuzz targets: ${secs} s each"
+    run_counted "fuzz ${secs}s" $((secs * ${#targets[@]} + 120)) bash test/fuzz/fuzz.sh "$secs" "${targets[@]}"
+}
+
+if [ -z "$ONLY" ]; then
+    unit_tests
+    fuzz_seeds
+    fuzz_short
+fi
 
 # --- end-to-end -------------------------------------------------------------
-echo "== end-to-end: ./shb (static musl)"
-run_counted "e2e[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e.sh
-echo "== end-to-end HTTP/2: ./shb (static musl)"
-run_counted "e2e-h2[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h2.sh
-echo "== end-to-end TLS: ./shb (static musl)"
-run_counted "e2e-tls[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_tls.sh
-echo "== end-to-end hostile servers: ./shb (static musl)"
-run_counted "e2e-hostile[musl]" 420 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile.sh
-echo "== end-to-end hostile UDP servers: ./shb (static musl)"
-run_counted "e2e-hostile-udp[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile_udp.sh
-echo "== end-to-end HTTP/3: ./shb (static musl)"
-run_counted "e2e-h3[musl]" 300 env SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
-echo "== end-to-end: build/asan/shb (ASan + UBSan)"
-run_counted "e2e[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e.sh
-echo "== end-to-end HTTP/2: build/asan/shb (ASan + UBSan)"
-run_counted "e2e-h2[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h2.sh
-echo "== end-to-end TLS: build/asan/shb (ASan + UBSan)"
-run_counted "e2e-tls[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_tls.sh
-echo "== end-to-end hostile servers: build/asan/shb (ASan + UBSan)"
-run_counted "e2e-hostile[asan]" 480 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile.sh
-echo "== end-to-end hostile UDP servers: build/asan/shb (ASan + UBSan)"
-run_counted "e2e-hostile-udp[asan]" 300 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile_udp.sh
-echo "== end-to-end HTTP/3: build/asan/shb (ASan + UBSan)"
-run_counted "e2e-h3[asan]" 420 env SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h3.sh
+# suite NAME LIMIT SCRIPT TITLE: one end-to-end suite against both builds
+# (musl first); skipped when the run is limited to other suites.
+suite() {
+    local name=$1 limit=$2 script=$3 title=$4
+    case " ${ONLY:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+    echo "== $title: ./shb (static musl)"
+    run_counted "$name[musl]" "$limit" env SHB=./shb SHB_FLAVOUR=musl bash "$script"
+    echo "== $title: build/asan/shb (ASan + UBSan)"
+    run_counted "$name[asan]" "$((limit * 3 / 2))" env SHB=build/asan/shb SHB_FLAVOUR=asan bash "$script"
+}
+suite e2e 300 test/e2e.sh "end-to-end"
+suite e2e-h2 300 test/e2e_h2.sh "end-to-end HTTP/2"
+suite e2e-tls 300 test/e2e_tls.sh "end-to-end TLS"
+suite e2e-hostile 360 test/e2e_hostile.sh "end-to-end hostile servers"
+suite e2e-hostile-cases 480 test/e2e_hostile_cases.sh "hostile-server case table"
+suite e2e-hostile-udp 240 test/e2e_hostile_udp.sh "end-to-end hostile UDP servers"
+suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]

@@ -7,6 +7,8 @@
 //       tls (0/1), shb's arguments (without the URL), deadline in seconds,
 //       the jq expression the JSON report must satisfy
 //   node test/hostile/cases.js --readme        the README's table of faults
+//   node test/hostile/cases.js --update-readme [README]   writes it there,
+//       between <!-- hostile-cases:begin --> and <!-- hostile-cases:end -->
 //
 // A case (see cases_h1.js for examples):
 //   name      unique; starts with h1-, h2- or tls-
@@ -84,6 +86,11 @@ function verdict(k) {
     return 'tolerated (ok)';
 }
 
+function readmeTable(all) {
+    const rows = all.map((k) => `| \`${k.name}\` | ${k.does} | ${verdict(k)} | ${k.rfc || ''} |`);
+    return '| case | the server | shb | why |\n|---|---|---|---|\n' + rows.join('\n') + '\n';
+}
+
 function globRe(g) {
     return new RegExp('^(' + g.split(/\s+/).filter(Boolean).map((x) => x.replace(/[.+^${}()|[\]\\]/g, '\\$&')
         .replace(/\*/g, '.*').replace(/\?/g, '.')).join('|') + ')$');
@@ -99,12 +106,21 @@ function main() {
             process.stdout.write([k.name, k.tls || k.raw ? 1 : 0, shbArgs(k), k.deadline || 10, jqExpr(k)].join('\t') + '\n');
         }
     } else if (cmd === '--readme') {
-        process.stdout.write('| case | the server | shb | why |\n|---|---|---|---|\n');
-        for (const k of all) {
-            process.stdout.write(`| \`${k.name}\` | ${k.does} | ${verdict(k)} | ${k.rfc || ''} |\n`);
+        process.stdout.write(readmeTable(all));
+    } else if (cmd === '--update-readme') {
+        // Replaces what lies between the markers in the README (glob: its path).
+        const file = glob || path.join(__dirname, '..', '..', 'README.md');
+        const text = fs.readFileSync(file, 'utf8');
+        const begin = '<!-- hostile-cases:begin -->\n', end = '<!-- hostile-cases:end -->';
+        const a = text.indexOf(begin), b = text.indexOf(end);
+        if (a < 0 || b < a) {
+            process.stderr.write(`${file}: no ${begin.trim()} ... ${end} markers\n`);
+            process.exit(1);
         }
+        fs.writeFileSync(file, text.slice(0, a + begin.length) + readmeTable(all) + text.slice(b));
+        process.stdout.write(`${file}: ${all.length} hostile cases\n`);
     } else {
-        process.stderr.write('usage: node cases.js --list [GLOB] | --readme\n');
+        process.stderr.write('usage: node cases.js --list [GLOB] | --readme | --update-readme [README]\n');
         process.exit(2);
     }
 }
