@@ -194,6 +194,7 @@ struct h2_conn {
 
     uint32_t goaway_last;
     bool goaway;
+    bool bye_sent;         /* our GOAWAY NO_ERROR for stream id exhaustion is queued */
     bool got_settings;
     int dead;              /* 0, or the H2_ERR_* that ended the connection */
 
@@ -509,6 +510,25 @@ static uint32_t err_code(int err)
     }
 }
 
+/* RFC 9113 §5.1.1: stream ids are never reused, so once the next one would
+ * pass 2^31-1 this connection opens no more streams, and the client "MUST
+ * establish a new connection". When its last stream has closed, the
+ * connection ends the orderly way (§6.8: a GOAWAY before closing; NO_ERROR,
+ * last-stream-id 0 as we accept no server streams), once; its room is
+ * always reserved in the output buffer. Not after a GOAWAY of the peer's,
+ * which ends the connection its own way. */
+static void ids_exhausted_bye(struct h2_conn *c)
+{
+    if (c->dead || c->goaway || c->bye_sent || c->next_id <= H2_MAX_STREAM_ID || c->open != 0 ||
+        c->out_len + H2_GOAWAY_LEN > c->out_cap)
+        return;
+    uint8_t *o = put_head(c->out + c->out_len, 8, FT_GOAWAY, 0, 0);
+    o = wr32(o, 0);
+    wr32(o, EC_NO_ERROR);
+    c->out_len += H2_GOAWAY_LEN;
+    c->bye_sent = true;
+}
+
 /* Connection error (§5.4.1): GOAWAY, every open stream aborted, finished.
  * last-stream-id 0: we never accept a server-initiated stream. */
 static int conn_error(struct h2_conn *c, int err)
@@ -559,8 +579,8 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->out_normal = l.out_normal;
     c->mask = l.nslots - 1;
     c->parallel = l.parallel;
-    c->next_id = 1;
-    c->oldest = 1;
+    c->next_id = cfg->first_stream_id ? cfg->first_stream_id | 1 : 1;
+    c->oldest = c->next_id;
     c->qhead = c->qtail = H2_NONE;
     c->peer_max_streams = H2_STREAMS_BEFORE_SETTINGS;
     c->peer_max_frame = H2_MIN_MAX_FRAME;
@@ -710,12 +730,18 @@ bool h2_cancel(struct h2_conn *c, uint32_t id)
     if (c->dead || !s || ctl32(c, FT_RST_STREAM, id, EC_CANCEL) != 0)
         return false;
     close_stream(c, s);
+    ids_exhausted_bye(c);
     return true;
 }
 
 bool h2_drained(const struct h2_conn *c)
 {
     return (c->goaway || c->next_id > H2_MAX_STREAM_ID) && c->open == 0;
+}
+
+bool h2_ids_exhausted(const struct h2_conn *c)
+{
+    return c->bye_sent;
 }
 
 void h2_conn_lost(struct h2_conn *c, h2_event_fn fn, void *ctx)
@@ -1284,5 +1310,6 @@ int h2_recv(struct h2_conn *c, const uint8_t *p, size_t n, h2_event_fn fn, void 
         if (rc)
             return conn_error(c, rc);
     }
+    ids_exhausted_bye(c);
     return 0;
 }

@@ -35,6 +35,10 @@ struct h2_config {
      * update to 0 (RFC 7541 §4.2). */
     const uint8_t *request_first, *request_next;
     size_t request_first_len, request_next_len;
+    /* The first stream id of every connection: 0 means 1. Odd, at most
+     * 2^31-1. Only tests set it (the test build's SHB_TEST_H2_FIRST_STREAM_ID,
+     * shb.c), to reach stream id exhaustion in a few requests. */
+    uint32_t first_stream_id;
 };
 
 /* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 asks the peer not to
@@ -128,7 +132,15 @@ bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag);
 bool h2_cancel(struct h2_conn *c, uint32_t id);
 
 /* GOAWAY received (or ids exhausted) and no stream left open: the caller
- * closes this connection and opens a new one. */
+ * closes this connection and opens a new one. When the ids ran out (RFC
+ * 9113 §5.1.1: a client that cannot open a stream "MUST establish a new
+ * connection"), the engine has queued a GOAWAY NO_ERROR (§6.8: sent before
+ * closing) by the time this says true: the caller sends what h2_out holds,
+ * then closes. */
 bool h2_drained(const struct h2_conn *c);
+
+/* True once the GOAWAY NO_ERROR of stream id exhaustion is queued (see
+ * h2_drained): the connection ends by our choice, not the peer's. */
+bool h2_ids_exhausted(const struct h2_conn *c);
 
 #endif

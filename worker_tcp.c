@@ -63,6 +63,7 @@ struct conn {
     bool sending;       /* a send is in flight (one at a time) */
     bool in_flush_list;
     bool goodbye;       /* the connection failed with our GOAWAY or alert queued (see slot_set) */
+    bool retiring;      /* HTTP/2 stream ids ran out: closed once our GOAWAY has gone (h2_retire) */
     uint32_t responses; /* completed on this socket */
     /* HTTP/1.1: one request at a time */
     bool busy;          /* a request is on the wire and its response not complete */
@@ -185,6 +186,7 @@ static void conn_close(struct loop *l, struct conn *c)
     c->state = CONN_IDLE;
     c->busy = false;
     c->sending = false;
+    c->retiring = false;
     c->stuck_since = 0;
 }
 
@@ -490,6 +492,29 @@ static void conn_flush(struct loop *l, struct conn *c)
         h2_send_out(l, c);
 }
 
+/* The connection has nothing open and will open nothing more (h2_drained).
+ * After the peer's GOAWAY it is replaced at once (false). When its stream
+ * ids ran out (RFC 9113 §5.1.1), its own GOAWAY NO_ERROR goes first, and
+ * the socket's reset must not overtake it (slot_set): with no send in
+ * flight it leaves now and the connection is replaced at the next tick
+ * (goodbye); behind a send in flight it stays queued, and the connection
+ * lives on (true) until on_send sees everything gone. */
+static bool h2_retire(struct loop *l, struct conn *c)
+{
+    if (!h2_ids_exhausted(c->h2))
+        return false;
+    if (c->retiring)
+        return true;
+    bool busy = c->sending;
+    conn_flush(l, c);
+    if (busy) {
+        c->retiring = true;
+        return true;
+    }
+    c->goodbye = c->sending;
+    return false;
+}
+
 static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
 {
     struct tcp *t = tcp_of(l);
@@ -503,7 +528,7 @@ static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
         return false;
     }
     if (h2_drained(c->h2))
-        return false; /* GOAWAY honoured and nothing left open: replace it */
+        return h2_retire(l, c);
     h2_fill(l, c);
     return true;
 }
@@ -739,6 +764,25 @@ static void on_connect(struct loop *l, struct conn *c, int res)
         proto_on_open(l, c);
 }
 
+/* A retiring connection (h2_retire) after a send completed: what is still
+ * queued (our GOAWAY) goes now; once nothing is left, it is closed and
+ * replaced at the next tick, the last send being on its way (slot_set). */
+static void h2_retire_sent(struct loop *l, struct conn *c)
+{
+    size_t left;
+    conn_flush(l, c);
+    if (c->sending)
+        return;
+    h2_out(c->h2, &left);
+    if (c->tls)
+        tls_conn_out(c->tls, &left);
+    if (left)
+        return;
+    c->retiring = false;
+    conn_close(l, c);
+    conn_replace(l, c, true);
+}
+
 static void on_send(struct loop *l, struct conn *c, int res)
 {
     struct tcp *t = tcp_of(l);
@@ -760,6 +804,8 @@ static void on_send(struct loop *l, struct conn *c, int res)
     } else {
         h1_on_sent(l, c, res);
     }
+    if (c->retiring)
+        h2_retire_sent(l, c);
 }
 
 static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
@@ -879,6 +925,12 @@ static void tcp_tick(struct loop *l)
         } else {
             if (cfg->timeout_ns)
                 h2_expire(l, c);
+            if (h2_drained(c->h2) && !h2_retire(l, c)) {
+                /* --timeout cancelled the last streams its ids allowed */
+                conn_close(l, c);
+                conn_replace(l, c, c->goodbye);
+                continue;
+            }
             if (h2_stuck_too_long(l, c)) {
                 if (c->responses == 0)
                     loop_charge(l, ERR_REFUSED);

@@ -302,6 +302,8 @@ static void fx_drain(struct fx *f)
 /* Indexed request blocks for the next fx_new (then cleared): see test_indexed. */
 static const uint8_t *g_first, *g_next;
 static size_t g_first_len, g_next_len;
+/* The first stream id for the next fx_new (then cleared): see test_ids_exhausted. */
+static uint32_t g_first_stream_id;
 
 static struct fx *fx_new(uint32_t parallel, const uint8_t *block, size_t block_len, const uint8_t *body,
                          size_t body_len, bool has_body)
@@ -316,6 +318,8 @@ static struct fx *fx_new(uint32_t parallel, const uint8_t *block, size_t block_l
     f->cfg.request_next = g_next;
     f->cfg.request_next_len = g_next_len;
     g_first = g_next = NULL;
+    f->cfg.first_stream_id = g_first_stream_id;
+    g_first_stream_id = 0;
     f->mem = aligned_alloc(64, (h2_conn_size(&f->cfg) + 63) / 64 * 64);
     if (!f->mem)
         abort();
@@ -1195,6 +1199,94 @@ static void test_goaway(void)
     buf_free(&b);
 }
 
+/* Our GOAWAYs since the cursor: how many, and the last one's fields. */
+static size_t fx_goaways(struct fx *f, uint32_t *last, uint32_t *code)
+{
+    fx_drain(f);
+    struct fr r[4];
+    size_t n = fx_collect(f, T_GOAWAY, r, 4);
+    if (n) {
+        *last = rd32(r[n - 1].pl);
+        *code = rd32(r[n - 1].pl + 4);
+    }
+    return n;
+}
+
+/* RFC 9113 §5.1.1: ids are not reused; past 2^31-1 a new connection. */
+static void test_ids_exhausted(void)
+{
+    /* Three ids left: 2^31-5, 2^31-3, 2^31-1. */
+    g_first_stream_id = 0x7fffffffu - 4;
+    struct fx *f = fx_ready(8, NULL, 0);
+    uint32_t a = fx_start(f), b = fx_start(f), c = fx_start(f), d = fx_start(f);
+    T_CHECK("ids exhausted: 2^31-5, -3, -1 open, then no stream may start",
+            a == 0x7ffffffbu && b == 0x7ffffffdu && c == 0x7fffffffu && d == 0 && !h2_can_start(f->c) &&
+                h2_open_streams(f->c) == 3,
+            "ids %#x %#x %#x %#x", a, b, c, d);
+    uint32_t last = 1, code = 1;
+    int rc = respond(f, a, B200, 1) | respond(f, c, B404, 1);
+    T_CHECK("ids exhausted: streams finish normally, no GOAWAY while one is open",
+            rc == 0 && fx_count(f, H2_EV_RESPONSE) == 2 && !h2_drained(f->c) && !h2_ids_exhausted(f->c) &&
+                fx_goaways(f, &last, &code) == 0,
+            "rc %d", rc);
+    rc = respond(f, b, B200, 1);
+    size_t ng = fx_goaways(f, &last, &code);
+    T_CHECK("ids exhausted: after the last response, drained with one GOAWAY(0, NO_ERROR) queued",
+            rc == 0 && fx_count(f, H2_EV_RESPONSE) == 3 && fx_count(f, H2_EV_RESPONSE) == f->nev &&
+                h2_drained(f->c) && h2_ids_exhausted(f->c) && ng == 1 && last == 0 && code == 0,
+            "rc %d goaways %zu last %u code %u", rc, ng, last, code);
+    struct buf x = { 0 };
+    static const uint8_t op[8] = { 1 };
+    f_ping(&x, 0, op);
+    rc = fx_feedb(f, &x);
+    x.len = 0;
+    ng = fx_goaways(f, &last, &code);
+    T_CHECK("ids exhausted: a later frame is still answered, no second GOAWAY", rc == 0 && ng == 0 && h2_drained(f->c),
+            "rc %d goaways %zu", rc, ng);
+    T_CHECK("ids exhausted: scenario accounting", fx_end(f), "bad accounting");
+
+    /* The last id's stream cancelled (--timeout): the GOAWAY follows its
+     * RST_STREAM. */
+    g_first_stream_id = 0x7fffffffu;
+    f = fx_ready(8, NULL, 0);
+    a = fx_start(f);
+    bool cancelled = h2_cancel(f->c, a);
+    f->reported[0]++; /* the caller accounts for it (a timeout error) */
+    fx_drain(f);
+    struct fr r[4];
+    bool hd = fx_expect(f, T_HEADERS, &r[0]) && r[0].id == a;
+    bool rst = hd && fx_next(f, &r[0]) && r[0].type == T_RST && r[0].id == a;
+    bool ga = fx_next(f, &r[1]) && r[1].type == T_GOAWAY && rd32(r[1].pl) == 0 && rd32(r[1].pl + 4) == 0;
+    T_CHECK("ids exhausted: the only stream (2^31-1) cancelled: RST_STREAM, then GOAWAY NO_ERROR, drained",
+            a == 0x7fffffffu && cancelled && rst && ga && h2_drained(f->c) && fx_nothing_new(f), "id %#x", a);
+    T_CHECK("ids exhausted: scenario accounting (cancel)", fx_end(f), "bad accounting");
+
+    /* The peer's GOAWAY came first: it ends the connection, ours is not sent. */
+    g_first_stream_id = 0x7fffffffu - 2;
+    f = fx_ready(8, NULL, 0);
+    a = fx_start(f);
+    b = fx_start(f);
+    f_goaway(&x, b, 0, NULL);
+    rc = fx_feedb(f, &x);
+    rc |= respond(f, a, B200, 1) | respond(f, b, B200, 1);
+    ng = fx_goaways(f, &last, &code);
+    T_CHECK("ids exhausted: after the peer's GOAWAY, drained without one of ours",
+            rc == 0 && fx_count(f, H2_EV_RESPONSE) == 2 && h2_drained(f->c) && !h2_ids_exhausted(f->c) && ng == 0,
+            "rc %d goaways %zu", rc, ng);
+    T_CHECK("ids exhausted: scenario accounting (peer GOAWAY)", fx_end(f), "bad accounting");
+    buf_free(&x);
+
+    /* A first id of 1 (the default, 0) or any odd one: streams count up from it. */
+    g_first_stream_id = 1001;
+    f = fx_ready(2, NULL, 0);
+    a = fx_start(f);
+    b = fx_start(f);
+    rc = respond(f, b, B200, 1);
+    T_CHECK("first stream id 1001: 1001, 1003; a response for 1003 completes it", a == 1001 && b == 1003 && rc == 0 &&
+            fx_count(f, H2_EV_RESPONSE) == 1 && fx_ev_for(f, 1003) != NULL, "ids %u %u rc %d", a, b, rc);
+    T_CHECK("first stream id 1001: scenario accounting", fx_end(f), "bad accounting");
+}
+
 static void test_rst(void)
 {
     struct fx *f = fx_ready(4, NULL, 0);
@@ -2046,6 +2138,7 @@ int main(void)
     test_request_body();
     test_recv_flow();
     test_goaway();
+    test_ids_exhausted();
     test_rst();
     test_cancel();
     test_indexed();
