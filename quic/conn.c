@@ -183,6 +183,8 @@ struct quic_conn {
     uint64_t key_phase_first_pn;  /* first packet number sent with the current write keys */
     uint64_t packets_in_phase;    /* sent with the current write keys (RFC 9001 §6.6) */
     uint64_t key_update_after;
+    bool ack_ping_out;            /* the PING of ack_ping_pn (see need_ack_ping) is unanswered */
+    uint64_t ack_ping_pn;
 
     struct quic_recovery rec;
 
@@ -408,7 +410,11 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
     memcpy(c->odcid, entropy + CID_LEN, CID_LEN);
     memcpy(c->dcid, c->odcid, CID_LEN);
     c->dcid_len = CID_LEN;
-    c->key_update_after = 1ull << 22; /* half of AES-GCM's 2^23 (RFC 9001 §6.6); ChaCha20's is far above */
+    /* Half of AES-GCM's 2^23 (RFC 9001 §6.6); ChaCha20's is far above. */
+    c->key_update_after = cfg->key_update_after ? cfg->key_update_after : 1ull << 22;
+    if (cfg->first_app_pn > QUIC_FIRST_APP_PN_MAX)
+        return NULL;
+    c->cnt.largest_app_pn_sent = QUIC_PN_NONE;
 
     for (int i = 0; i < QUIC_SPACES; i++) {
         quic_ackset_init(&c->space[i].recvd);
@@ -424,6 +430,7 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
         return NULL;
     in->has_rd = in->has_wr = true;
     quic_rec_init(&c->rec, QUIC_DGRAM_SIZE, &rec_cb, c);
+    c->rec.space[QUIC_SPACE_APP].next_pn = c->rec.space[QUIC_SPACE_APP].oldest = cfg->first_app_pn;
 
     /* Our transport parameters (RFC 9000 §18.2). Streams the server opens:
      * none bidirectional (HTTP/3 has none, RFC 9114 §6.1), UNI_MAX
@@ -1118,6 +1125,9 @@ static void open_packet(struct quic_conn *c, const struct quic_hdr *h, uint8_t *
             c->key_phase_first_pn = c->rec.space[QUIC_SPACE_APP].next_pn;
             c->packets_in_phase = 0;
             c->cnt.key_updates++;
+            c->cnt.key_updates_peer++;
+        } else {
+            c->cnt.key_updates_answered++;
         }
         c->key_update_unacked = false;
         /* The phase just left gets the keys after the next ones. */
@@ -1492,6 +1502,19 @@ static void oldest_crypto_in_flight(const struct quic_conn *c, enum quic_space s
     }
 }
 
+/* RFC 9000 §13.2.4: packets with only ACK frames are never acknowledged,
+ * and a client that only acknowledges (a long download, a server's
+ * keep-alive PINGs) would fill its sent-packet ring with them until it
+ * could send nothing (quic_rec_can_send). Once half the ring is
+ * outstanding, one PING at a time makes the server acknowledge the lot. */
+static bool need_ack_ping(struct quic_conn *c, const struct quic_rec_space *rs)
+{
+    if (c->ack_ping_out && ((rs->largest_acked != QUIC_PN_NONE && rs->largest_acked >= c->ack_ping_pn) ||
+                            c->ack_ping_pn < rs->oldest))
+        c->ack_ping_out = false; /* acknowledged, or declared lost */
+    return !c->ack_ping_out && rs->next_pn - rs->oldest >= QUIC_REC_CAP / 2;
+}
+
 /* Builds one packet of space s at out (room bytes). pad_to: fill the packet
  * to this many bytes with PADDING (Initial datagrams, §14.1). Returns its
  * length, 0 when there is nothing to send in this space. */
@@ -1581,12 +1604,16 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
             if (s == QUIC_SPACE_APP && c->hs_done)
                 write_app(c, &b);
         }
-        if (probe && !b.eliciting) {
+        if ((probe || (s == QUIC_SPACE_APP && need_ack_ping(c, rs))) && !b.eliciting) {
             /* A probe must elicit an ACK (RFC 9002 §6.2.4): nothing new to
              * send, so a PING. */
             size_t w = quic_frame_enc_ping(b.p, (size_t)(b.end - b.p));
             b.p += w;
             b.eliciting = w > 0;
+            if (w > 0 && s == QUIC_SPACE_APP) {
+                c->ack_ping_out = true;
+                c->ack_ping_pn = pn;
+            }
         }
     }
     size_t payload = (size_t)(b.p - (out + hlen));
@@ -1612,8 +1639,11 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
     if (probe && b.eliciting)
         quic_rec_probe_sent(&c->rec, s);
     c->cnt.packets_sent++;
-    if (s == QUIC_SPACE_APP)
+    if (s == QUIC_SPACE_APP) {
         c->packets_in_phase++;
+        c->cnt.largest_app_pn_sent = pn;
+        c->cnt.app_pn_len[pn_len - 1]++;
+    }
     if (b.eliciting && c->idle_restart_on_send && c->idle_timeout_ns) {
         c->idle_deadline = now + c->idle_timeout_ns;
         c->idle_restart_on_send = false;

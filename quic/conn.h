@@ -84,7 +84,20 @@ struct quic_conn_config {
     uint64_t stream_window;    /* receive window per request stream (initial_max_stream_data_bidi_local) */
     uint64_t conn_window;      /* connection receive window (initial_max_data) */
     uint64_t idle_timeout_ns;  /* our max_idle_timeout */
+    /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
+     * 0 means the default. key_update_after: 1-RTT packets we send per key
+     * phase before we update our keys (default 2^22, RFC 9001 §6.6).
+     * first_app_pn: the first packet number of the 1-RTT space (RFC 9000
+     * §12.3 allows skipping numbers); below QUIC_FIRST_APP_PN_MAX, so that
+     * the first packet's 4-byte encoding stays unambiguous (§17.1). */
+    uint64_t key_update_after;
+    uint64_t first_app_pn;
 };
+
+/* RFC 9000 §17.1: before any acknowledgment, a packet number must fit a
+ * range twice as large as itself plus one in at most 4 bytes: the first
+ * 1-RTT packet number is at most 2^31 - 2. */
+#define QUIC_FIRST_APP_PN_MAX ((UINT64_C(1) << 31) - 2)
 
 /* Counters for the report (quic object). */
 struct quic_conn_counters {
@@ -92,6 +105,14 @@ struct quic_conn_counters {
     uint64_t datagrams_sent, datagrams_received;
     uint64_t retries, key_updates;
     uint64_t handshake_ns;     /* first Initial sent -> handshake complete; 0 before */
+    /* For the long-run tests: key updates the server started (we followed;
+     * the rest of key_updates are ours), ours the server answered (its
+     * packets came in the new phase), the largest 1-RTT packet number sent
+     * (QUIC_PN_NONE before any), and 1-RTT packets sent by the length of
+     * their packet number encoding (index: bytes - 1, RFC 9000 §17.1). */
+    uint64_t key_updates_peer, key_updates_answered;
+    uint64_t largest_app_pn_sent;
+    uint64_t app_pn_len[4];
 };
 
 struct quic_conn;

@@ -135,15 +135,18 @@ static void on_reset(void *ctx, uint64_t id, uint64_t code, bool stop)
 
 static const struct quic_conn_callbacks cbs = { on_data, on_reset };
 
+/* The config of the next tc_init (test_far_pn changes it, then restores it). */
+static const struct quic_conn_config *tc_cfg = &cfg;
+
 static void tc_init(struct tc *t)
 {
     memset(t, 0, sizeof *t);
     uint8_t entropy[QUIC_CONN_ENTROPY];
     for (size_t i = 0; i < sizeof entropy; i++)
         entropy[i] = (uint8_t)i;
-    t->mem = aligned_alloc(64, (quic_conn_size(&cfg) + 63) & ~(size_t)63);
+    t->mem = aligned_alloc(64, (quic_conn_size(tc_cfg) + 63) & ~(size_t)63);
     t->now = T0;
-    t->c = quic_conn_init(t->mem, &cfg, entropy, &cbs, t, t->now);
+    t->c = quic_conn_init(t->mem, tc_cfg, entropy, &cbs, t, t->now);
     t->spn = 1000;
     t->cl_largest = QUIC_PN_NONE;
     /* The server's connection ID: the SCID of its first Initial. */
@@ -172,6 +175,8 @@ struct out {
     int key_phase;
     uint8_t dcid[QUIC_MAX_CID_LEN];
     uint64_t largest_pn;
+    uint64_t ack_largest; /* the last ACK frame's Largest Acknowledged */
+    unsigned phase_changes; /* 1-RTT packets whose Key Phase differs from the one before */
 };
 
 static uint64_t out_hash = 14695981039346656037ull; /* FNV-1a of every byte the clients sent */
@@ -186,6 +191,7 @@ static void read_frames(struct out *o, const uint8_t *p, size_t n)
         switch (f.kind) {
         case QUIC_FT_ACK:
             o->ack++;
+            o->ack_largest = f.ack.largest;
             break;
         case QUIC_FT_STREAM:
             o->stream++;
@@ -262,6 +268,7 @@ static void drain(struct tc *t, struct out *o)
                     if (t->cl_largest == QUIC_PN_NONE || op.pn > t->cl_largest)
                         t->cl_largest = op.pn;
                     o->largest_pn = op.pn;
+                    o->phase_changes += o->key_phase >= 0 && o->key_phase != op.key_phase;
                     o->key_phase = op.key_phase;
                     read_frames(o, op.payload, op.payload_len);
                 }
@@ -338,6 +345,9 @@ static bool same_as_trace(struct tc *t, char *why, size_t cap)
 
 /* ------------------------------------------------------------ playing the server */
 
+/* The packet number length of the server's 1-RTT packets (test_far_pn). */
+static size_t srv_pn_len = 4;
+
 /* One 1-RTT packet of frames from the server, in the given key phase (-1:
  * the phase the client reads now) or with explicit keys. */
 static void srv_packet_keys(struct tc *t, const struct quic_keys *k, int phase, const uint8_t *frames, size_t n)
@@ -345,7 +355,7 @@ static void srv_packet_keys(struct tc *t, const struct quic_keys *k, int phase, 
     uint8_t pkt[2048];
     uint8_t scid[QUIC_MAX_CID_LEN];
     size_t sl = quic_conn_test_scid(t->c, scid);
-    size_t h = quic_build_short(pkt, sizeof pkt, scid, sl, phase, 4);
+    size_t h = quic_build_short(pkt, sizeof pkt, scid, sl, phase, srv_pn_len);
     if (h == 0 || h + n + QUIC_TAG_LEN > sizeof pkt) {
         printf("FAIL srv_packet: %zu bytes do not fit\n", n);
         exit(2);
@@ -1163,6 +1173,134 @@ static void test_our_key_update(void)
     tc_free(&t);
 }
 
+/* Long runs in a few thousand packets (RFC 9000 §17.1, RFC 9001 §6): our
+ * 1-RTT packet numbers start just below 2^31 (the most a first packet's
+ * 4-byte encoding allows) and cross it, truncated to 1 byte once
+ * acknowledged, with a key update every 8 packets that the server answers;
+ * the server's numbers climb to 2^40 in steps of 2^30 (the 4-byte window)
+ * and then cross 2^40 and 2^40 + 256 in 1-byte encodings. */
+static void test_far_pn(void)
+{
+    struct quic_conn_config far = cfg;
+    far.first_app_pn = QUIC_FIRST_APP_PN_MAX + 1;
+    void *mem = aligned_alloc(64, (quic_conn_size(&far) + 63) & ~(size_t)63);
+    uint8_t entropy[QUIC_CONN_ENTROPY] = { 0 };
+    T_CHECK("far pn: a first 1-RTT packet number above 2^31-2 is refused",
+            quic_conn_init(mem, &far, entropy, &cbs, NULL, T0) == NULL, "accepted");
+    free(mem);
+
+    far.first_app_pn = QUIC_FIRST_APP_PN_MAX - 40;
+    far.key_update_after = 8;
+    tc_cfg = &far;
+    struct tc t;
+    struct out o;
+    established(&t, true);
+    tc_cfg = &cfg;
+    const struct quic_conn_counters *k = quic_conn_counters(t.c);
+    bool first_ok = k->largest_app_pn_sent >= far.first_app_pn && k->largest_app_pn_sent < far.first_app_pn + 40 &&
+                    k->app_pn_len[3] > 0;
+    T_CHECK("far pn: the client's first 1-RTT packets are numbered from 2^31-42, 4 bytes", first_ok,
+            "largest %llu, 4-byte %llu", (unsigned long long)k->largest_app_pn_sent,
+            (unsigned long long)k->app_pn_len[3]);
+
+    /* The server: PING and ACK of everything, in the phase the client
+     * writes in (answering its key updates, §6.2). */
+    unsigned undecrypted = 0, phase_changes = 0, bad_acks = 0;
+    int last_phase = -1;
+    uint8_t f[64];
+    for (int i = 0; i < 400 && quic_conn_state(t.c) == QUIC_ESTABLISHED; i++) {
+        int rd, wr;
+        const struct quic_keys *sk = quic_conn_test_server_keys(t.c, &rd);
+        quic_conn_test_client_keys(t.c, &wr);
+        size_t w = quic_frame_enc_ping(f, sizeof f);
+        struct quic_ack_range r = { 0, t.cl_largest };
+        w += quic_frame_enc_ack(f + w, sizeof f - w, &r, 1, 0, NULL, NULL);
+        if (wr == rd)
+            srv_packet_keys(&t, &sk[rd], rd, f, w);
+        else
+            srv_packet_keys(&t, &sk[!rd], !rd, f, w);
+        t.now += 30 * MS;
+        if (quic_conn_deadline(t.c) <= t.now)
+            quic_conn_timeout(t.c, t.now);
+        drain(&t, &o);
+        undecrypted += o.undecrypted;
+        phase_changes += o.phase_changes + (last_phase >= 0 && o.key_phase >= 0 && o.key_phase != last_phase);
+        if (o.key_phase >= 0)
+            last_phase = o.key_phase;
+        bad_acks += o.ack && o.ack_largest != t.spn - 1;
+    }
+    k = quic_conn_counters(t.c);
+    T_CHECK("far pn: 400 round trips later still established, every packet opened with the right number",
+            quic_conn_state(t.c) == QUIC_ESTABLISHED && undecrypted == 0 && t.cl_largest == k->largest_app_pn_sent &&
+                t.cl_largest > (1ull << 31) + 300,
+            "state %d, %u not opened, largest opened %llu, sent %llu", quic_conn_state(t.c), undecrypted,
+            (unsigned long long)t.cl_largest, (unsigned long long)k->largest_app_pn_sent);
+    T_CHECK("far pn: once acknowledged, numbers past 2^31 go out in 1 byte",
+            k->app_pn_len[0] > 350 && k->app_pn_len[1] == 0 && k->app_pn_len[2] == 0, "by length %llu %llu %llu %llu",
+            (unsigned long long)k->app_pn_len[0], (unsigned long long)k->app_pn_len[1],
+            (unsigned long long)k->app_pn_len[2], (unsigned long long)k->app_pn_len[3]);
+    T_CHECK("far pn: a key update every 8 packets or so, each answered by the server",
+            k->key_updates >= 40 && k->key_updates_peer == 0 && k->key_updates_answered + 1 >= k->key_updates &&
+                phase_changes + 1 >= k->key_updates,
+            "updates %llu (server's %llu, answered %llu), phase changes seen %u", (unsigned long long)k->key_updates,
+            (unsigned long long)k->key_updates_peer, (unsigned long long)k->key_updates_answered, phase_changes);
+    T_CHECK("far pn: the client's ACKs name the server's last packet", bad_acks == 0, "%u wrong", bad_acks);
+
+    /* The server's numbers: up to 2^40 - 300 in steps of 2^30, then one by
+     * one in 1-byte encodings across 2^40. */
+    uint64_t pr = k->packets_received;
+    unsigned steps = 0;
+    while (t.spn < (1ull << 40) - 300) {
+        uint64_t next = t.spn + (1ull << 30) < (1ull << 40) - 300 ? t.spn + (1ull << 30) : (1ull << 40) - 300;
+        t.spn = next;
+        srv_packet(&t, (const uint8_t *)"\x01", 1);
+        steps++;
+    }
+    bool climbed = k->packets_received == pr + steps;
+    t.now += 30 * MS;
+    drain(&t, &o);
+    climbed = climbed && o.ack && o.ack_largest == t.spn - 1;
+    T_CHECK("far pn: server packets 2^30 apart (4-byte window) all taken, up to 2^40 - 300", climbed,
+            "%u sent, %llu taken, ack of %llu (want %llu)", steps, (unsigned long long)(k->packets_received - pr),
+            (unsigned long long)o.ack_largest, (unsigned long long)(t.spn - 1));
+    srv_pn_len = 1;
+    pr = k->packets_received;
+    bad_acks = 0;
+    /* As a real server does, it acknowledges only what elicits it: the
+     * client's ACK-only packets are never acknowledged, and the client's
+     * occasional PING (RFC 9000 §13.2.4) must keep its ring of sent
+     * packets from filling. */
+    bool srv_ack = false;
+    unsigned pings = 0;
+    for (int i = 0; i < 600; i++) {
+        /* PING and PADDING (4 bytes after a 1-byte number, for the header
+         * protection sample, RFC 9001 §5.4.2), or PING and ACK. */
+        struct quic_ack_range r = { 0, t.cl_largest };
+        size_t w = quic_frame_enc_ping(f, sizeof f);
+        if (srv_ack)
+            w += quic_frame_enc_ack(f + w, sizeof f - w, &r, 1, 0, NULL, NULL);
+        else
+            w += quic_frame_enc_padding(f + w, sizeof f - w, 3);
+        srv_packet(&t, f, w);
+        t.now += 30 * MS;
+        if (quic_conn_deadline(t.c) <= t.now)
+            quic_conn_timeout(t.c, t.now);
+        drain(&t, &o);
+        bad_acks += !o.ack || o.ack_largest != t.spn - 1;
+        srv_ack = o.eliciting_pkts > 0;
+        pings += o.ping;
+    }
+    srv_pn_len = 4;
+    T_CHECK("far pn: 600 server packets in 1-byte encodings across 2^40 and 2^40 + 256: all taken, each acknowledged",
+            k->packets_received == pr + 600 && bad_acks == 0 && t.spn > (1ull << 40) + 256 &&
+                quic_conn_state(t.c) == QUIC_ESTABLISHED,
+            "%llu taken, %u acks wrong, server at %llu", (unsigned long long)(k->packets_received - pr), bad_acks,
+            (unsigned long long)t.spn);
+    T_CHECK("far pn: an ACK-only client sends a PING now and then (RFC 9000 §13.2.4)", pings > 0 && pings < 10,
+            "%u PINGs", pings);
+    tc_free(&t);
+}
+
 static void test_idle(void)
 {
     struct tc t;
@@ -1508,6 +1646,7 @@ int main(void)
     test_stateless_reset();
     test_key_update();
     test_our_key_update();
+    test_far_pn();
     test_idle();
     test_version_negotiation();
     test_retry();
