@@ -33,6 +33,9 @@ asan_CORE = $(patsubst %.c,build/asan/%.o,$(CORE))
 
 MUSL_CFLAGS  = $(BASE) -O2
 ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The test build's start-value knobs (SHB_TEST_H2_FIRST_STREAM_ID,
+# SHB_TEST_QUIC_*: shb.c, test/e2e_longrun.sh); ./shb never has them.
+ASAN_CFLAGS += -DSHB_TEST_KNOBS
 GLIBC_CFLAGS = $(BASE) -O2
 
 .PHONY: all asan glibc test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean

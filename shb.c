@@ -42,6 +42,27 @@ static void die(int code, const char *fmt, ...)
     exit(code);
 }
 
+#ifdef SHB_TEST_KNOBS
+/* The test build only (make asan: -DSHB_TEST_KNOBS; ./shb has none of
+ * this): start values from the environment, read once here and handed to
+ * the engines' configs, that make what a long run meets reachable in
+ * seconds (test/e2e_longrun.sh). Unset or empty: the normal value. */
+static uint64_t test_knob(const char *name, uint64_t min, uint64_t max, uint64_t dflt, bool *set)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (errno || *end || v[0] == '-' || x < min || x > max)
+        die(2, "%s=%s: expected a number from %llu to %llu", name, v, (unsigned long long)min,
+            (unsigned long long)max);
+    *set = true;
+    return x;
+}
+#endif
+
 static void on_sigint(int sig)
 {
     (void)sig;
@@ -300,6 +321,21 @@ int main(int argc, char **argv)
         }
     }
 
+#ifdef SHB_TEST_KNOBS
+    /* SHB_TEST_H2_FIRST_STREAM_ID: every HTTP/2 connection's first stream
+     * id (odd; e.g. 2^31-1-2k: k+1 streams, then a new connection).
+     * SHB_TEST_QUIC_KEY_UPDATE_AFTER: 1-RTT packets per key phase of ours.
+     * SHB_TEST_QUIC_FIRST_PN: the first 1-RTT packet number. With a QUIC
+     * one set, a line of counters the report lacks goes to stderr. */
+    bool h2_knob = false, quic_knob = false;
+    h2cfg.first_stream_id = (uint32_t)test_knob("SHB_TEST_H2_FIRST_STREAM_ID", 1, 0x7fffffff, 0, &h2_knob);
+    if (h2_knob && !(h2cfg.first_stream_id & 1))
+        die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
+            h2cfg.first_stream_id);
+    h3cfg.quic.key_update_after = test_knob("SHB_TEST_QUIC_KEY_UPDATE_AFTER", 1, UINT64_MAX, 0, &quic_knob);
+    h3cfg.quic.first_app_pn = test_knob("SHB_TEST_QUIC_FIRST_PN", 0, QUIC_FIRST_APP_PN_MAX, 0, &quic_knob);
+#endif
+
     struct worker *workers = calloc(threads, sizeof(*workers));
     struct thread_arg *args = calloc(threads, sizeof(*args));
     pthread_t *tids = calloc(threads, sizeof(*tids));
@@ -395,6 +431,19 @@ int main(int argc, char **argv)
     else
         report_text(stdout, &ri, &total);
     fflush(stdout);
+#ifdef SHB_TEST_KNOBS
+    if (quic_knob) {
+        const struct quic_stats *q = &total.quic;
+        fprintf(stderr,
+                "shb-test: keyUpdates=%llu keyUpdatesByServer=%llu keyUpdatesAnswered=%llu largestPnSent=%llu "
+                "pnLen1=%llu pnLen2=%llu pnLen3=%llu pnLen4=%llu\n",
+                (unsigned long long)q->key_updates, (unsigned long long)q->key_updates_peer,
+                (unsigned long long)q->key_updates_answered,
+                (unsigned long long)q->largest_app_pn_sent, (unsigned long long)q->app_pn_len[0],
+                (unsigned long long)q->app_pn_len[1], (unsigned long long)q->app_pn_len[2],
+                (unsigned long long)q->app_pn_len[3]);
+    }
+#endif
     stats_free(&total);
     free(req);
     free(indexed.first);

@@ -128,6 +128,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     q->sends += r->sends;
     q->retries += r->retries;
     q->key_updates += r->key_updates;
+    q->key_updates_peer += r->key_updates_peer;
+    q->key_updates_answered += r->key_updates_answered;
+    if (r->largest_app_pn_sent > q->largest_app_pn_sent)
+        q->largest_app_pn_sent = r->largest_app_pn_sent;
+    for (int i = 0; i < 4; i++)
+        q->app_pn_len[i] += r->app_pn_len[i];
     q->goaways += r->goaways;
     hist_merge(&q->handshake, &r->handshake);
     for (unsigned i = 0; i < r->n_closes; i++)

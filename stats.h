@@ -107,6 +107,11 @@ struct stats {
         uint64_t datagrams_sent, datagrams_received, sends; /* sends: sendmsg calls (GSO batches) */
         uint64_t retries, key_updates;
         uint64_t goaways;           /* connections the server sent GOAWAY on */
+        /* Not in the report; the test build prints them for the long-run
+         * tests (shb.c, SHB_TEST_KNOBS): key updates the server started,
+         * ours it answered, the largest 1-RTT packet number sent (0 before any), 1-RTT
+         * packets by packet number length (quic_conn_counters). */
+        uint64_t key_updates_peer, key_updates_answered, largest_app_pn_sent, app_pn_len[4];
         struct hist handshake;      /* first Initial sent -> handshake complete, per connection */
         /* CONNECTION_CLOSEs that ended connections, by who sent them and
          * their code (the first QUIC_CLOSE_KINDS distinct ones; the rest

@@ -256,6 +256,12 @@ static void qc_count(struct loop *l, struct qc *c)
     s->datagrams_received += k->datagrams_received;
     s->retries += k->retries;
     s->key_updates += k->key_updates;
+    s->key_updates_peer += k->key_updates_peer;
+    s->key_updates_answered += k->key_updates_answered;
+    if (k->largest_app_pn_sent != QUIC_PN_NONE && k->largest_app_pn_sent > s->largest_app_pn_sent)
+        s->largest_app_pn_sent = k->largest_app_pn_sent;
+    for (int i = 0; i < 4; i++)
+        s->app_pn_len[i] += k->app_pn_len[i];
     if (k->handshake_ns)
         hist_record(&s->handshake, k->handshake_ns);
     if (c->peer.goaway_id != UINT64_MAX)
