@@ -1,7 +1,7 @@
 # shb — one static musl binary; see README for the targets.
 #
 #   make            ./shb: static, musl, -O2, BearSSL linked in
-#   make asan       build/asan/shb: glibc + ASan + UBSan (tests run it too)
+#   make asan       build/asan/shb: glibc + ASan + UBSan, with the test knobs (tests run it too)
 #   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
 #   make test       unit tests (sanitized), fuzz seeds, end-to-end tests; last line "N passed, N failed"
 #   make hostile    the hostile-server suites alone, both builds
