@@ -769,14 +769,14 @@ static void on_connect(struct loop *l, struct conn *c, int res)
  * replaced at the next tick, the last send being on its way (slot_set). */
 static void h2_retire_sent(struct loop *l, struct conn *c)
 {
-    size_t left;
+    size_t plain, sealed = 0;
     conn_flush(l, c);
     if (c->sending)
         return;
-    h2_out(c->h2, &left);
+    h2_out(c->h2, &plain);
     if (c->tls)
-        tls_conn_out(c->tls, &left);
-    if (left)
+        tls_conn_out(c->tls, &sealed);
+    if (plain || sealed)
         return;
     c->retiring = false;
     conn_close(l, c);
@@ -926,7 +926,7 @@ static void tcp_tick(struct loop *l)
             if (cfg->timeout_ns)
                 h2_expire(l, c);
             if (h2_drained(c->h2) && !h2_retire(l, c)) {
-                /* --timeout cancelled the last streams its ids allowed */
+                /* drained here: --timeout cancelled its last streams */
                 conn_close(l, c);
                 conn_replace(l, c, c->goodbye);
                 continue;
