@@ -325,7 +325,8 @@ int main(int argc, char **argv)
     /* SHB_TEST_H2_FIRST_STREAM_ID: every HTTP/2 connection's first stream
      * id (odd; e.g. 2^31-1-2k: k+1 streams, then a new connection).
      * SHB_TEST_QUIC_KEY_UPDATE_AFTER: 1-RTT packets per key phase of ours.
-     * SHB_TEST_QUIC_FIRST_PN: the first 1-RTT packet number. With a QUIC
+     * SHB_TEST_QUIC_FIRST_PN: the first 1-RTT packet number, or beyond
+     * 2^31-2 the one they jump to as soon as they can. With a QUIC
      * one set, a line of counters the report lacks goes to stderr. */
     bool h2_knob = false, quic_knob = false;
     h2cfg.first_stream_id = (uint32_t)test_knob("SHB_TEST_H2_FIRST_STREAM_ID", 1, 0x7fffffff, 0, &h2_knob);
@@ -333,7 +334,11 @@ int main(int argc, char **argv)
         die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
             h2cfg.first_stream_id);
     h3cfg.quic.key_update_after = test_knob("SHB_TEST_QUIC_KEY_UPDATE_AFTER", 1, UINT64_MAX, 0, &quic_knob);
-    h3cfg.quic.first_app_pn = test_knob("SHB_TEST_QUIC_FIRST_PN", 0, QUIC_FIRST_APP_PN_MAX, 0, &quic_knob);
+    /* Above what a first packet can carry (QUIC_FIRST_APP_PN_MAX), numbers
+     * start there and jump (quic_conn_config's app_pn_target). */
+    uint64_t first_pn = test_knob("SHB_TEST_QUIC_FIRST_PN", 0, QUIC_PN_MAX - (1ull << 32), 0, &quic_knob);
+    h3cfg.quic.first_app_pn = first_pn < QUIC_FIRST_APP_PN_MAX ? first_pn : QUIC_FIRST_APP_PN_MAX;
+    h3cfg.quic.app_pn_target = first_pn > QUIC_FIRST_APP_PN_MAX ? first_pn : 0;
 #endif
 
     struct worker *workers = calloc(threads, sizeof(*workers));

@@ -185,6 +185,9 @@ struct quic_conn {
     uint64_t key_update_after;
     bool ack_ping_out;            /* the PING of ack_ping_pn (see need_ack_ping) is unanswered */
     uint64_t ack_ping_pn;
+#ifdef SHB_TEST_KNOBS
+    uint64_t app_pn_target;       /* quic_conn_config's: packet number jumps (pn_jump) */
+#endif
 
     struct quic_recovery rec;
 
@@ -431,6 +434,9 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
     in->has_rd = in->has_wr = true;
     quic_rec_init(&c->rec, QUIC_DGRAM_SIZE, &rec_cb, c);
     c->rec.space[QUIC_SPACE_APP].next_pn = c->rec.space[QUIC_SPACE_APP].oldest = cfg->first_app_pn;
+#ifdef SHB_TEST_KNOBS
+    c->app_pn_target = cfg->app_pn_target;
+#endif
 
     /* Our transport parameters (RFC 9000 §18.2). Streams the server opens:
      * none bidirectional (HTTP/3 has none, RFC 9114 §6.1), UNI_MAX
@@ -1515,6 +1521,30 @@ static bool need_ack_ping(struct quic_conn *c, const struct quic_rec_space *rs)
     return !c->ack_ping_out && rs->next_pn - rs->oldest >= QUIC_REC_CAP / 2;
 }
 
+#ifdef SHB_TEST_KNOBS
+/* The test build's jumps towards app_pn_target (quic_conn_config): only
+ * with nothing in flight (so no loss detection or PTO spans the numbers
+ * skipped; what the ring still holds is ACK-only packets, which need
+ * neither and are dropped), and only once the server has acknowledged
+ * something, at most 2^30 past it: the server's largest received is at
+ * least that, so the new number is within half its 4-byte window, as it
+ * is of ours (quic_pn_encode_len). */
+static void pn_jump(struct quic_conn *c)
+{
+    struct quic_rec_space *rs = &c->rec.space[QUIC_SPACE_APP];
+    if (c->app_pn_target <= rs->next_pn || rs->largest_acked == QUIC_PN_NONE || c->rec.bytes_in_flight != 0)
+        return;
+    uint64_t to = rs->largest_acked + (1ull << 30);
+    if (to > c->app_pn_target)
+        to = c->app_pn_target;
+    if (to <= rs->next_pn)
+        return;
+    for (uint64_t pn = rs->oldest; pn < rs->next_pn; pn++)
+        rs->sent[pn % QUIC_REC_CAP].time = 0;
+    rs->oldest = rs->next_pn = to;
+}
+#endif
+
 /* Builds one packet of space s at out (room bytes). pad_to: fill the packet
  * to this many bytes with PADDING (Initial datagrams, §14.1). Returns its
  * length, 0 when there is nothing to send in this space. */
@@ -1538,6 +1568,10 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
     if (!quic_rec_can_send(&c->rec, s) || room < MIN_PACKET_ROOM)
         return 0;
 
+#ifdef SHB_TEST_KNOBS
+    if (s == QUIC_SPACE_APP && c->app_pn_target)
+        pn_jump(c);
+#endif
     uint64_t pn = rs->next_pn;
     size_t pn_len = quic_pn_encode_len(pn, rs->largest_acked);
     size_t hlen;

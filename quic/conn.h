@@ -92,6 +92,13 @@ struct quic_conn_config {
      * the first packet's 4-byte encoding stays unambiguous (§17.1). */
     uint64_t key_update_after;
     uint64_t first_app_pn;
+    /* The test build only (-DSHB_TEST_KNOBS): 1-RTT packet numbers jump
+     * towards this one (above first_app_pn; 0: no jumps) whenever nothing
+     * of ours is in flight, by at most 2^30 past the largest acknowledged
+     * each time, so that both sides' 4-byte windows hold (RFC 9000 §17.1;
+     * skipping numbers is allowed, §12.3). How numbers past 2^32 are
+     * reached in seconds. */
+    uint64_t app_pn_target;
 };
 
 /* RFC 9000 §17.1: before any acknowledgment, a packet number must fit a

@@ -1301,6 +1301,54 @@ static void test_far_pn(void)
     tc_free(&t);
 }
 
+#ifdef SHB_TEST_KNOBS
+/* The test build's jumps (quic_conn_config app_pn_target): from 2^31-42
+ * to 2^32-50 in steps of at most 2^30 past the largest acknowledged, each
+ * when nothing is in flight; then across 2^32, every packet opened with the
+ * right number by a server decoding against its largest received. */
+static void test_pn_jump(void)
+{
+    struct quic_conn_config far = cfg;
+    far.first_app_pn = QUIC_FIRST_APP_PN_MAX - 40;
+    far.app_pn_target = (1ull << 32) - 50;
+    tc_cfg = &far;
+    struct tc t;
+    struct out o;
+    established(&t, true);
+    tc_cfg = &cfg;
+    unsigned undecrypted = 0, jumps = 0, bad_acks = 0;
+    uint64_t prev = t.cl_largest, biggest_step = 0;
+    uint8_t f[64];
+    for (int i = 0; i < 300 && quic_conn_state(t.c) == QUIC_ESTABLISHED; i++) {
+        size_t w = quic_frame_enc_ping(f, sizeof f);
+        struct quic_ack_range r = { 0, t.cl_largest };
+        w += quic_frame_enc_ack(f + w, sizeof f - w, &r, 1, 0, NULL, NULL);
+        uint64_t acked = t.cl_largest;
+        srv_packet(&t, f, w);
+        t.now += 30 * MS;
+        if (quic_conn_deadline(t.c) <= t.now)
+            quic_conn_timeout(t.c, t.now);
+        drain(&t, &o);
+        undecrypted += o.undecrypted;
+        bad_acks += o.ack && o.ack_largest != t.spn - 1;
+        if (t.cl_largest > prev + 1) {
+            jumps++;
+            if (t.cl_largest - acked > biggest_step)
+                biggest_step = t.cl_largest - acked;
+        }
+        prev = t.cl_largest;
+    }
+    const struct quic_conn_counters *k = quic_conn_counters(t.c);
+    T_CHECK("pn jump: from 2^31-42 to 2^32-50 in jumps of at most 2^30 past the largest acknowledged, then across 2^32",
+            quic_conn_state(t.c) == QUIC_ESTABLISHED && undecrypted == 0 && bad_acks == 0 && jumps >= 2 &&
+                biggest_step <= (1ull << 30) && t.cl_largest == k->largest_app_pn_sent &&
+                t.cl_largest > (1ull << 32) + 200,
+            "%u not opened, %u jumps (largest %llu past an ACK), largest %llu, %u bad ACKs", undecrypted, jumps,
+            (unsigned long long)biggest_step, (unsigned long long)t.cl_largest, bad_acks);
+    tc_free(&t);
+}
+#endif
+
 static void test_idle(void)
 {
     struct tc t;
@@ -1647,6 +1695,9 @@ int main(void)
     test_key_update();
     test_our_key_update();
     test_far_pn();
+#ifdef SHB_TEST_KNOBS
+    test_pn_jump();
+#endif
     test_idle();
     test_version_negotiation();
     test_retry();
