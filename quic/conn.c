@@ -1522,7 +1522,8 @@ static bool need_ack_ping(struct quic_conn *c, const struct quic_rec_space *rs)
 }
 
 #ifdef SHB_TEST_KNOBS
-/* The test build's jumps towards app_pn_target (quic_conn_config): only
+/* The test build's jumps towards app_pn_target (quic_conn_config; RFC
+ * 9000 §12.3 asks only that numbers increase, §21.4 lets them skip): only
  * with nothing in flight (so no loss detection or PTO spans the numbers
  * skipped; what the ring still holds is ACK-only packets, which need
  * neither and are dropped), and only once the server has acknowledged

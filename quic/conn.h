@@ -87,17 +87,19 @@ struct quic_conn_config {
     /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
      * 0 means the default. key_update_after: 1-RTT packets we send per key
      * phase before we update our keys (default 2^22, RFC 9001 §6.6).
-     * first_app_pn: the first packet number of the 1-RTT space (RFC 9000
-     * §12.3 allows skipping numbers); below QUIC_FIRST_APP_PN_MAX, so that
-     * the first packet's 4-byte encoding stays unambiguous (§17.1). */
+     * first_app_pn: the first packet number of the 1-RTT space, at most
+     * QUIC_FIRST_APP_PN_MAX so that the first packet's 4-byte encoding
+     * stays unambiguous (§17.1). RFC 9000 §12.3 starts every space at 0:
+     * a test-only departure, which a server sees as numbers skipped (they
+     * need only increase, §12.3; §21.4 lets a sender skip). */
     uint64_t key_update_after;
     uint64_t first_app_pn;
     /* The test build only (-DSHB_TEST_KNOBS): 1-RTT packet numbers jump
      * towards this one (above first_app_pn; 0: no jumps) whenever nothing
      * of ours is in flight, by at most 2^30 past the largest acknowledged
      * each time, so that both sides' 4-byte windows hold (RFC 9000 §17.1;
-     * skipping numbers is allowed, §12.3). How numbers past 2^32 are
-     * reached in seconds. */
+     * numbers need only increase, §12.3, and may skip, §21.4). How numbers
+     * past 2^32 are reached in seconds. */
     uint64_t app_pn_target;
 };
 
