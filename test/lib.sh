@@ -661,6 +661,58 @@ start_bun_h3() {
     BUN_H3_PORT=$NODE_PORT BUN_H3_LOG=$NODE_LOG BUN_H3_PID=$NODE_PID
 }
 
+# deno_bin: prints the path of a Deno binary that runs: the one npm installs
+# into test/node_modules (npm ci --prefix test: the deno package, pinned in
+# test/package.json, whose platform package @deno/linux-x64-glibc carries the
+# binary), that platform package's binary directly, or a deno on PATH.
+# Returns 1 when there is none.
+deno_bin() {
+    local b
+    for b in "$LIB_ROOT/test/node_modules/.bin/deno" \
+        "$LIB_ROOT"/test/node_modules/@deno/linux-*/deno \
+        "$(command -v deno 2>/dev/null || true)"; do
+        if [ -n "$b" ] && [ -x "$b" ] && "$b" --version >/dev/null 2>&1; then
+            printf '%s\n' "$b"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# start_deno_h3 NAME CERT KEY [CASE]: starts test/interop/deno_h3_server.ts
+# under Deno (its own QUIC: Deno.QuicEndpoint, quinn over rustls, with the
+# script's HTTP/3 layer on top) on a fresh UDP port, in $LIB_TMP/NAME/ (where
+# Deno keeps its cache too: DENO_DIR). CASE: normal (the default),
+# bigheaders or close5 (see the script). UDP only: there is no TCP side.
+# Waits for "listening" and the UDP bind. Its stderr ($DENO_H3_DIR/stderr.log)
+# has a line per connection that ended. Sets DENO_H3_PORT, DENO_H3_DIR,
+# DENO_H3_PID. Retries on a port clash.
+start_deno_h3() {
+    local name=$1 cert=$2 key=$3 mode=${4:-normal} deno dir attempt
+    deno=$(deno_bin) || { echo "start_deno_h3: no runnable deno (npm ci --prefix test)" >&2; return 1; }
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    for attempt in 1 2 3 4 5; do
+        pick_port DENO_H3_PORT || return 1
+        : >"$dir/stdout.log"
+        DENO_DIR="$dir/deno" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
+            "$deno" run --quiet --no-prompt --unstable-net --allow-net=127.0.0.1 \
+            --allow-read="$cert,$key" "$LIB_ROOT/test/interop/deno_h3_server.ts" \
+            "$DENO_H3_PORT" "$cert" "$key" "$mode" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+        DENO_H3_PID=$!
+        # shellcheck disable=SC2034  # used by the scripts that source this
+        DENO_H3_DIR=$dir
+        if wait_line '^listening' "$dir/stdout.log" "$DENO_H3_PID" 15 &&
+            wait_udp "$DENO_H3_PORT" "$DENO_H3_PID" 5; then
+            LIB_PIDS+=("$DENO_H3_PID")
+            return 0
+        fi
+        start_failed "start_deno_h3 $name" "$attempt" "$DENO_H3_PID" "$dir/stderr.log"
+    done
+    return 1
+}
+
 # start_udp_echo NAME: starts test/udp_echo_server.js (every datagram sent
 # back) on a fresh UDP port. Sets UDPE_PORT, UDPE_LOG, UDPE_PID.
 start_udp_echo() {
