@@ -2,17 +2,18 @@
 # test/e2e_h3.sh — end-to-end checks of --http3 (HTTP/3 over shb's own QUIC):
 # the built binary $SHB against real HTTP/3 servers that this script starts
 # on 127.0.0.1 with the test certificates of gen_certs — Caddy (quic-go;
-# test/Caddyfile-h3.in) and Bun.serve with http3 (lsquic;
-# test/bun_h3_server.js, which records every request) — directly and through
-# test/udp_impair.js, a UDP proxy that loses, reorders, duplicates and
-# delays datagrams from a fixed seed.
+# test/Caddyfile-h3.in), Bun.serve with http3 (lsquic;
+# test/bun_h3_server.js, which records every request) and Deno's QUIC
+# (quinn; test/interop/deno_h3_server.ts: normal, bigheaders, close5) —
+# directly and through test/udp_impair.js, a UDP proxy that loses,
+# reorders, duplicates and delays datagrams from a fixed seed.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h3.sh
 #
 # Prints one "PASS name" / "FAIL name: why" line per check ("SKIP name: why"
-# for the checks of a server that is not installed: caddy, or Bun from npm);
-# diagnostics follow a FAIL, indented. Exit status 1 if anything failed.
+# for the checks of a server that is not installed: caddy, or Bun or Deno
+# from npm); diagnostics follow a FAIL, indented. Exit status 1 if anything failed.
 # Every shb run is under `timeout 60` (e2e_lib.sh), so a hang is a FAIL, not
 # a stuck CI. Same conventions as test/e2e_tls.sh.
 #
@@ -267,6 +268,113 @@ shb --http3 -n 1 -c 1 "http://127.0.0.1:1/"
 one_line_exit 2
 grep -qiE 'https' <<<"$ERR_LINE" || want "stderr does not mention https: $ERR_LINE"
 finish
+
+# --- 1b. a third QUIC stack: Deno (quinn over rustls) --------------------------------------
+# test/interop/deno_h3_server.ts: Deno.QuicEndpoint's QUIC with the script's
+# own thin HTTP/3 layer, one server per case. Judged by shb's report and by
+# the server's stderr: a line per connection that ended, "conn N: R requests
+# answered, closed by client (code 0x100)|server", and nothing about a
+# stream or QPACK going wrong. The reference client checks each case first.
+DENO_WHY=""
+DENO=""
+if ! DENO=$(deno_bin); then
+    DENO_WHY="no runnable deno in test/node_modules or on PATH (npm ci --prefix test installs it from npm)"
+    DENO=""
+fi
+# deno_log_clean: the server's stderr has no line but the per-connection
+# ones and handshakes that shb ended (the end of a run).
+deno_log_clean() {
+    local bad
+    bad=$(grep -vE '^conn [0-9]+: ([0-9]+ requests answered, closed by |gone before its control stream)|^accept: .*during the handshake' \
+        "$DENO_H3_DIR/stderr.log" | head -n 3 || true)
+    [ -z "$bad" ] || want "server stderr: $bad"
+}
+# deno_ref CASE: the reference client gets 20 responses, 5 at a time.
+deno_ref() {
+    if [ -n "$BUN" ]; then
+        ref_fetch "https://127.0.0.1:$DENO_H3_PORT/" 20 5 || want "test/h3_fetch.js: ${REF:-nothing}"
+        jq -e '.ok == 20 and .statusCodes == {"200": 20} and .bodyBytes == 40' <<<"${REF:-null}" >/dev/null 2>&1 ||
+            want "reference client: ${REF:-nothing}"
+    fi
+}
+if [ -z "$DENO_WHY" ]; then
+    begin "deno_h3_server.ts selftest: its QPACK against the RFCs' examples"
+    aux 30 env DENO_DIR="$T/deno-selftest" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 "$DENO" run --quiet --no-prompt \
+        --unstable-net test/interop/deno_h3_server.ts selftest || want "selftest: $(grep -v '^ok' <<<"$AUX" | head -n 3)"
+    grep -q '^selftest: all passed$' <<<"$AUX" || want "selftest said: $(tail -n 1 <<<"$AUX")"
+    finish
+
+    start_or_die "deno_h3_server.ts normal" start_deno_h3 deno-normal "$C/ec.crt" "$C/ec.key" normal
+    begin "deno (quinn) normal: -n 200 -c 10, every request 200 \"ok\" on 10 connections${BUN:+ (reference client first)}"
+    deno_ref
+    shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 200
+        quic_ok
+        jx '.connectionsOpened == 10' '.connectionsOpened'
+        jx '.bytesReceived >= 400' '.bytesReceived'
+        jx '.quic.connectionCloses == {"shb H3_NO_ERROR": 10}' '.quic.connectionCloses'
+    fi
+    finish
+    begin "deno (quinn) normal: -n 1000 -c 4 -p 8, every request ok"
+    shb --http3 -n 1000 -c 4 -p 8 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 1000
+        quic_ok
+    fi
+    deno_log_clean
+    finish
+    stop_server "$DENO_H3_PID"
+
+    start_or_die "deno_h3_server.ts bigheaders" start_deno_h3 deno-big "$C/ec.crt" "$C/ec.key" bigheaders
+    begin "deno (quinn) bigheaders: 48 KB of response fields, -n 200 -c 10, every request ok${BUN:+ (reference client first)}"
+    deno_ref
+    shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 200
+        jx '.bytesReceived >= 200 * 48 * 1024' '.bytesReceived'
+        jx '.quic.connectionCloses == {"shb H3_NO_ERROR": 10}' '.quic.connectionCloses'
+    fi
+    deno_log_clean
+    finish
+    stop_server "$DENO_H3_PID"
+
+    start_or_die "deno_h3_server.ts close5" start_deno_h3 deno-close5 "$C/ec.crt" "$C/ec.key" close5
+    begin "deno (quinn) close5: GOAWAY after 5 answers, -n 200 -c 10: every request ok on >= 40 connections${BUN:+ (reference client first)}"
+    if [ -n "$BUN" ]; then
+        deno_ref
+        # Bun keeps its connections: the server's own graceful close ends
+        # them (0.3 s after the last answer below the GOAWAY).
+        wait_line '^conn [0-9]*: 5 requests answered, closed by server$' "$DENO_H3_DIR/stderr.log" "$DENO_H3_PID" 5 ||
+            want "no connection of the reference client's closed by the server after 5 answers: $(head -n 3 "$DENO_H3_DIR/stderr.log")"
+    fi
+    : >"$DENO_H3_DIR/stderr.log"
+    shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 200
+        jx '.connectionsOpened >= 40' '.connectionsOpened'
+        jx '.quic.goaways >= 30' '.quic.goaways'
+        jx '(.quic.connectionCloses | keys) == ["shb H3_NO_ERROR"]' '.quic.connectionCloses'
+    fi
+    wait_line '^conn [0-9]*: 5 requests answered, closed by client (code 0x100)$' "$DENO_H3_DIR/stderr.log" "$DENO_H3_PID" 5 ||
+        want "no connection closed by shb after 5 answers: $(head -n 3 "$DENO_H3_DIR/stderr.log")"
+    grep -qE '^conn [0-9]+: ([6-9]|[1-9][0-9]+) requests' "$DENO_H3_DIR/stderr.log" &&
+        want "a connection answered more than 5 at -p 1: $(grep -E '^conn [0-9]+: ([6-9]|[1-9][0-9]+) requests' "$DENO_H3_DIR/stderr.log" | head -n 1)"
+    deno_log_clean
+    finish
+    begin "deno (quinn) close5: -n 400 -c 4 -p 8, streams above the GOAWAY go again on new connections, every request ok"
+    shb --http3 -n 400 -c 4 -p 8 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 400
+        jx '.connectionsOpened > 8 and .quic.goaways > 4' '{connectionsOpened, goaways: .quic.goaways}'
+        jx '(.quic.connectionCloses | keys) == ["shb H3_NO_ERROR"]' '.quic.connectionCloses'
+    fi
+    deno_log_clean
+    finish
+    stop_server "$DENO_H3_PID"
+else
+    skip "deno (quinn) HTTP/3 checks: $DENO_WHY"
+fi
 
 if [ -n "$CADDY_WHY" ] && [ -n "$BUN_WHY" ]; then
     skip "every HTTP/3 check: neither caddy nor bun is here"

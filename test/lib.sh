@@ -684,8 +684,9 @@ deno_bin() {
 # script's HTTP/3 layer on top) on a fresh UDP port, in $LIB_TMP/NAME/ (where
 # Deno keeps its cache too: DENO_DIR). CASE: normal (the default),
 # bigheaders or close5 (see the script). UDP only: there is no TCP side.
-# Waits for "listening" and the UDP bind. Its stderr ($DENO_H3_DIR/stderr.log)
-# has a line per connection that ended. Sets DENO_H3_PORT, DENO_H3_DIR,
+# Waits for "listening" and the UDP bind. Its stderr ($DENO_H3_DIR/stderr.log,
+# opened for appending: a caller may empty it between runs) has a line per
+# connection that ended. Sets DENO_H3_PORT, DENO_H3_DIR,
 # DENO_H3_PID. Retries on a port clash.
 start_deno_h3() {
     local name=$1 cert=$2 key=$3 mode=${4:-normal} deno dir attempt
@@ -696,10 +697,11 @@ start_deno_h3() {
     for attempt in 1 2 3 4 5; do
         pick_port DENO_H3_PORT || return 1
         : >"$dir/stdout.log"
+        : >"$dir/stderr.log"
         DENO_DIR="$dir/deno" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
             "$deno" run --quiet --no-prompt --unstable-net --allow-net=127.0.0.1 \
             --allow-read="$cert,$key" "$LIB_ROOT/test/interop/deno_h3_server.ts" \
-            "$DENO_H3_PORT" "$cert" "$key" "$mode" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+            "$DENO_H3_PORT" "$cert" "$key" "$mode" >"$dir/stdout.log" 2>>"$dir/stderr.log" &
         DENO_H3_PID=$!
         # shellcheck disable=SC2034  # used by the scripts that source this
         DENO_H3_DIR=$dir
