@@ -23,7 +23,9 @@
 #
 # Bun (a TLS test server; test profile only) is not a Debian package: it comes
 # from the npm registry, `npm ci --prefix test` into test/node_modules (ignored
-# by git), pinned by test/package.json and test/package-lock.json.
+# by git), pinned by test/package.json and test/package-lock.json. So does
+# Deno (its QUIC serves test/interop/deno_h3_server.ts), which the same npm ci
+# installs; a Deno that does not run here only makes its checks SKIP.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +35,7 @@ for arg in "$@"; do
     case "$arg" in
         --check) CHECK_ONLY=1 ;;
         test | demo) PROFILE=$arg ;;
-        -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "usage: $0 [test|demo] [--check]" >&2; exit 2 ;;
     esac
 done
@@ -205,9 +207,11 @@ bun_ok() {
     . test/lib.sh
     bun_bin >/dev/null
 }
-# bun_missing: the profile needs Bun and there is none that runs.
+# bun_missing: the profile needs Bun and there is none that runs, or
+# test/node_modules predates a package of test/package.json (deno: npm ci has
+# not been run since it was added).
 bun_missing() {
-    [ "$PROFILE" = test ] && ! bun_ok
+    [ "$PROFILE" = test ] && { ! bun_ok || [ ! -f test/node_modules/deno/package.json ]; }
 }
 
 # --- the install log ------------------------------------------------------------
@@ -273,7 +277,7 @@ if [ "$CHECK_ONLY" = 1 ]; then
         exit 1
     fi
     if bun_missing; then
-        echo "missing: bun (npm ci --prefix test)" >&2
+        echo "missing: bun or deno (npm ci --prefix test)" >&2
         exit 1
     fi
     echo "all dependencies present ($PROFILE)"
@@ -287,7 +291,7 @@ if [ -z "$MISSING" ]; then
     fi
     if bun_missing; then
         log_start
-        echo "installing 1 package $FOR_WHAT (bun from npm, first run); log: $LOG"
+        echo "installing test/package.json from npm $FOR_WHAT (bun, deno: npm ci --prefix test); log: $LOG"
         install_bun || die_log "bun could not be installed from npm (test/package.json)"
         exit 0
     fi

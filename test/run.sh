@@ -8,10 +8,10 @@
 # (https://, both protocols), test/e2e_hostile.sh (misbehaving servers:
 # test/hostile_server.js), test/e2e_hostile_udp.sh (--http3 against UDP
 # servers that misbehave before any handshake: test/hostile_udp_server.js)
-# test/e2e_h3.sh (HTTP/3: Caddy and Bun, and through test/udp_impair.js)
-# and test/e2e_longrun.sh (stream id exhaustion, key updates, far packet
-# numbers through the test build's knobs; flat memory) against ./shb
-# (static musl) and build/asan/shb (ASan + UBSan).
+# test/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
+# test/udp_impair.js) and test/e2e_longrun.sh (stream id exhaustion, key
+# updates, far packet numbers through the test build's knobs; flat memory)
+# against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
 # Exit status 0 only when nothing failed and something passed.
