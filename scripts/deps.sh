@@ -73,6 +73,8 @@ NEEDS_TEST=(
     "npm|npm"
     "caddy|caddy"
     "gnutls-serv|gnutls-bin"
+    "gtlsserver|ngtcp2-server"
+    "gtlsclient|ngtcp2-client"
     "jq|jq"
     "curl|curl"
     "valgrind|valgrind"

@@ -3,9 +3,10 @@
 # the built binary $SHB against real HTTP/3 servers that this script starts
 # on 127.0.0.1 with the test certificates of gen_certs — Caddy (quic-go;
 # test/Caddyfile-h3.in), Bun.serve with http3 (lsquic;
-# test/bun_h3_server.js, which records every request) and Deno's QUIC
-# (quinn; test/interop/deno_h3_server.ts: normal, bigheaders, close5) —
-# directly and through test/udp_impair.js, a UDP proxy that loses,
+# test/bun_h3_server.js, which records every request), Deno's QUIC (quinn;
+# test/interop/deno_h3_server.ts: normal, bigheaders, close5) and ngtcp2's
+# example server (Debian's ngtcp2-server, over GnuTLS) — directly and
+# (Caddy, Bun) through test/udp_impair.js, a UDP proxy that loses,
 # reorders, duplicates and delays datagrams from a fixed seed.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
@@ -274,7 +275,8 @@ finish
 # own thin HTTP/3 layer, one server per case. Judged by shb's report and by
 # the server's stderr: a line per connection that ended, "conn N: R requests
 # answered, closed by client (code 0x100)|server", and nothing about a
-# stream or QPACK going wrong. The reference client checks each case first.
+# stream or QPACK going wrong. The reference client, and ngtcp2's client
+# where installed, check each case first.
 DENO_WHY=""
 DENO=""
 if ! DENO=$(deno_bin); then
@@ -289,12 +291,44 @@ deno_log_clean() {
         "$DENO_H3_DIR/stderr.log" | head -n 3 || true)
     [ -z "$bad" ] || want "server stderr: $bad"
 }
-# deno_ref CASE: the reference client gets 20 responses, 5 at a time.
+# ng_client PORT N: ngtcp2's example client (Debian's ngtcp2-client:
+# gtlsclient, ngtcp2 over GnuTLS with nghttp3) opens N request streams on
+# one connection to / and exits once they are closed; its log is in $AUX,
+# and NG_200 counts the responses it decoded with :status 200.
+NG_CLIENT=$(command -v gtlsclient 2>/dev/null || true)
+NG_200=0
+ng_client() {
+    local rc=0
+    # Its log goes to stderr, which aux drops: into stdout with it.
+    aux 20 bash -c '"$@" 2>&1' gtlsclient "$NG_CLIENT" --no-quic-dump --no-http-dump \
+        --exit-on-all-streams-close -n "$2" 127.0.0.1 "$1" "https://127.0.0.1:$1/" || rc=$?
+    NG_200=$(grep -ac '\[:status: 200\]' <<<"$AUX" || true)
+    return "$rc"
+}
+# deno_ref CASE: the reference client gets 20 responses, 5 at a time, and
+# ngtcp2's client (where installed) 20 on one connection, all of it for
+# normal and bigheaders (whose 48 fields it must decode), 5 to 19 for
+# close5 (no more after the GOAWAY: it does not retry).
 deno_ref() {
+    local fields
     if [ -n "$BUN" ]; then
         ref_fetch "https://127.0.0.1:$DENO_H3_PORT/" 20 5 || want "test/h3_fetch.js: ${REF:-nothing}"
         jq -e '.ok == 20 and .statusCodes == {"200": 20} and .bodyBytes == 40' <<<"${REF:-null}" >/dev/null 2>&1 ||
             want "reference client: ${REF:-nothing}"
+    fi
+    [ -n "$NG_CLIENT" ] || return 0
+    ng_client "$DENO_H3_PORT" 20 || want "gtlsclient exited with status $? ($(grep -a -m 2 -i 'error' <<<"$AUX"))"
+    case "$1" in
+        close5)
+            if [ "$NG_200" -lt 5 ] || [ "$NG_200" -ge 20 ]; then
+                want "gtlsclient got $NG_200 responses, not 5 to 19"
+            fi
+            ;;
+        *) [ "$NG_200" -eq 20 ] || want "gtlsclient got $NG_200 responses with :status 200 of 20" ;;
+    esac
+    if [ "$1" = bigheaders ]; then
+        fields=$(grep -ac '\[x-big-[0-9][0-9]: b' <<<"$AUX" || true)
+        [ "$fields" -eq $((20 * 48)) ] || want "gtlsclient decoded $fields x-big-NN fields of $((20 * 48))"
     fi
 }
 if [ -z "$DENO_WHY" ]; then
@@ -305,8 +339,8 @@ if [ -z "$DENO_WHY" ]; then
     finish
 
     start_or_die "deno_h3_server.ts normal" start_deno_h3 deno-normal "$C/ec.crt" "$C/ec.key" normal
-    begin "deno (quinn) normal: -n 200 -c 10, every request 200 \"ok\" on 10 connections${BUN:+ (reference client first)}"
-    deno_ref
+    begin "deno (quinn) normal: -n 200 -c 10, every request 200 \"ok\" on 10 connections (reference clients first)"
+    deno_ref normal
     shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
     if json_run_ok; then
         all_ok 200
@@ -327,8 +361,8 @@ if [ -z "$DENO_WHY" ]; then
     stop_server "$DENO_H3_PID"
 
     start_or_die "deno_h3_server.ts bigheaders" start_deno_h3 deno-big "$C/ec.crt" "$C/ec.key" bigheaders
-    begin "deno (quinn) bigheaders: 48 KB of response fields, -n 200 -c 10, every request ok${BUN:+ (reference client first)}"
-    deno_ref
+    begin "deno (quinn) bigheaders: 48 KB of response fields, -n 200 -c 10, every request ok (reference clients first)"
+    deno_ref bigheaders
     shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
     if json_run_ok; then
         all_ok 200
@@ -340,9 +374,9 @@ if [ -z "$DENO_WHY" ]; then
     stop_server "$DENO_H3_PID"
 
     start_or_die "deno_h3_server.ts close5" start_deno_h3 deno-close5 "$C/ec.crt" "$C/ec.key" close5
-    begin "deno (quinn) close5: GOAWAY after 5 answers, -n 200 -c 10: every request ok on >= 40 connections${BUN:+ (reference client first)}"
+    begin "deno (quinn) close5: GOAWAY after 5 answers, -n 200 -c 10: every request ok on >= 40 connections (reference clients first)"
+    deno_ref close5
     if [ -n "$BUN" ]; then
-        deno_ref
         # Bun keeps its connections: the server's own graceful close ends
         # them (0.3 s after the last answer below the GOAWAY).
         wait_line '^conn [0-9]*: 5 requests answered, closed by server$' "$DENO_H3_DIR/stderr.log" "$DENO_H3_PID" 5 ||
@@ -374,6 +408,50 @@ if [ -z "$DENO_WHY" ]; then
     stop_server "$DENO_H3_PID"
 else
     skip "deno (quinn) HTTP/3 checks: $DENO_WHY"
+fi
+
+# --- 1c. a fourth QUIC stack: ngtcp2 over GnuTLS, with nghttp3 ----------------------------
+# Debian's ngtcp2-server (gtlsserver, the library's example server) serves
+# files: / is "ok", /big.bin 1 MB. It has no knobs for response fields or
+# GOAWAY, so only plain requests, multiplexed ones and a large body.
+if command -v gtlsserver >/dev/null 2>&1 || [ -x /usr/sbin/gtlsserver ]; then
+    start_or_die "gtlsserver (ngtcp2)" start_ngtcp2_h3 ngtcp2 "$C/ec.crt" "$C/ec.key"
+    NG_URL="https://127.0.0.1:$NGTCP2_H3_PORT"
+    begin "ngtcp2 (gnutls, nghttp3): -n 200 -c 10, every request 200 \"ok\" on 10 connections (reference clients first)"
+    if [ -n "$BUN" ]; then
+        ref_fetch "$NG_URL/" 20 5 || want "test/h3_fetch.js: ${REF:-nothing}"
+        jq -e '.ok == 20 and .statusCodes == {"200": 20} and .bodyBytes == 40' <<<"${REF:-null}" >/dev/null 2>&1 ||
+            want "reference client: ${REF:-nothing}"
+    fi
+    if [ -n "$NG_CLIENT" ]; then
+        ng_client "$NGTCP2_H3_PORT" 20 || want "gtlsclient exited with status $?"
+        [ "$NG_200" -eq 20 ] || want "gtlsclient got $NG_200 responses with :status 200 of 20"
+    fi
+    shb --http3 -n 200 -c 10 -j "$NG_URL/"
+    if json_run_ok; then
+        all_ok 200
+        quic_ok
+        jx '.connectionsOpened == 10' '.connectionsOpened'
+        jx '.quic.connectionCloses == {"shb H3_NO_ERROR": 10}' '.quic.connectionCloses'
+    fi
+    finish
+    begin "ngtcp2 (gnutls, nghttp3): -n 1000 -c 4 -p 8, every request ok"
+    shb --http3 -n 1000 -c 4 -p 8 -j "$NG_URL/"
+    if json_run_ok; then
+        all_ok 1000
+        quic_ok
+    fi
+    finish
+    begin "ngtcp2 (gnutls, nghttp3): /big.bin ($NGTCP2_H3_BIG bytes) -n 20 -c 2 -p 2, every body whole"
+    shb --http3 -n 20 -c 2 -p 2 -j "$NG_URL/big.bin"
+    if json_run_ok; then
+        all_ok 20
+        jx ".bytesReceived >= 20 * $NGTCP2_H3_BIG" '.bytesReceived'
+    fi
+    finish
+    stop_server "$NGTCP2_H3_PID"
+else
+    skip "ngtcp2 HTTP/3 checks: gtlsserver is not installed (apt-get install ngtcp2-server; bash scripts/deps.sh)"
 fi
 
 if [ -n "$CADDY_WHY" ] && [ -n "$BUN_WHY" ]; then

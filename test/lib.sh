@@ -715,6 +715,39 @@ start_deno_h3() {
     return 1
 }
 
+# start_ngtcp2_h3 NAME CERT KEY: starts ngtcp2's example HTTP/3 server
+# (Debian's ngtcp2-server: gtlsserver, ngtcp2 over GnuTLS with nghttp3, in
+# /usr/sbin) on a fresh UDP port, quiet, serving $LIB_TMP/NAME/htdocs: /
+# (index.html, "ok") and /big.bin (NGTCP2_H3_BIG bytes of "x", 1000000
+# unless set). UDP only; it says nothing when ready, so the UDP bind is the
+# sign. Sets NGTCP2_H3_PORT, NGTCP2_H3_DIR, NGTCP2_H3_PID. Retries on a port
+# clash.
+start_ngtcp2_h3() {
+    local name=$1 cert=$2 key=$3 dir attempt server
+    server=$(command -v gtlsserver 2>/dev/null || echo /usr/sbin/gtlsserver)
+    [ -x "$server" ] || { echo "start_ngtcp2_h3: no gtlsserver (apt-get install ngtcp2-server)" >&2; return 1; }
+    lib_init
+    dir="$LIB_TMP/$name"
+    NGTCP2_H3_BIG=${NGTCP2_H3_BIG:-1000000}
+    mkdir -p "$dir/htdocs"
+    printf ok >"$dir/htdocs/index.html"
+    head -c "$NGTCP2_H3_BIG" /dev/zero | tr '\0' 'x' >"$dir/htdocs/big.bin" || return 1
+    for attempt in 1 2 3 4 5; do
+        pick_port NGTCP2_H3_PORT || return 1
+        "$server" -q -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
+            >"$dir/stdout.log" 2>"$dir/stderr.log" &
+        NGTCP2_H3_PID=$!
+        # shellcheck disable=SC2034  # used by the scripts that source this
+        NGTCP2_H3_DIR=$dir
+        if wait_udp "$NGTCP2_H3_PORT" "$NGTCP2_H3_PID" 10; then
+            LIB_PIDS+=("$NGTCP2_H3_PID")
+            return 0
+        fi
+        start_failed "start_ngtcp2_h3 $name" "$attempt" "$NGTCP2_H3_PID" "$dir/stderr.log"
+    done
+    return 1
+}
+
 # start_udp_echo NAME: starts test/udp_echo_server.js (every datagram sent
 # back) on a fresh UDP port. Sets UDPE_PORT, UDPE_LOG, UDPE_PID.
 start_udp_echo() {
