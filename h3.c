@@ -219,6 +219,15 @@ bool h3_resp_error_is_connection(const struct h3_resp *r)
     return code == H3_FRAME_UNEXPECTED || code == H3_FRAME_ERROR || code == H3_ID_ERROR;
 }
 
+enum h3_reset_action h3_request_reset_action(uint64_t code, bool stop_sending)
+{
+    if (code == H3_REQUEST_REJECTED)
+        return H3_RESET_RETRY;
+    if (stop_sending && (code == H3_NO_ERROR || h3_error_name(code) == NULL))
+        return H3_RESET_IGNORE;
+    return H3_RESET_ERROR;
+}
+
 /* A QPACK error of the section being read, as the HTTP/3 code (and kept). */
 static int resp_qpack_error(struct h3_resp *r, int rc)
 {

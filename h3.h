@@ -154,6 +154,22 @@ int h3_resp_feed(struct h3_resp *r, const uint8_t *p, size_t n, bool fin);
  * alone. false while the result is not an error. */
 bool h3_resp_error_is_connection(const struct h3_resp *r);
 
+/* What the server's RESET_STREAM (stop_sending false) or STOP_SENDING
+ * (true) with error code `code` on a request stream means for the request:
+ * - H3_RESET_IGNORE: a STOP_SENDING with H3_NO_ERROR asks only that we send
+ *   no more of the request, and the response may still come (§4.1.1); so
+ *   does one with a code HTTP/3 and QPACK do not define (0x0, GREASE, any
+ *   other: §8, "receipt of an unknown error code MUST be treated as
+ *   equivalent to H3_NO_ERROR"; h3_error_name gives NULL for them);
+ * - H3_RESET_RETRY: H3_REQUEST_REJECTED, either frame: not processed,
+ *   safe to send again (§4.1.1);
+ * - H3_RESET_ERROR: anything else, among them every RESET_STREAM of the
+ *   response that is not H3_REQUEST_REJECTED (an unknown code too: §8 says
+ *   "closing a stream can have other effects regardless of the error
+ *   code", and a reset response is not a response). */
+enum h3_reset_action { H3_RESET_IGNORE, H3_RESET_RETRY, H3_RESET_ERROR };
+enum h3_reset_action h3_request_reset_action(uint64_t code, bool stop_sending);
+
 /* --- the server's unidirectional streams --------------------------------- */
 
 /* What the server's streams told the connection. */

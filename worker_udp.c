@@ -223,11 +223,13 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
     struct h3_req *r = req_of(l, c, id);
     if (r == NULL)
         return;
-    /* §4.1.1: a server may stop our request body (H3_NO_ERROR) and still
-     * answer; only a reset of its own side ends the response. */
-    if (stop_sending && code == H3_NO_ERROR)
+    /* §4.1.1: a server may stop our request body (H3_NO_ERROR, or a code
+     * HTTP/3 does not define, which §8 makes the same) and still answer;
+     * only a reset of its own side ends the response (h3.h). */
+    enum h3_reset_action act = h3_request_reset_action(code, stop_sending);
+    if (act == H3_RESET_IGNORE)
         return;
-    if (code == H3_REQUEST_REJECTED) {
+    if (act == H3_RESET_RETRY) {
         /* §4.1.1: not processed, safe to send again (as HTTP/2's
          * REFUSED_STREAM). From a connection that served others it says
          * nothing about the request: not counted. */

@@ -1253,6 +1253,49 @@ static void test_error_names(void)
             ok && named == 20 && strcmp(h3_error_name(0x10d), "H3_REQUEST_INCOMPLETE") == 0, "named %d", named);
 }
 
+/* A server's RESET_STREAM / STOP_SENDING on a request stream (RFC 9114
+ * §4.1.1, §8): a STOP_SENDING with H3_NO_ERROR or an unknown code (0x0 is
+ * what quinn, Deno's QUIC, sends for a plain stop) leaves the response to
+ * come; H3_REQUEST_REJECTED retries; the rest end the request. */
+static void test_reset_action(void)
+{
+    static const struct {
+        uint64_t code;
+        bool stop_sending;
+        enum h3_reset_action want;
+    } cases[] = {
+        { H3_NO_ERROR, true, H3_RESET_IGNORE },
+        { 0x0, true, H3_RESET_IGNORE },
+        { 0xff, true, H3_RESET_IGNORE },
+        { 0x111, true, H3_RESET_IGNORE },
+        { 0x1f * 7 + 0x21, true, H3_RESET_IGNORE }, /* GREASE */
+        { 0x203, true, H3_RESET_IGNORE },
+        { (1ull << 62) - 1, true, H3_RESET_IGNORE },
+        { H3_REQUEST_REJECTED, true, H3_RESET_RETRY },
+        { H3_REQUEST_REJECTED, false, H3_RESET_RETRY },
+        { H3_REQUEST_CANCELLED, true, H3_RESET_ERROR },
+        { H3_INTERNAL_ERROR, true, H3_RESET_ERROR },
+        { QPACK_DECOMPRESSION_FAILED, true, H3_RESET_ERROR },
+        { H3_NO_ERROR, false, H3_RESET_ERROR },
+        { 0x0, false, H3_RESET_ERROR },
+        { H3_REQUEST_CANCELLED, false, H3_RESET_ERROR },
+    };
+    bool ok = true;
+    char why[120] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum h3_reset_action got = h3_request_reset_action(cases[i].code, cases[i].stop_sending);
+        if (got != cases[i].want) {
+            if (ok)
+                snprintf(why, sizeof why, "code 0x%llx %s: %d, want %d", (unsigned long long)cases[i].code,
+                         cases[i].stop_sending ? "STOP_SENDING" : "RESET_STREAM", (int)got, (int)cases[i].want);
+            ok = false;
+        }
+    }
+    T_CHECK("reset: STOP_SENDING with H3_NO_ERROR or an unknown code (0x0, GREASE) is ignored, "
+            "H3_REQUEST_REJECTED retried, any other code or RESET_STREAM ends the request",
+            ok, "%s", why);
+}
+
 /* Which of h3_resp_feed's errors end the connection (RFC 9114 §4.1, §7.1,
  * §7.2.5; RFC 9204 §2.2.3, §3.1, §4.5.1.1) and which only the stream
  * (RFC 9114 §4.1.2, RFC 9204 §7.4). */
@@ -1312,6 +1355,7 @@ int main(void)
     test_control_stream();
     test_request();
     test_error_names();
+    test_reset_action();
     test_error_scope();
     T_DONE();
 }
