@@ -4,10 +4,10 @@
 # on 127.0.0.1 with the test certificates of gen_certs — Caddy (quic-go;
 # test/Caddyfile-h3.in), Bun.serve with http3 (lsquic;
 # test/bun_h3_server.js, which records every request), Deno's QUIC (quinn;
-# test/interop/deno_h3_server.ts: normal, bigheaders, close5) and ngtcp2's
-# example server (Debian's ngtcp2-server, over GnuTLS) — directly and
-# (Caddy, Bun) through test/udp_impair.js, a UDP proxy that loses,
-# reorders, duplicates and delays datagrams from a fixed seed.
+# test/interop/deno_h3_server.ts: normal, bigheaders, close5, stopsending)
+# and ngtcp2's example server (Debian's ngtcp2-server, over GnuTLS) —
+# directly and (Caddy, Bun) through test/udp_impair.js, a UDP proxy that
+# loses, reorders, duplicates and delays datagrams from a fixed seed.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_h3.sh
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_h3.sh
@@ -402,6 +402,24 @@ if [ -z "$DENO_WHY" ]; then
         all_ok 400
         jx '.connectionsOpened > 8 and .quic.goaways > 4' '{connectionsOpened, goaways: .quic.goaways}'
         jx '(.quic.connectionCloses | keys) == ["shb H3_NO_ERROR"]' '.quic.connectionCloses'
+    fi
+    deno_log_clean
+    finish
+    stop_server "$DENO_H3_PID"
+
+    # RFC 9114 §4.1.1 and §8: STOP_SENDING 0x0 (an unknown code, so
+    # H3_NO_ERROR) on every request stream, then a complete 200: the
+    # request body is not wanted, the response still counts.
+    start_or_die "deno_h3_server.ts stopsending" start_deno_h3 deno-stop "$C/ec.crt" "$C/ec.key" stopsending
+    begin "deno (quinn) stopsending: STOP_SENDING 0x0 before each full answer, -n 200 -c 10 and -n 400 -c 4 -p 8, every request ok (reference clients first)"
+    deno_ref stopsending
+    shb --http3 -n 200 -c 10 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 200
+    fi
+    shb --http3 -n 400 -c 4 -p 8 -j "https://127.0.0.1:$DENO_H3_PORT/"
+    if json_run_ok; then
+        all_ok 400
     fi
     deno_log_clean
     finish

@@ -22,13 +22,17 @@
 //               connection the server sends GOAWAY (RFC 9114 §5.2) with the
 //               id after the highest request stream it has seen; later
 //               request streams are left unanswered (see serveStream); once
-//               every request below the GOAWAY is answered, the server
-//               closes the connection with H3_NO_ERROR (right away if the
-//               client has not closed it itself within CLOSE_GRACE_MS)
+//               every request below the GOAWAY is answered, the client
+//               has CLOSE_GRACE_MS to close the connection itself, and if
+//               it has not, the server closes it with H3_NO_ERROR
+//   stopsending as normal, but each request stream is read no further: the
+//               server stops it (STOP_SENDING, code 0x0: all Deno can say)
+//               before it answers 200 "ok" in full (RFC 9114 §4.1.1, §8)
 // On stderr: one line per connection when it ends ("conn N: R requests
 // answered, closed by ..."); with DENO_H3_DEBUG=1 in the environment (and
-// --allow-env=DENO_H3_DEBUG), also each request's decoded field lines.  Any request stream that is not a well-formed
-// GET/HEAD/POST... request gets 400.
+// --allow-env=DENO_H3_DEBUG), also each request's decoded field lines. A
+// request stream whose field section does not decode, or lacks :method,
+// :scheme, :path or :authority/host, gets 400.
 
 const CLOSE_GRACE_MS = 300;
 const DEBUG = Deno.permissions.querySync({ name: "env", variable: "DENO_H3_DEBUG" }).state === "granted" &&
@@ -38,8 +42,8 @@ const H3_NO_ERROR = 0x100;
 const [portArg, certFile, keyFile, mode = "normal"] = Deno.args;
 const port = Number(portArg);
 if (portArg !== "selftest" && (!Number.isInteger(port) || port <= 0 || port > 65535 || !certFile || !keyFile ||
-    !["normal", "bigheaders", "close5"].includes(mode))) {
-  console.error("usage: deno_h3_server.ts PORT CERT KEY normal|bigheaders|close5\n" +
+    !["normal", "bigheaders", "close5", "stopsending"].includes(mode))) {
+  console.error("usage: deno_h3_server.ts PORT CERT KEY normal|bigheaders|close5|stopsending\n" +
     "       deno_h3_server.ts selftest");
   Deno.exit(2);
 }
@@ -462,6 +466,17 @@ async function serveConn(conn: Deno.QuicConn) {
     const w = bs.writable.getWriter();
     outstanding++;
     try {
+      if (mode === "stopsending") {
+        // RFC 9114 §4.1.1: a server that needs no more of the request may
+        // stop reading it and still answer in full. Deno's cancel() is
+        // quinn's stop(0): STOP_SENDING with code 0x0, which HTTP/3 does
+        // not define, so the client must take it as H3_NO_ERROR (§8).
+        await bs.readable.cancel();
+        await w.write(RESP_OK);
+        await w.close();
+        answered++;
+        return;
+      }
       const [section] = await readRequest(bs.readable);
       let ok = false;
       if (section) {
