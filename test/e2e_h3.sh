@@ -307,8 +307,8 @@ ng_client() {
 }
 # deno_ref CASE: the reference client gets 20 responses, 5 at a time, and
 # ngtcp2's client (where installed) 20 on one connection, all of it for
-# normal and bigheaders (whose 48 fields it must decode), 5 to 19 for
-# close5 (no more after the GOAWAY: it does not retry).
+# normal and bigheaders (whose 48 fields it must decode), at least 5 for
+# close5 (it does not retry what lay above the GOAWAY).
 deno_ref() {
     local fields
     if [ -n "$BUN" ]; then
@@ -320,9 +320,9 @@ deno_ref() {
     ng_client "$DENO_H3_PORT" 20 || want "gtlsclient exited with status $? ($(grep -a -m 2 -i 'error' <<<"$AUX"))"
     case "$1" in
         close5)
-            if [ "$NG_200" -lt 5 ] || [ "$NG_200" -ge 20 ]; then
-                want "gtlsclient got $NG_200 responses, not 5 to 19"
-            fi
+            # All 20 when every stream arrived before the 5th answer (the
+            # GOAWAY then covers them all), fewer when some came after it.
+            [ "$NG_200" -ge 5 ] || want "gtlsclient got $NG_200 responses, fewer than 5"
             ;;
         *) [ "$NG_200" -eq 20 ] || want "gtlsclient got $NG_200 responses with :status 200 of 20" ;;
     esac
