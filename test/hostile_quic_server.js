@@ -76,6 +76,7 @@
 const dgram = require('node:dgram');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
+const tls13 = require('./hostile/tls13.js');
 
 const MODES = ['ok', 'ack-unsent', 'flow-overrun', 'max-streams-0', 'qpack-overflow', 'no-status',
     'reset-control', 'data-before-headers', 'second-settings', 'after-fin', 'coalesced-bad', 'amplify'];
@@ -132,30 +133,10 @@ class Reader {
     }
 }
 
-// --- keys: HKDF (RFC 5869), TLS 1.3 key schedule (RFC 8446 §7.1), QUIC
-// packet keys (RFC 9001 §5) --------------------------------------------------------
+// --- keys: HKDF (RFC 5869) and the TLS 1.3 key schedule (RFC 8446 §7.1) in
+// test/hostile/tls13.js; QUIC packet keys (RFC 9001 §5) ------------------------------
 
-const sha256 = (b) => crypto.createHash('sha256').update(b).digest();
-const hmac = (key, data) => crypto.createHmac('sha256', key).update(data).digest();
-const hkdfExtract = (salt, ikm) => hmac(salt, ikm);
-
-function hkdfExpand(prk, info, len) {
-    const out = [];
-    let t = Buffer.alloc(0);
-    for (let i = 1; out.length * 32 < len; i++) {
-        t = hmac(prk, Buffer.concat([t, info, Buffer.from([i])]));
-        out.push(t);
-    }
-    return Buffer.concat(out).subarray(0, len);
-}
-
-// HKDF-Expand-Label (RFC 8446 §7.1): HkdfLabel = length, "tls13 " + label, context.
-function expandLabel(secret, label, context, len) {
-    const l = Buffer.from('tls13 ' + label);
-    const info = Buffer.concat([Buffer.from([len >> 8, len & 0xff, l.length]), l,
-        Buffer.from([context.length]), context]);
-    return hkdfExpand(secret, info, len);
-}
+const { sha256, hkdfExtract, expandLabel } = tls13;
 
 // RFC 9001 §5.1: AES-128-GCM key, IV and header protection key of a secret.
 function packetKeys(secret) {
@@ -358,40 +339,7 @@ function addPn(ranges, pn) {
 
 // --- TLS 1.3 messages (RFC 8446 §4) --------------------------------------------------
 
-const u16 = (v) => Buffer.from([v >> 8, v & 0xff]);
-const u24 = (v) => Buffer.from([v >> 16, (v >> 8) & 0xff, v & 0xff]);
-const vec16 = (b) => Buffer.concat([u16(b.length), b]);
-const handshakeMsg = (type, body) => Buffer.concat([Buffer.from([type]), u24(body.length), body]);
-const ext = (type, body) => Buffer.concat([u16(type), vec16(body)]);
-
-// The ClientHello's fields this server needs: session id (echoed), whether
-// 0x1301 is offered, the X25519 key share, the QUIC transport parameters.
-function parseClientHello(msg) {
-    const r = new Reader(msg, 4);
-    r.u16(); // legacy_version
-    r.bytes(32);
-    const sessionId = r.bytes(r.u8());
-    const suites = r.bytes(r.u16());
-    r.bytes(r.u8()); // compression methods
-    const out = { sessionId, aes128: false, x25519: null, tp: null };
-    for (let i = 0; i < suites.length; i += 2) if (suites.readUInt16BE(i) === 0x1301) out.aes128 = true;
-    const er = new Reader(r.bytes(r.u16()));
-    while (er.left() > 0) {
-        const type = er.u16();
-        const body = er.bytes(er.u16());
-        if (type === 51) { // key_share: client_shares<0..2^16-1> of {group, key_exchange<1..2^16-1>}
-            const kr = new Reader(body, 2);
-            while (kr.left() > 0) {
-                const group = kr.u16();
-                const kx = kr.bytes(kr.u16());
-                if (group === 0x001d) out.x25519 = kx;
-            }
-        } else if (type === 57) {
-            out.tp = body;
-        }
-    }
-    return out;
-}
+const { vec16, handshakeMsg, ext, parseClientHello } = tls13;
 
 // The client's transport parameters (RFC 9000 §18): id -> raw value.
 function parseTransportParams(buf) {
@@ -424,32 +372,9 @@ function transportParams(conn) {
     ]);
 }
 
-function serverHello(ch, pub) {
-    const exts = Buffer.concat([
-        ext(43, u16(0x0304)),                                  // supported_versions: TLS 1.3
-        ext(51, Buffer.concat([u16(0x001d), vec16(pub)])),     // key_share: X25519
-    ]);
-    return handshakeMsg(2, Buffer.concat([u16(0x0303), crypto.randomBytes(32), Buffer.from([ch.sessionId.length]),
-        ch.sessionId, u16(0x1301), Buffer.from([0]), vec16(exts)]));
-}
-
 function encryptedExtensions(conn) {
     const alpn = vec16(Buffer.from([2, 0x68, 0x33])); // ProtocolNameList: "h3"
     return handshakeMsg(8, vec16(Buffer.concat([ext(16, alpn), ext(57, transportParams(conn))])));
-}
-
-function certificateMsg() {
-    const entry = Buffer.concat([u24(certDer.length), certDer, u16(0)]);
-    return handshakeMsg(11, Buffer.concat([Buffer.from([0]), u24(entry.length), entry]));
-}
-
-// §4.4.3: the signature covers 64 spaces, the context string, a zero byte
-// and the transcript hash so far.
-function certificateVerify(transcriptHash) {
-    const content = Buffer.concat([Buffer.alloc(64, 0x20), Buffer.from('TLS 1.3, server CertificateVerify'),
-        Buffer.from([0]), transcriptHash]);
-    const sig = crypto.sign('sha256', content, signKey); // DER ECDSA-Sig-Value, as §4.2.3 wants
-    return handshakeMsg(15, Buffer.concat([u16(0x0403), vec16(sig)]));
 }
 
 // Answers a complete ClientHello: ServerHello in an Initial, the rest in
@@ -458,31 +383,22 @@ function answerClientHello(conn, msg) {
     const ch = parseClientHello(msg);
     if (!ch.aes128 || !ch.x25519 || !ch.tp) throw new Error('ClientHello without TLS_AES_128_GCM_SHA256, an X25519 share or transport parameters');
     conn.clientTp = parseTransportParams(ch.tp);
-    const kp = crypto.generateKeyPairSync('x25519');
-    const pub = kp.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-    const peer = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), ch.x25519]),
-        format: 'der', type: 'spki' });
-    const shared = crypto.diffieHellman({ privateKey: kp.privateKey, publicKey: peer });
+    const { pub, shared } = tls13.x25519(ch.x25519);
 
-    const sh = serverHello(ch, pub);
+    const sh = tls13.serverHello({ sessionId: ch.sessionId, pub });
     const transcript = [msg, sh];
     const th = () => sha256(Buffer.concat(transcript));
-    const zero = Buffer.alloc(32);
-    const early = hkdfExtract(zero, zero);
-    const hs = hkdfExtract(expandLabel(early, 'derived', sha256(Buffer.alloc(0)), 32), shared);
-    const cHs = expandLabel(hs, 'c hs traffic', th(), 32);
-    const sHs = expandLabel(hs, 's hs traffic', th(), 32);
+    const { hs, cHs, sHs } = tls13.handshakeSecrets(shared, th());
     conn.spaces.handshake.recv = packetKeys(cHs);
     conn.spaces.handshake.send = packetKeys(sHs);
 
-    for (const m of [encryptedExtensions(conn), certificateMsg()]) transcript.push(m);
-    transcript.push(certificateVerify(th()));
-    const finished = handshakeMsg(20, hmac(expandLabel(sHs, 'finished', Buffer.alloc(0), 32), th()));
-    transcript.push(finished);
+    for (const m of [encryptedExtensions(conn), tls13.certificateMsg(certDer)]) transcript.push(m);
+    transcript.push(tls13.certificateVerify(th(), signKey));
+    transcript.push(tls13.finishedMsg(sHs, th()));
 
-    const master = hkdfExtract(expandLabel(hs, 'derived', sha256(Buffer.alloc(0)), 32), zero);
-    conn.spaces.app.recv = packetKeys(expandLabel(master, 'c ap traffic', th(), 32));
-    conn.spaces.app.send = packetKeys(expandLabel(master, 's ap traffic', th(), 32));
+    const { cAp, sAp } = tls13.appSecrets(hs, th());
+    conn.spaces.app.recv = packetKeys(cAp);
+    conn.spaces.app.send = packetKeys(sAp);
 
     queueCrypto(conn, 'initial', sh);
     queueCrypto(conn, 'handshake', Buffer.concat(transcript.slice(2)));

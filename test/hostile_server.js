@@ -637,6 +637,9 @@ class CaseIO {
         this.wire = wire;
     }
     get dead() { return this.c.dead || this.c.closing; }
+    // The server's certificate and key (PEM; null without --tls), for raw
+    // cases that play TLS themselves (test/hostile/tls13.js).
+    get tlsFiles() { return tlsOpts; }
     write(b, cb) {
         if (this.dead) return false;
         const buf = wire.bytes(b);
