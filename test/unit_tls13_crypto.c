@@ -1520,13 +1520,22 @@ static void test_record_rules(void)
     n = craft(&r, inner, 15, rec);
     rc = tls13_record_open(&r, rec, n, &ct, &pl, &len);
     T_CHECK("padded record: content zeros kept", rc == 0 && ct == 23 && len == 9, "rc %d ct %u len %zu", rc, ct, len);
-    /* Maximal padding: 2^14+256 - 16 bytes of inner plaintext. */
+    /* Maximal padding: §5.4 "the full encoded TLSInnerPlaintext MUST NOT
+     * exceed 2^14 + 1 octets", padding included; a record padded to §5.2's
+     * 2^14+256 of ciphertext breaks it (it was accepted). */
     memset(inner, 0, sizeof inner);
     inner[0] = 'x';
     inner[1] = 23;
-    n = craft(&r, inner, TLS13_MAX_CIPHERTEXT - 16, rec);
+    n = craft(&r, inner, TLS13_MAX_PLAINTEXT + 1, rec);
     rc = tls13_record_open(&r, rec, n, &ct, &pl, &len);
-    T_CHECK("padded record at 2^14+256", rc == 0 && ct == 23 && len == 1, "rc %d len %zu", rc, len);
+    T_CHECK("padded record: TLSInnerPlaintext of 2^14+1 is fine", rc == 0 && ct == 23 && len == 1, "rc %d len %zu",
+            rc, len);
+    n = craft(&r, inner, TLS13_MAX_PLAINTEXT + 2, rec);
+    T_CHECK("padded record: TLSInnerPlaintext of 2^14+2 is record_overflow (§5.4)",
+            tls13_record_open(&r, rec, n, &ct, &pl, &len) == -22, "accepted");
+    n = craft(&r, inner, TLS13_MAX_CIPHERTEXT - 16, rec);
+    T_CHECK("padded record: ciphertext of 2^14+256 (TLSInnerPlaintext 2^14+240) is record_overflow (§5.4)",
+            tls13_record_open(&r, rec, n, &ct, &pl, &len) == -22, "accepted");
 
     /* All-zero inner plaintext: no content type (§5.4). */
     memset(inner, 0, 64);

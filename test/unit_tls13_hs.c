@@ -31,6 +31,7 @@
 #include "test/tls13_traces.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
+#include "tls13/record.h"
 
 #ifndef SHB_TEST
 #error "build unit_tls13_hs with -DSHB_TEST"
@@ -2012,6 +2013,187 @@ static void test_conn_empty_record(void)
     free(mem);
 }
 
+/* A TLS 1.3 connection through tls_conn, records included, against the test
+ * server of the loopback tests: the server's side of the record layer is
+ * srv_wr (its application keys once open), its traffic secret srv_secret,
+ * and the client's application keys cli_rd (to read what tls_conn sends). */
+struct conn_run {
+    struct srv srv;
+    struct tls13_record_dir srv_wr, cli_rd;
+    uint8_t srv_secret[48], cli_secret[48];
+    void *mem;
+    struct tls_conn *t;
+};
+
+static void dir_key(struct tls13_record_dir *d, const struct tls13_suite *suite, const uint8_t *secret)
+{
+    uint8_t key[32], iv[12];
+    memset(d, 0, sizeof *d);
+    tls13_traffic_keys(suite, secret, key, iv);
+    tls13_record_key(d, suite->id, key, iv);
+}
+
+static bool conn_open(struct conn_run *c, uint32_t seed)
+{
+    static uint8_t buf[70000];
+    struct tls_config cfg = { "localhost", NULL, 0 };
+    struct srv_opts o = { 0 };
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    size_t len, n = 0;
+    fill_entropy(ent, seed);
+    if (!c->mem && !(c->mem = aligned_alloc(64, (tls_conn_size() + 63) / 64 * 64)))
+        abort();
+    c->t = tls_conn_init(c->mem, &cfg, ent, false);
+    const uint8_t *out = tls_conn_out(c->t, &len);
+    if (len < 5 || out[0] != 22)
+        return false;
+    srv_init(&c->srv, &o);
+    srv_server_hello(&c->srv, out + 5, len - 5);
+    tls_conn_out_ack(c->t, len);
+    const struct tls13_suite *suite = c->srv.suite;
+    struct tls13_record_dir hs_wr;
+    memset(&hs_wr, 0, sizeof hs_wr);
+    n += tls13_record_seal(&hs_wr, 22, c->srv.sh, c->srv.sh_len, buf, sizeof buf);
+    dir_key(&hs_wr, suite, c->srv.ks.server_hs);
+    for (size_t off = 0; off < c->srv.flight_len; off += TLS13_MAX_PLAINTEXT) {
+        size_t k = c->srv.flight_len - off < TLS13_MAX_PLAINTEXT ? c->srv.flight_len - off : TLS13_MAX_PLAINTEXT;
+        n += tls13_record_seal(&hs_wr, 22, c->srv.flight + off, k, buf + n, sizeof buf - n);
+    }
+    if (conn_feed(c->t, buf, n) != TLS_HANDSHAKE_DONE || !tls_conn_ready(c->t))
+        return false;
+    tls_conn_out(c->t, &len);
+    tls_conn_out_ack(c->t, len); /* CCS, client Finished */
+    size_t hl = tls13_hash_len(suite->hash);
+    memcpy(c->srv_secret, c->srv.ks.server_app, hl);
+    memcpy(c->cli_secret, c->srv.ks.client_app, hl);
+    dir_key(&c->srv_wr, suite, c->srv_secret);
+    dir_key(&c->cli_rd, suite, c->cli_secret);
+    return c->srv.ok;
+}
+
+/* n KeyUpdates from the server, each in a record of its own under the key
+ * the one before announced, appended to buf. */
+static size_t srv_key_updates(struct conn_run *c, uint8_t request, size_t count, uint8_t *buf, size_t cap)
+{
+    const uint8_t ku[5] = { 24, 0, 0, 1, request };
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        n += tls13_record_seal(&c->srv_wr, 22, ku, sizeof ku, buf + n, cap - n);
+        tls13_next_traffic_secret(c->srv.suite->hash, c->srv_secret);
+        dir_key(&c->srv_wr, c->srv.suite, c->srv_secret);
+    }
+    return n;
+}
+
+/* Opens what tls_conn has queued as the server would: application data
+ * counted in *data, KeyUpdates followed (counted in *kus). False when a
+ * record does not open or is something else. */
+static bool srv_read_out(struct conn_run *c, size_t *data, size_t *kus)
+{
+    size_t len;
+    const uint8_t *out = tls_conn_out(c->t, &len);
+    static uint8_t copy[2 * (TLS13_MAX_PLAINTEXT + 64)];
+    memcpy(copy, out, len);
+    *data = *kus = 0;
+    for (size_t off = 0; off + 5 <= len;) {
+        size_t rl = 5 + ((size_t)copy[off + 3] << 8 | copy[off + 4]);
+        uint8_t ct, *pl;
+        size_t pn;
+        if (off + rl > len || tls13_record_open(&c->cli_rd, copy + off, rl, &ct, &pl, &pn) != 0)
+            return false;
+        off += rl;
+        if (ct == 23) {
+            *data += pn;
+        } else if (ct == 22 && pn == 5 && pl[0] == 24 && pl[4] == 0) {
+            (*kus)++;
+            tls13_next_traffic_secret(c->srv.suite->hash, c->cli_secret);
+            dir_key(&c->cli_rd, c->srv.suite, c->cli_secret);
+        } else {
+            return false;
+        }
+    }
+    tls_conn_out_ack(c->t, len);
+    return true;
+}
+
+/* A KeyUpdate storm (RFC 8446 §4.6.3): 3000 KeyUpdates with update_requested
+ * in one read. Each was answered with a KeyUpdate of our own, sealed into
+ * the output as it came: past about 1200 (of 27 bytes each) the output was
+ * full, the seal failed without a word, and our write key moved on anyway —
+ * every later record was one the server could not open. Now a burst that
+ * arrives while we are silent gets one answer (§4.6.3 says a silent receiver
+ * "respond[s] with a single update"); data sent in between re-arms it. */
+static void test_conn_key_update_storm(void)
+{
+    static struct conn_run c;
+    static uint8_t buf[3000 * 32];
+    size_t data, kus;
+    T_CHECK("conn: handshake through records", conn_open(&c, 11), "failed");
+    size_t n = srv_key_updates(&c, 1, 3000, buf, sizeof buf);
+    int rc = conn_feed(c.t, buf, n);
+    bool read = srv_read_out(&c, &data, &kus);
+    T_CHECK("conn: 3000 KeyUpdate(update_requested) in one read -> one KeyUpdate back, the output in step",
+            rc == TLS_OK && read && kus == 1 && data == 0, "rc %d, read %d, %zu KeyUpdates back", rc, read, kus);
+    size_t sent = tls_conn_send(c.t, (const uint8_t *)"GET / HTTP/1.1\r\n\r\n", 18);
+    n = srv_key_updates(&c, 1, 3, buf, sizeof buf);
+    rc = conn_feed(c.t, buf, n);
+    read = srv_read_out(&c, &data, &kus);
+    T_CHECK("conn: data then 3 more requests -> the data (under the answered key), then one more KeyUpdate",
+            sent == 18 && rc == TLS_OK && read && kus == 1 && data == 18, "rc %d, read %d, %zu back, %zu data", rc,
+            read, kus, data);
+
+    /* The output full of application data: the answer still fits, after it. */
+    static uint8_t big[4 * TLS13_MAX_PLAINTEXT];
+    memset(big, 'a', sizeof big);
+    sent = tls_conn_send(c.t, big, sizeof big);
+    size_t more = tls_conn_send(c.t, big, sizeof big);
+    n = srv_key_updates(&c, 1, 1, buf, sizeof buf);
+    rc = conn_feed(c.t, buf, n);
+    read = srv_read_out(&c, &data, &kus);
+    T_CHECK("conn: output full of data, then a KeyUpdate(update_requested) -> its answer still goes out",
+            sent > 0 && more == 0 && rc == TLS_OK && read && kus == 1 && data == sent, "sent %zu, rc %d, read %d, %zu back",
+            sent, rc, read, kus);
+    free(c.mem);
+    c.mem = NULL;
+}
+
+/* §5.1: a KeyUpdate must end its record. Two in one record (or a KeyUpdate
+ * followed by a NewSessionTicket) were taken as if the bytes behind it had
+ * been sealed under the new key. */
+static void test_conn_key_update_record_end(void)
+{
+    static struct conn_run c;
+    static const uint8_t two[10] = { 24, 0, 0, 1, 0, 24, 0, 0, 1, 0 };
+    static const uint8_t ku_nst[11] = { 24, 0, 0, 1, 0, 4, 0, 0, 2, 0xaa, 0xbb };
+    const uint8_t *bodies[2] = { two, ku_nst };
+    size_t lens[2] = { sizeof two, sizeof ku_nst };
+    for (int i = 0; i < 2; i++) {
+        uint8_t buf[64];
+        T_CHECK("conn: handshake through records", conn_open(&c, 12 + (uint32_t)i), "failed");
+        size_t n = tls13_record_seal(&c.srv_wr, 22, bodies[i], lens[i], buf, sizeof buf);
+        int rc = conn_feed(c.t, buf, n);
+        T_CHECK(i == 0 ? "conn: two KeyUpdates in one record -> unexpected_message (§5.1)"
+                       : "conn: a KeyUpdate then a NewSessionTicket in one record -> unexpected_message (§5.1)",
+                rc == TLS_ERR_RECORD && tls_conn_alert(c.t) == 10, "rc %d, alert %d", rc, tls_conn_alert(c.t));
+    }
+    /* §4.6.3: request_update 2 is illegal_parameter; after the handshake
+     * that is a bad record (TLS_ERR_RECORD), not a failed handshake, which
+     * it was reported as. */
+    uint8_t buf[128];
+    T_CHECK("conn: handshake through records", conn_open(&c, 15), "failed");
+    size_t n = tls13_record_seal(&c.srv_wr, 22, (const uint8_t *)"\x18\x00\x00\x01\x02", 5, buf, sizeof buf);
+    int rc = conn_feed(c.t, buf, n);
+    T_CHECK("conn: KeyUpdate(2) after the handshake -> illegal_parameter, TLS_ERR_RECORD", rc == TLS_ERR_RECORD &&
+            tls_conn_alert(c.t) == 47, "rc %d, alert %d", rc, tls_conn_alert(c.t));
+    /* The same two KeyUpdates in records of their own are fine. */
+    T_CHECK("conn: handshake through records", conn_open(&c, 14), "failed");
+    n = srv_key_updates(&c, 0, 2, buf, sizeof buf);
+    rc = conn_feed(c.t, buf, n);
+    T_CHECK("conn: two KeyUpdates in two records -> fine", rc == TLS_OK, "rc %d", rc);
+    free(c.mem);
+    c.mem = NULL;
+}
+
 int main(void)
 {
     test_trace_simple();
@@ -2025,5 +2207,7 @@ int main(void)
     test_post_handshake();
     test_mutations();
     test_conn_empty_record();
+    test_conn_key_update_storm();
+    test_conn_key_update_record_end();
     T_DONE();
 }

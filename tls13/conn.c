@@ -12,6 +12,13 @@
 /* Output: enough for a whole batch of HTTP/2 frames or an HTTP/1.1 request
  * in a handful of records, plus the handshake flights. */
 #define OUT_CAP (2 * (TLS13_MAX_PLAINTEXT + 64))
+/* Application data leaves room for one KeyUpdate record (header, message,
+ * inner type, tag): the answer to an update_requested (RFC 8446 §4.6.3) is
+ * sealed as it arrives and must never find the output full, or our write
+ * key would move on without the peer being told. One is enough: until more
+ * data goes out, further requests share that answer
+ * (tls13_hs_app_data_sent). */
+#define KU_RESERVE (TLS13_RECORD_HDR + 5 + 1 + TLS13_TAG_LEN)
 
 enum tls_state { ST_HANDSHAKE, ST_READY, ST_DONE };
 
@@ -138,20 +145,23 @@ size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n)
         return 0;
     size_t taken = 0;
     while (taken < n) {
-        size_t room = OUT_CAP - t->out_len;
-        if (room <= tls13_record_overhead())
+        size_t room = tls_conn_send_room(t);
+        if (room == 0)
             break;
         size_t chunk = n - taken;
         if (chunk > TLS13_MAX_PLAINTEXT)
             chunk = TLS13_MAX_PLAINTEXT;
-        if (chunk > room - tls13_record_overhead())
-            chunk = room - tls13_record_overhead();
-        size_t w = tls13_record_seal(&t->wr, TLS13_CT_APPLICATION_DATA, p + taken, chunk, t->out + t->out_len, room);
+        if (chunk > room)
+            chunk = room;
+        size_t w = tls13_record_seal(&t->wr, TLS13_CT_APPLICATION_DATA, p + taken, chunk, t->out + t->out_len,
+                                     OUT_CAP - t->out_len);
         if (w == 0)
             break;
         t->out_len += w;
         taken += chunk;
     }
+    if (taken > 0)
+        tls13_hs_app_data_sent(&t->hs);
     return taken;
 }
 
@@ -160,7 +170,7 @@ size_t tls_conn_send_room(const struct tls_conn *t)
     if (t->tls12)
         return tls12_send_room(&t->v12);
     size_t room = OUT_CAP - t->out_len;
-    return room > tls13_record_overhead() ? room - tls13_record_overhead() : 0;
+    return room > tls13_record_overhead() + KU_RESERVE ? room - tls13_record_overhead() - KU_RESERVE : 0;
 }
 
 const uint8_t *tls_conn_out(const struct tls_conn *t, size_t *len)
@@ -194,7 +204,9 @@ static int fail(struct tls_conn *t, int err)
     return err;
 }
 
-/* A handshake-engine error: negative alert to send, or a received one. */
+/* A handshake-engine error: negative alert to send, or a received one.
+ * After the handshake (a bad KeyUpdate, a message that may not come now)
+ * it is no handshake failure but a bad record, like the others then. */
 static int handshake_failed(struct tls_conn *t, int rc)
 {
     if (rc == TLS13_ERR_FALLBACK_TLS12)
@@ -204,7 +216,7 @@ static int handshake_failed(struct tls_conn *t, int rc)
     } else {
         send_alert(t, (uint8_t)-rc);
     }
-    return fail(t, TLS_ERR_HANDSHAKE);
+    return fail(t, t->state == ST_HANDSHAKE ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD);
 }
 
 static int on_alert(struct tls_conn *t, const uint8_t *p, size_t n)

@@ -1148,11 +1148,16 @@ static int on_key_update(struct tls13_hs *hs)
     hs->cb.secret(hs->ctx, TLS13_EPOCH_APP, false, hs->suite, hs->ks.server_app);
     /* §4.6.3: update_requested → "the receiver MUST send a KeyUpdate of its
      * own with request_update set to update_not_requested prior to sending
-     * its next Application Data record". */
-    if (req == 1)
+     * its next Application Data record". One answer covers every request
+     * that arrives before our next data (see tls13_hs_app_data_sent). */
+    if (req == 1 && !hs->ku_answered) {
         update_write(hs, 0);
+        hs->ku_answered = 1;
+    }
     return 0;
 }
+
+void tls13_hs_app_data_sent(struct tls13_hs *hs) { hs->ku_answered = 0; }
 
 int tls13_hs_key_update(struct tls13_hs *hs)
 {
@@ -1306,6 +1311,14 @@ int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p
             return fail(hs, r);
         if (r == TLS13_HS_DONE)
             result = TLS13_HS_DONE;
+        /* §5.1: "Handshake messages MUST NOT span key changes ...
+         * KeyUpdate ... MUST [be sent] in alignment with a record
+         * boundary": bytes behind a KeyUpdate in its record were sealed
+         * under the key it retired. (The other key changes, after
+         * ServerHello and Finished, move to another epoch, which the rules
+         * above already refuse for leftovers.) */
+        if (hs->msg_type == HT_KEY_UPDATE && n > 0)
+            return fail(hs, E_UNEXPECTED);
     }
     return result;
 }

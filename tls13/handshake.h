@@ -67,6 +67,7 @@ struct tls13_hs {
     uint8_t hrr_done;            /* a HelloRetryRequest was answered */
     uint8_t got_cr;              /* CertificateRequest seen: an empty Certificate goes before our Finished */
     uint8_t sid_len;             /* legacy_session_id sent: 32 over TCP (RFC 8446 §D.4), 0 under QUIC */
+    uint8_t ku_answered;         /* our KeyUpdate answered an update_requested, and no data went since */
     int err;                     /* sticky: the first negative result, returned ever after */
     uint16_t suite_id;
     uint16_t group;              /* the key_share group offered/accepted */
@@ -100,13 +101,21 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
                    const struct tls13_hs_callbacks *cb, void *ctx);
 
 /* Feeds handshake bytes received at an epoch (any split, several messages at
- * once). Returns TLS13_HS_IN_PROGRESS, TLS13_HS_DONE (once, when the
+ * once; over TCP one call per record: a KeyUpdate must end its input, RFC
+ * 8446 §5.1, else unexpected_message). Returns TLS13_HS_IN_PROGRESS, TLS13_HS_DONE (once, when the
  * handshake completes; later post-handshake input returns 0), or a negative
  * error. Messages at the wrong epoch are unexpected_message. */
 int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p, size_t n);
 
 /* The negotiated application protocol ("" when the server chose none). */
 const char *tls13_hs_alpn(const struct tls13_hs *hs);
+
+/* Application data went out under our current keys: the next KeyUpdate
+ * with update_requested gets an answer of its own. Until then further ones
+ * are answered by the one already sent (RFC 8446 §4.6.3: an implementation
+ * "which receives multiple KeyUpdates while it is silent" responds "with a
+ * single update"), so a storm of them costs one record, not one each. */
+void tls13_hs_app_data_sent(struct tls13_hs *hs);
 
 /* Asks the peer to update its keys and updates ours (RFC 8446 §4.6.3):
  * emits KeyUpdate(update_requested) at APP and installs our next secret. */

@@ -159,8 +159,12 @@ int tls13_record_open(struct tls13_record_dir *d, uint8_t *rec, size_t rec_len, 
     if (n == 0)
         return -ALERT_UNEXPECTED_MESSAGE;
     n--;
-    if (n > TLS13_MAX_PLAINTEXT)
-        return -ALERT_RECORD_OVERFLOW; /* §5.1's limit on the content */
+    /* §5.4: "the full encoded TLSInnerPlaintext MUST NOT exceed 2^14 + 1
+     * octets", padding included (with a 16-byte tag, records of 2^14+18 ..
+     * 2^14+256 bytes pass §5.2's limit and still break this one); so the
+     * content stays within §5.1's 2^14. */
+    if (inner > TLS13_MAX_PLAINTEXT + 1)
+        return -ALERT_RECORD_OVERFLOW;
     /* §5: an unknown record type, or a protected change_cipher_spec, is
      * unexpected_message; so is (§5.4) zero-length handshake or alert
      * content. What is left for the caller: alert, handshake, data. */
