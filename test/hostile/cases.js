@@ -28,7 +28,7 @@
 //   tlsOptions(opts)  extra node tls options (e.g. a certificate of its own)
 //   onOpen(x), onRequest(x, n[, stream])  the case's behaviour (CaseIO in
 //             test/hostile_server.js: write, frame, headers, ok, end, reset,
-//             inject, later, drip, flood, state, wire)
+//             inject, later, drip, flood, state, wire, tlsFiles)
 'use strict';
 
 const fs = require('fs');

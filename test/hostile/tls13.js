@@ -9,6 +9,7 @@
 'use strict';
 
 const crypto = require('crypto');
+const wire = require('./wire.js');
 
 const EMPTY = Buffer.alloc(0);
 const u8 = (v) => Buffer.from([v & 0xff]);
@@ -193,9 +194,9 @@ function open(k, rec) {
 }
 
 // Cuts bytes into handshake records of at most 2^14 bytes (§5.1).
-function handshakeRecords(bytes, seal1) {
+function handshakeRecords(bytes, seal1, size = 16384) {
     const out = [];
-    for (let o = 0; o < bytes.length; o += 16384) out.push(seal1(bytes.subarray(o, o + 16384)));
+    for (let o = 0; o < bytes.length; o += size) out.push(seal1(bytes.subarray(o, o + size)));
     return Buffer.concat(out);
 }
 
@@ -219,16 +220,20 @@ function identity(files) {
 // under the handshake keys, reads the client's Finished (not verified: this
 // is a test server) and then serves HTTP/1.1 in application data: every
 // request (a head ending in CRLFCRLF; no request bodies) goes to
-// opts.onRequest(s, n) (default: s.ok()). KeyUpdates from the client are
+// opts.onRequest(s, n) (default: s.ok()); over HTTP/2 (ALPN h2) after a
+// SETTINGS of its own, every HEADERS frame with END_STREAM goes to
+// opts.onRequest(s, n, stream) (default: s.ok(stream)). KeyUpdates from the client are
 // followed (and answered when requested, §4.6.3). A client alert or a
 // record that does not open ends the connection (FIN). opts:
 //   alpn(ch)     the ALPN name to select (default: the client's first offer)
 //   certs(id)    the DER blobs of the Certificate (default: [the server's])
 //   finished(m)  the Finished message as sent (default: as computed)
 //   beforeHello(s)  called before the ServerHello goes out (s.raw() works)
+//   fragment     the handshake's records carry at most this many bytes
+//                (default 2^14): messages split across records (§5.1)
 // s (per connection): raw(bytes) (TCP), record(type, content) (sealed
 // under the current write keys), send(data) (application data in records
-// of 2^14), ok(), keyUpdate(requested, sameRecordAs), alert(level, desc),
+// of 2^14), ok([stream]), keyUpdate(requested, sameRecordAs), alert(level, desc),
 // closeNotify(), end(), reset(), later(ms, fn), x (the CaseIO), ch.
 const OK_H1 = Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
 
@@ -283,6 +288,7 @@ class Server {
                 if (this.phase === 'finished' && ht === HT.FINISHED) {
                     this.phase = 'app';
                     this.rd = recordKeys(this.cAp);
+                    if (this.alpn === 'h2') this.send(wire.frame(wire.FT.SETTINGS, 0, 0, wire.settings([[wire.SET.MAX_CONCURRENT_STREAMS, 100]])));
                 } else if (this.phase === 'app' && ht === HT.KEY_UPDATE) {
                     this.keyUpdatesIn = (this.keyUpdatesIn || 0) + 1;
                     this.rd = recordKeys(nextSecret(this.rd.secret));
@@ -291,6 +297,7 @@ class Server {
             }
             return;
         }
+        if (m.type === CT.APPLICATION_DATA && this.phase === 'app' && this.alpn === 'h2') return this.h2Input(m.content);
         if (m.type === CT.APPLICATION_DATA && this.phase === 'app') {
             this.app += m.content.toString('latin1');
             for (let end; !this.x.dead && (end = this.app.indexOf('\r\n\r\n')) >= 0;) {
@@ -310,7 +317,7 @@ class Server {
         const transcript = [msg, sh];
         const th = () => sha256(Buffer.concat(transcript));
         const { hs, cHs, sHs } = handshakeSecrets(shared, th());
-        const alpn = o.alpn ? o.alpn(ch) : ch.alpn[0];
+        const alpn = this.alpn = o.alpn ? o.alpn(ch) : ch.alpn[0];
         transcript.push(encryptedExtensions(alpn), certificateMsg(o.certs ? o.certs(id) : [id.der]));
         transcript.push(certificateVerify(th(), id.key));
         let fin = finishedMsg(sHs, th());
@@ -318,14 +325,36 @@ class Server {
         const { cAp, sAp } = appSecrets(hs, th());
         if (o.finished) transcript[transcript.length - 1] = fin = o.finished(fin);
         if (o.beforeHello) o.beforeHello(this);
-        this.raw(plainRecord(CT.HANDSHAKE, sh));
+        const size = o.fragment || 16384;
+        this.raw(handshakeRecords(sh, (b) => plainRecord(CT.HANDSHAKE, b), size));
         this.raw(plainRecord(CT.CHANGE_CIPHER_SPEC, [1]));
         this.wr = recordKeys(sHs);
-        this.raw(handshakeRecords(Buffer.concat(transcript.slice(2)), (b) => seal(this.wr, CT.HANDSHAKE, b)));
+        this.raw(handshakeRecords(Buffer.concat(transcript.slice(2)), (b) => seal(this.wr, CT.HANDSHAKE, b), size));
         this.wr = recordKeys(sAp);
         this.rd = recordKeys(cHs);
         this.cAp = cAp;
         this.phase = 'finished';
+    }
+    // HTTP/2 (ALPN h2): the client's preface and SETTINGS (ACKed), and each
+    // HEADERS frame with END_STREAM a request (shb's GETs are one frame).
+    h2Input(d) {
+        this.h2buf = this.h2buf ? Buffer.concat([this.h2buf, d]) : d;
+        if (!this.h2preface) {
+            if (this.h2buf.length < 24) return;
+            this.h2buf = this.h2buf.subarray(24);
+            this.h2preface = true;
+        }
+        while (this.h2buf.length >= 9 && !this.x.dead) {
+            const len = this.h2buf.readUIntBE(0, 3);
+            if (this.h2buf.length < 9 + len) return;
+            const type = this.h2buf[3], flags = this.h2buf[4], sid = this.h2buf.readUInt32BE(5) & 0x7fffffff;
+            this.h2buf = this.h2buf.subarray(9 + len);
+            if (type === wire.FT.SETTINGS && !(flags & wire.FL.ACK)) this.send(wire.frame(wire.FT.SETTINGS, wire.FL.ACK, 0));
+            if (type === wire.FT.HEADERS && (flags & wire.FL.END_STREAM)) {
+                this.requests += 1;
+                (this.opts.onRequest || ((s, n, stream) => s.ok(stream)))(this, this.requests, sid);
+            }
+        }
     }
     raw(b) { return this.x.write(b); }
     record(type, content, pad) { return this.raw(seal(this.wr, type, content, pad)); }
@@ -336,7 +365,13 @@ class Server {
             if (b.length === 0) break;
         }
     }
-    ok() { this.x.c.answered += 1; return this.send(OK_H1); }
+    // ok([stream]): the well-formed answer ("ok", 200) on the protocol ALPN chose.
+    ok(stream) {
+        this.x.c.answered += 1;
+        if (this.alpn !== 'h2') return this.send(OK_H1);
+        return this.send(Buffer.concat([wire.frame(wire.FT.HEADERS, wire.FL.END_HEADERS, stream, wire.OK_BLOCK),
+            wire.frame(wire.FT.DATA, wire.FL.END_STREAM, stream, 'ok')]));
+    }
     // keyUpdate(requested, n): n KeyUpdates (default 1), each in a record of
     // its own (§5.1: a KeyUpdate ends its record); with `together` all in one.
     keyUpdate(requested, n = 1, together = false) {
