@@ -131,6 +131,20 @@ module.exports = [
         expect: { errors: { 'connect timeout': 4 } },
         ...hello(() => null),
     },
+    {
+        name: 'tls-stall-after-server-hello', raw: true, args: '--connect-timeout 1s -n 4 -c 2', deadline: 8,
+        does: 'a ServerHello, then nothing (no EncryptedExtensions ever)',
+        rfc: 'README: --connect-timeout covers the whole handshake',
+        expect: { errors: { 'connect timeout': 4 } },
+        ...hello((ch) => sh(ch)),
+    },
+    {
+        name: 'tls-drip-handshake', raw: true, args: '--connect-timeout 1s -n 4 -c 2', deadline: 8,
+        does: 'the hand-made server\'s whole flight, one byte every 20 ms (never silent for long, never done in time)',
+        rfc: 'README: --connect-timeout bounds the handshake, not the silence within it',
+        expect: { errors: { 'connect timeout': 4 } },
+        ...tls13.serve({ drip: 20 }),
+    },
 
     // --- ServerHellos shb must refuse (RFC 8446 §4.1.3, §4.1.4) -------------------
     {
@@ -209,6 +223,13 @@ module.exports = [
         rfc: 'RFC 8446 §5.1: a record over the limit is record_overflow',
         expect: hs8({ 'sent record_overflow': 8 }),
         ...hello(() => junkRecord(CT.HANDSHAKE, 0x4801, 64)),
+    },
+    {
+        name: 'tls-plaintext-record-over-2p14', raw: true, args: '-n 8 -c 2',
+        does: 'a whole handshake record of 2^14+1 bytes in the clear instead of a ServerHello',
+        rfc: 'RFC 8446 §5.1: TLSPlaintext.length "MUST NOT exceed 2^14 bytes": record_overflow',
+        expect: hs8({ 'sent record_overflow': 8 }),
+        ...hello(() => junkRecord(CT.HANDSHAKE, 16385)),
     },
     {
         name: 'tls-empty-handshake-record', raw: true, args: '-n 8 -c 2',

@@ -229,6 +229,8 @@ function identity(files) {
 //   certs(id)    the DER blobs of the Certificate (default: [the server's])
 //   finished(m)  the Finished message as sent (default: as computed)
 //   beforeHello(s)  called before the ServerHello goes out (s.raw() works)
+//   drip         the server's handshake flight goes out one byte every
+//                `drip` ms
 //   fragment     the handshake's records carry at most this many bytes
 //                (default 2^14): messages split across records (§5.1)
 // s (per connection): raw(bytes) (TCP), record(type, content) (sealed
@@ -326,10 +328,11 @@ class Server {
         if (o.finished) transcript[transcript.length - 1] = fin = o.finished(fin);
         if (o.beforeHello) o.beforeHello(this);
         const size = o.fragment || 16384;
-        this.raw(handshakeRecords(sh, (b) => plainRecord(CT.HANDSHAKE, b), size));
-        this.raw(plainRecord(CT.CHANGE_CIPHER_SPEC, [1]));
+        const out = [handshakeRecords(sh, (b) => plainRecord(CT.HANDSHAKE, b), size), plainRecord(CT.CHANGE_CIPHER_SPEC, [1])];
         this.wr = recordKeys(sHs);
-        this.raw(handshakeRecords(Buffer.concat(transcript.slice(2)), (b) => seal(this.wr, CT.HANDSHAKE, b), size));
+        out.push(handshakeRecords(Buffer.concat(transcript.slice(2)), (b) => seal(this.wr, CT.HANDSHAKE, b), size));
+        if (o.drip) this.x.drip(Buffer.concat(out), o.drip);
+        else this.raw(Buffer.concat(out));
         this.wr = recordKeys(sAp);
         this.rd = recordKeys(cHs);
         this.cAp = cAp;
