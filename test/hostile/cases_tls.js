@@ -414,6 +414,53 @@ module.exports = [
         ...tls13.serve({ onRequest: (s) => { s.keyUpdate(false, 2, true); s.ok(); } }),
     },
     {
+        name: 'tls-keyupdate-in-handshake', raw: true, args: '-n 8 -c 2',
+        does: 'a KeyUpdate where the server Finished belongs',
+        rfc: 'RFC 8446 §4.6.3: KeyUpdate only after Finished: unexpected_message',
+        expect: hs8({ 'sent unexpected_message': 8 }),
+        ...tls13.serve({ finished: () => handshakeMsg(HT.KEY_UPDATE, Buffer.from([0])) }),
+    },
+    {
+        name: 'tls-ticket-storm', raw: true, args: '-n 8 -c 2',
+        does: '2000 NewSessionTickets of 1 KiB before every response',
+        rfc: 'RFC 8446 §4.6.1: tickets may come at any time; shb resumes nothing and skips them',
+        expect: { ok: 8 },
+        ...tls13.serve({ onRequest: (s) => {
+            const nst = handshakeMsg(HT.NEW_SESSION_TICKET, Buffer.concat([Buffer.from('0000003c0000000100', 'hex'),
+                Buffer.from([0x04, 0x00]), crypto.randomBytes(1024), Buffer.from([0, 0])]));
+            for (let i = 0; i < 2000; i++) s.record(CT.HANDSHAKE, nst);
+            s.ok();
+        } }),
+    },
+    {
+        name: 'tls-alert-three-bytes', raw: true, args: '-n 8 -c 2',
+        does: 'an alert record of three bytes instead of the first response',
+        rfc: 'RFC 8446 §6: an Alert is two bytes; anything else is decode_error',
+        expect: tls8({ 'sent decode_error': 8 }),
+        ...tls13.serve({ onRequest: (s) => s.record(CT.ALERT, [2, 80, 0]) }),
+    },
+    {
+        name: 'tls-empty-alert-record', raw: true, args: '-n 8 -c 2',
+        does: 'a protected alert record of zero-length content',
+        rfc: 'RFC 8446 §5.4: zero-length alert content is unexpected_message',
+        expect: tls8({ 'sent unexpected_message': 8 }),
+        ...tls13.serve({ onRequest: (s) => s.record(CT.ALERT, EMPTY) }),
+    },
+    {
+        name: 'tls-unknown-inner-type', raw: true, args: '-n 8 -c 2',
+        does: 'a protected record whose inner content type is 24 (heartbeat, not TLS 1.3)',
+        rfc: 'RFC 8446 §5: an unexpected record type is unexpected_message',
+        expect: tls8({ 'sent unexpected_message': 8 }),
+        ...tls13.serve({ onRequest: (s) => s.record(24, 'ok') }),
+    },
+    {
+        name: 'tls-no-inner-type', raw: true, args: '-n 8 -c 2',
+        does: 'a protected record whose plaintext is all zeros (no content type)',
+        rfc: 'RFC 8446 §5.4: no non-zero octet in the plaintext is unexpected_message',
+        expect: tls8({ 'sent unexpected_message': 8 }),
+        ...tls13.serve({ onRequest: (s) => s.record(0, EMPTY, 20) }),
+    },
+    {
         name: 'tls-keyupdate-bad-value', raw: true, args: '-n 8 -c 2',
         does: 'a KeyUpdate whose request_update is 2',
         rfc: 'RFC 8446 §4.6.3: request_update other than 0 or 1 is illegal_parameter',
@@ -469,6 +516,13 @@ module.exports = [
         does: 'the same to an HTTP/2 client',
         rfc: 'RFC 8446 §5.2',
         expect: tls8({ 'sent bad_record_mac': 8 }),
+        onRequest: injectAt(0, () => junkRecord(CT.APPLICATION_DATA, 40)),
+    },
+    {
+        name: 'tls-garbage-record-first-h2-p4', proto: 'h2', tls: true, args: '-n 8 -c 2 -p 4',
+        does: 'the same with 4 streams open on each connection',
+        rfc: 'RFC 8446 §5.2: one alert ends a connection and every stream on it (`tls` 8, the alert counted once a connection)',
+        expect: { errors: { tls: 8 }, jq: '.tlsAlerts == {"sent bad_record_mac": 2}' },
         onRequest: injectAt(0, () => junkRecord(CT.APPLICATION_DATA, 40)),
     },
     {
