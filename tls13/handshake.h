@@ -102,9 +102,10 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
 
 /* Feeds handshake bytes received at an epoch (any split, several messages at
  * once; over TCP one call per record: a KeyUpdate must end its input, RFC
- * 8446 §5.1, else unexpected_message). Returns TLS13_HS_IN_PROGRESS, TLS13_HS_DONE (once, when the
- * handshake completes; later post-handshake input returns 0), or a negative
- * error. Messages at the wrong epoch are unexpected_message. */
+ * 8446 §5.1, else unexpected_message). Returns TLS13_HS_IN_PROGRESS,
+ * TLS13_HS_DONE (once, when the handshake completes; later post-handshake
+ * input returns 0), or a negative error. Messages at the wrong epoch are
+ * unexpected_message. */
 int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p, size_t n);
 
 /* The negotiated application protocol ("" when the server chose none). */

@@ -150,6 +150,12 @@ int tls13_record_open(struct tls13_record_dir *d, uint8_t *rec, size_t rec_len, 
     if (tls13_aead_open(&d->aead, d->seq, rec, TLS13_RECORD_HDR, body, inner, body + inner) != 0)
         return -ALERT_BAD_RECORD_MAC; /* §5.2 */
     d->seq++;
+    /* §5.4: "the full encoded TLSInnerPlaintext MUST NOT exceed 2^14 + 1
+     * octets", padding included (with a 16-byte tag, records of 2^14+18 ..
+     * 2^14+256 bytes pass §5.2's limit and still break this one); so the
+     * content stays within §5.1's 2^14. */
+    if (inner > TLS13_MAX_PLAINTEXT + 1)
+        return -ALERT_RECORD_OVERFLOW;
 
     /* §5.4: scan back over the zero padding; the first non-zero byte is
      * the content type. All zeros (or nothing) is unexpected_message. */
@@ -159,12 +165,6 @@ int tls13_record_open(struct tls13_record_dir *d, uint8_t *rec, size_t rec_len, 
     if (n == 0)
         return -ALERT_UNEXPECTED_MESSAGE;
     n--;
-    /* §5.4: "the full encoded TLSInnerPlaintext MUST NOT exceed 2^14 + 1
-     * octets", padding included (with a 16-byte tag, records of 2^14+18 ..
-     * 2^14+256 bytes pass §5.2's limit and still break this one); so the
-     * content stays within §5.1's 2^14. */
-    if (inner > TLS13_MAX_PLAINTEXT + 1)
-        return -ALERT_RECORD_OVERFLOW;
     /* §5: an unknown record type, or a protected change_cipher_spec, is
      * unexpected_message; so is (§5.4) zero-length handshake or alert
      * content. What is left for the caller: alert, handshake, data. */

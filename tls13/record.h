@@ -48,8 +48,9 @@ static inline size_t tls13_record_overhead(void) { return TLS13_RECORD_HDR + 1 +
  * (padding stripped, §5.4) and *plain, *plain_len to the content inside rec.
  * Returns 0, or a negative TLS alert: -20 bad_record_mac (tag), -22
  * record_overflow (length: the record over 2^14+256, §5.2, or its
- * TLSInnerPlaintext, padding included, over 2^14+1, §5.4), -10 unexpected_message (all-zero padding / no
- * content type, or a protected record of outer type other than 23). An
+ * TLSInnerPlaintext, padding included, over 2^14+1, §5.4), -10
+ * unexpected_message (all-zero padding / no content type, or a protected
+ * record of outer type other than 23). An
  * unkeyed direction returns the record as is (type from the header).
  * Also -50 decode_error (rec_len is not exactly one record), -80
  * internal_error (read sequence exhausted); -10 also for unknown inner types,
