@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# test/interop.sh — the interop matrix (make interop): shb against every HTTP
+# server this machine can install (Debian 12 packages, npm), over every
+# protocol each one speaks, in three cases each.
+#
+#   bash test/interop.sh            run the matrix with $SHB (default ./shb)
+#   bash test/interop.sh --readme   run it and write the matrix into README.md
+#                                   between <!-- interop-matrix:begin/end -->
+#   INTEROP_ONLY="nginx caddy" ...  only those servers (ids, see SERVERS below)
+#
+# Protocols (columns): h1 (HTTP/1.1 cleartext), h2c (HTTP/2 prior knowledge,
+# shb --http2 http://), h1s (HTTP/1.1 over TLS), h2s (HTTP/2 over TLS, ALPN
+# h2), h3 (shb --http3). Cases: ok (GET /, a 200), h48 (GET /h48: 48 response
+# headers x-h01..x-h48 of 1000 bytes each, 48 KB), c5 (the server ends the
+# connection on the 5th request: Connection: close on HTTP/1.1, GOAWAY on
+# HTTP/2 and HTTP/3). Every cell runs `shb -n 200 -c 10 -j` under timeout and
+# passes when shb exits 0, requests.ok == 200, statusCodes == {"200": 200},
+# errors == 0 (and no sanitizer report), plus: h48: bytesReceived shows the
+# headers arrived every time, and another client (curl, h2_probe.py, Bun's fetch)
+# sees all 48 headers from the server; c5: shb opened >= 40 connections and
+# another client (curl: "Connection: close" on the 5th response and only
+# there; test/interop/h2_probe.py: a GOAWAY after the 5th) sees it.
+# When shb fails a cell, a reference client (h2load; Bun's fetch for h3) runs
+# the same load: if it fails too, the cell is a known server bug (a SKIP line
+# with what the reference saw), otherwise shb's failure (a FAIL line).
+#
+# Output: one PASS/FAIL/SKIP line per cell (test/run.sh count_line), then
+# the matrix. Servers that are not installed get SKIP lines.
+#
+# Adding a server (a third QUIC stack, say): write a function srv_ID that
+# starts it (bounded: test/lib.sh's start_* helpers or interop_start) and
+# declares its cells with `cell PROTO CASE URL` and `na PROTO CASE WHY`
+# (protocols it does not speak are left out), and append one row to SERVERS:
+#   "ID|label|stack (h1/h2/h3 implementations)|TLS library|stack ids"
+# A file test/interop/servers.d/*.sh is sourced before the run, so a server
+# can be added there without editing this file (SERVERS+=(...) and srv_ID).
+# shellcheck disable=SC2016  # jq programs are single-quoted on purpose
+set -u
+cd "$(dirname "$0")/.." || exit 2
+E2E_NAME=interop
+# shellcheck source=test/lib.sh
+. test/lib.sh
+# shellcheck source=test/e2e_lib.sh
+. test/e2e_lib.sh
+
+README_MODE=0
+[ "${1:-}" = --readme ] && README_MODE=1
+
+e2e_preconditions jq curl h2load openssl
+SHB_TIMEOUT=${INTEROP_SHB_TIMEOUT:-40}
+PY=/usr/bin/python3
+BUN=$(bun_bin 2>/dev/null || true)
+I=$LIB_ROOT/test/interop
+gen_certs || { echo "FAIL $P setup: gen_certs failed"; exit 1; }
+C=$LIB_CERTS
+T0=$(now_ms)
+
+PROTOS=(h1 h2c h1s h2s h3)
+CASES=(ok h48 c5)
+declare -A CELL_URL CELL_NA RES SEEN
+declare -a SERVERS=()
+
+# cell PROTO CASE URL: the current server serves CASE over PROTO at URL.
+cell() { CELL_URL["$SID,$1,$2"]=$3; }
+# na PROTO CASE WHY: the current server speaks PROTO but cannot do CASE.
+na() { CELL_NA["$SID,$1,$2"]=$3; }
+# cells PROTO BASEURL [CASE...]: cell PROTO CASE for each CASE (default all
+# three) at BASEURL/ (ok), BASEURL/h48, BASEURL/c5.
+cells() {
+    local proto=$1 base=$2 c
+    shift 2
+    [ $# -gt 0 ] || set -- ok h48 c5
+    for c in "$@"; do
+        case "$c" in
+            ok) cell "$proto" ok "$base/" ;;
+            *) cell "$proto" "$c" "$base/$c" ;;
+        esac
+    done
+}
+
+# interop_start NAME PORTSPEC CMD...: starts CMD in the background (stdout
+# and stderr to $LIB_TMP/NAME/log) and waits up to 10 s for every TCP port
+# of PORTSPEC ("tcp:P tcp:Q udp:R") to be bound, with CMD still running.
+# Sets SPID. One attempt: ports come from pick_port just before.
+interop_start() {
+    local name=$1 spec=$2 dir p
+    shift 2
+    dir=$LIB_TMP/$name
+    mkdir -p "$dir"
+    "$@" >"$dir/log" 2>&1 &
+    SPID=$!
+    for p in $spec; do
+        case "$p" in
+            tcp:*) wait_port "${p#tcp:}" "$SPID" 10 || { start_failed "$name" 1 "$SPID" "$dir/log"; return 1; } ;;
+            udp:*) wait_udp "${p#udp:}" "$SPID" 10 || { start_failed "$name" 1 "$SPID" "$dir/log"; return 1; } ;;
+        esac
+    done
+    LIB_PIDS+=("$SPID")
+}
+
+# render TEMPLATE OUT [KEY=VALUE...]: OUT is TEMPLATE with @KEY@ replaced by
+# VALUE, and @CERTS@, @DIR@ (OUT's directory) and @I@ (test/interop).
+render() {
+    local tpl=$1 out=$2 kv args=()
+    shift 2
+    args=(-e "s|@CERTS@|$C|g" -e "s|@DIR@|$(dirname "$out")|g" -e "s|@I@|$I|g")
+    for kv in "$@"; do
+        args+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+    done
+    sed "${args[@]}" "$tpl" >"$out"
+}
+
+# --- the reference clients ----------------------------------------------------
+REF=""
+# ref_headers PROTO URL: another client fetches URL once and finds the 48
+# headers of 1000 bytes; REF says what it saw.
+ref_headers() {
+    local proto=$1 url=$2 n out
+    out=$T/ref.out
+    case "$proto" in
+        h1 | h1s)
+            timeout 20 curl -sk --http1.1 -D "$out" -o /dev/null "$url" >/dev/null 2>&1
+            n=$(grep -caE '^x-h[0-9]{2}: a{1000}'$'\r''?$' "$out" || true)
+            REF="curl: $n of 48 x-h headers of 1000 bytes, header block $(wc -c <"$out") bytes" ;;
+        h2c | h2s)
+            timeout 20 "$PY" "$I/h2_probe.py" "$url" 1 >"$out" 2>&1
+            n=$(jq -r '.bigHeaders // 0' "$out" 2>/dev/null || echo 0)
+            REF="h2_probe.py (python3-h2): $n of 48 x-h headers of 1000 bytes, in $(jq -r '.headerFrames' "$out" 2>/dev/null) frames, $(jq -r '.continuationFrames' "$out" 2>/dev/null) of them CONTINUATION ($(head -c 200 "$out"))" ;;
+        h3)
+            if [ -z "$BUN" ]; then REF="no bun for the HTTP/3 reference client"; return 1; fi
+            timeout 20 "$BUN" "$I/h3_headers.js" "$url" >"$out" 2>&1
+            n=$(jq -r '.big // 0' "$out" 2>/dev/null || echo 0)
+            REF="Bun fetch (h3): $n of 48 x-h headers of 1000 bytes ($(head -c 200 "$out"))" ;;
+    esac
+    [ "$n" = 48 ]
+}
+
+# ref_close5 PROTO URL: another client sees the server end the connection
+# on the 5th request: curl over one connection gets "Connection: close" on
+# the 5th response only (and connects twice for 6 URLs); nghttp -m 6 (six
+# requests on one connection) receives a GOAWAY.
+ref_close5() {
+    local proto=$1 url=$2 out blocks closes5 closes conns
+    out=$T/ref.out
+    case "$proto" in
+        h1 | h1s)
+            timeout 20 curl -sk --http1.1 -v -o /dev/null -o /dev/null -o /dev/null -o /dev/null \
+                -o /dev/null -o /dev/null "$url" "$url" "$url" "$url" "$url" "$url" >"$out" 2>&1
+            # Response header blocks start with "< HTTP/".
+            blocks=$(grep -caE '^< HTTP/' "$out" || true)
+            closes=$(grep -ciaE '^< connection: *close' "$out" || true)
+            closes5=$(awk 'tolower($0) ~ /^< http\// {n++} tolower($0) ~ /^< connection: *close/ && n == 5 {c++} END {print c + 0}' "$out")
+            conns=$(grep -caE '^\* (Connected to|Trying)' "$out" || true)
+            REF="curl -v, 6 requests: $blocks responses, Connection: close on the 5th: $closes5, in all: $closes"
+            [ "$blocks" = 6 ] && [ "$closes5" = 1 ] && [ "$closes" = 1 ] ;;
+        h2c | h2s)
+            timeout 20 "$PY" "$I/h2_probe.py" "$url" 8 >"$out" 2>&1
+            REF="h2_probe.py (python3-h2), up to 8 requests one after another on one connection: $(head -c 300 "$out")"
+            jq -e '.goawayAt != null and .responses == 5' "$out" >/dev/null 2>&1 ;;
+        *) REF="no reference client for $proto"; return 1 ;;
+    esac
+}
+
+# ref_load PROTO URL: the reference load generator runs the cell's load
+# (200 requests over 10 connections); REF says how it went.
+ref_load() {
+    local proto=$1 url=$2 out ok=0
+    out=$T/ref.out
+    case "$proto" in
+        h1 | h1s) timeout 30 h2load --h1 -n 200 -c 10 "$url" >"$out" 2>&1 ;;
+        h2c | h2s) timeout 30 h2load -n 200 -c 10 "$url" >"$out" 2>&1 ;;
+        h3)
+            [ -n "$BUN" ] || { REF="no bun"; return 1; }
+            timeout 60 "$BUN" "$LIB_ROOT/test/h3_fetch.js" "$url" 200 10 >"$out" 2>&1
+            REF="Bun fetch (h3), 200 requests: $(head -c 300 "$out")"
+            jq -e '.ok == 200 and .statusCodes == {"200": 200}' "$out" >/dev/null 2>&1
+            return ;;
+    esac
+    REF="h2load: $(grep -aE '^requests:|^status codes:' "$out" | tr '\n' ' ' | tr -s ' ')"
+    ok=$(sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p' "$out")
+    grep -qaE '^requests: 200 total, 200 started, 200 done, 200 succeeded' "$out" && [ "${ok:-0}" = 200 ]
+}
+
+# --- one cell -------------------------------------------------------------------
+# run_cell PROTO CASE URL: runs shb on the cell, judges it and sets RES.
+run_cell() {
+    local proto=$1 cs=$2 url=$3 args=(-n 200 -c 10 -j) min
+    case "$proto" in
+        h2c | h2s) args+=(--http2) ;;
+        h3) args+=(--http3) ;;
+    esac
+    begin "$SID $proto $cs"
+    shb "${args[@]}" "$url"
+    json_run_ok
+    jx '.requests.ok == 200 and .requests.errors == 0' '.requests'
+    jx '.statusCodes == {"200": 200}' '.statusCodes'
+    case "$cs" in
+        h48)
+            # Each response carries 48,000 bytes of header values: as text on
+            # HTTP/1.1, Huffman-coded (5 bits per "a") over HPACK and QPACK.
+            min=$((200 * 48000))
+            [ "$proto" = h1 ] || [ "$proto" = h1s ] || min=$((200 * 28000))
+            jx ".bytesReceived >= $min" '.bytesReceived' ;;
+        c5) jx '.connectionsOpened >= 40' '.connectionsOpened' ;;
+    esac
+    local shb_why=$WHY
+    # What the server really does, seen by another client.
+    case "$cs" in
+        h48) ref_headers "$proto" "$url" || want "the server did not send the 48 headers: $REF" ;;
+        c5) ref_close5 "$proto" "$url" || want "the server did not end the connection on the 5th request: $REF" ;;
+    esac
+    if [ -n "$shb_why" ] && [ "$WHY" = "$shb_why" ]; then
+        # shb failed; the server did the case (or it is ok). Does the
+        # reference load generator manage the same load?
+        if ! ref_load "$proto" "$url"; then
+            echo "SKIP $NAME: known server bug: the reference client fails too: $REF (shb: $shb_why)"
+            RES["$SID,$proto,$cs"]="bug"
+            NOTE["$SID"]="${NOTE[$SID]:+${NOTE[$SID]}; }$proto $cs: server bug: $REF"
+            return
+        fi
+        want "the reference client passes: $REF"
+    fi
+    if [ -z "$WHY" ]; then RES["$SID,$proto,$cs"]="pass"; else RES["$SID,$proto,$cs"]="FAIL"; fi
+    finish
+}
+
+declare -A NOTE LABEL STACK TLSLIB STACKIDS
+# run_server ROW: starts the server of one SERVERS row, runs its cells, stops it.
+run_server() {
+    local row=$1 id label stack tls ids proto cs key p
+    IFS='|' read -r id label stack tls ids <<<"$row"
+    SID=$id
+    LABEL[$id]=$label STACK[$id]=$stack TLSLIB[$id]=$tls STACKIDS[$id]=$ids
+    local before=("${LIB_PIDS[@]}")
+    SKIPWHY=""
+    if ! declare -F "srv_$id" >/dev/null; then
+        SKIPWHY="no srv_$id function"
+    else
+        "srv_$id" 2>>"$T/server-errors.log" || true
+    fi
+    if [ -n "$SKIPWHY" ]; then
+        echo "SKIP $P $id: $SKIPWHY"
+        RES["$id,skip"]=$SKIPWHY
+    else
+        for proto in "${PROTOS[@]}"; do
+            for cs in "${CASES[@]}"; do
+                key="$id,$proto,$cs"
+                if [ -n "${CELL_URL[$key]:-}" ]; then
+                    SEEN["$id,$proto"]=1
+                    run_cell "$proto" "$cs" "${CELL_URL[$key]}"
+                elif [ -n "${CELL_NA[$key]:-}" ]; then
+                    SEEN["$id,$proto"]=1
+                    echo "SKIP $P $id $proto $cs: n/a (${CELL_NA[$key]})"
+                    RES[$key]="n/a"
+                fi
+            done
+        done
+    fi
+    # Stop what this server's function started.
+    for p in "${LIB_PIDS[@]}"; do
+        case " ${before[*]} " in *" $p "*) ;; *) stop_server "$p" ;; esac
+    done
+}
+
+# need CMD...: every CMD exists, else the server is skipped (SKIPWHY).
+need() {
+    local c
+    for c in "$@"; do
+        if ! command -v "$c" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$c" ] && [ ! -e "$c" ]; then
+            SKIPWHY="$c is not installed (bash scripts/deps.sh)"
+            return 1
+        fi
+    done
+}
+# started WHAT: the server did not come up (SKIPWHY... no: a FAIL).
+start_fail() {
+    echo "FAIL $P $SID: $1 did not start"
+    tail -n 5 "$T/server-errors.log" 2>/dev/null | sed 's/^/  /'
+    FAILS=$((FAILS + 1))
+    SKIPWHY="did not start"
+}
+
+. "$I/servers.sh"
+for f in "$I"/servers.d/*.sh; do
+    [ -e "$f" ] || continue
+    # shellcheck disable=SC1090
+    . "$f"
+done
+
+for row in "${SERVERS[@]}"; do
+    id=${row%%|*}
+    if [ -n "${INTEROP_ONLY:-}" ]; then
+        case " $INTEROP_ONLY " in *" $id "*) ;; *) continue ;; esac
+    fi
+    run_server "$row"
+done
+
+. "$I/matrix.sh"
+print_matrix >"$T/matrix.md"
+echo
+echo "interop matrix [$SHB_FLAVOUR] ($(( ($(now_ms) - T0) / 1000 )) s):"
+sed 's/^/  /' "$T/matrix.md"
+if [ "$README_MODE" = 1 ]; then
+    write_readme "$T/matrix.md" || { echo "FAIL $P readme: could not update README.md"; FAILS=$((FAILS + 1)); }
+fi
+[ "$FAILS" -eq 0 ]

@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# test/interop/matrix.sh — prints the interop matrix from test/interop.sh's
+# results (RES, SEEN, CELL_NA, NOTE, LABEL, STACK, TLSLIB, STACKIDS) as
+# Markdown, and writes it into README.md (--readme).
+# shellcheck disable=SC2154  # arrays of test/interop.sh
+
+# mark RESULT: one case's sign in a cell.
+mark() {
+    case "$1" in
+        pass) printf '✓' ;;
+        FAIL) printf '✗' ;;
+        n/a) printf '–' ;;
+        bug) printf 'B' ;;
+        *) printf '?' ;;
+    esac
+}
+
+print_matrix() {
+    local row id proto cs line cell any k stacks="" tlss="" quic="" nstack ntls nquic s t servers=0 notes=""
+    echo "| server | stack | TLS | HTTP/1.1 | h2c | HTTP/1.1 TLS | HTTP/2 TLS | HTTP/3 |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for row in "${SERVERS[@]}"; do
+        id=${row%%|*}
+        [ -n "${LABEL[$id]:-}" ] || continue
+        line="| ${LABEL[$id]} | ${STACK[$id]} | ${TLSLIB[$id]:-—} |"
+        if [ -n "${RES[$id,skip]:-}" ]; then
+            echo "$line skipped: ${RES[$id,skip]} | | | | |"
+            continue
+        fi
+        any=0
+        for proto in "${PROTOS[@]}"; do
+            cell=""
+            if [ -n "${SEEN[$id,$proto]:-}" ]; then
+                for cs in "${CASES[@]}"; do
+                    k="$id,$proto,$cs"
+                    cell="$cell$(mark "${RES[$k]:-}") "
+                    [ "${RES[$k]:-}" = pass ] && any=1
+                    if [ "${RES[$k]:-}" = n/a ]; then
+                        notes="$notes$id|$proto $cs: ${CELL_NA[$k]}"$'\n'
+                    fi
+                done
+            fi
+            line="$line ${cell% } |"
+        done
+        echo "$line"
+        if [ "$any" = 1 ]; then
+            servers=$((servers + 1))
+            for s in ${STACKIDS[$id]}; do
+                case " $stacks " in *" $s "*) ;; *) stacks="$stacks $s" ;; esac
+                case "$s" in quic:*) case " $quic " in *" $s "*) ;; *) quic="$quic $s" ;; esac ;; esac
+            done
+            IFS=',' read -ra t <<<"${TLSLIB[$id]:-}"
+            for s in "${t[@]}"; do
+                s=${s# }
+                s=${s// /_}
+                [ -n "$s" ] || continue
+                case " $tlss " in *" $s "*) ;; *) tlss="$tlss $s" ;; esac
+            done
+        fi
+        [ -z "${NOTE[$id]:-}" ] || notes="$notes$id|${NOTE[$id]}"$'\n'
+    done
+    nstack=$(wc -w <<<"$stacks")
+    nquic=$(wc -w <<<"$quic")
+    ntls=$(wc -w <<<"$tlss")
+    echo
+    echo "Each protocol cell shows the three cases in order: ok (a plain 200), h48 (48 KB of response headers), c5 (the server ends the connection on the 5th request). ✓ pass, ✗ shb fails (the reference client passes), B known server bug (the reference client fails too), – n/a (the server cannot be set up for the case; why below), empty: the server does not speak that protocol."
+    echo
+    echo "$servers servers; $nstack independent HTTP stacks (${stacks# }); $nquic QUIC stacks (${quic# }); $ntls TLS libraries (${tlss# }; the \"TLS 1.2 only\" rows run the server capped at TLS 1.2, the others at TLS 1.3)."
+    if [ -n "$notes" ]; then
+        echo
+        printf '%s' "$notes" | awk -F'|' 'NF >= 2 { id = $1; sub(/^[^|]*\|/, ""); if (id != last) { if (last != "") printf "\n"; printf "- %s: %s", id, $0; last = id } else printf "; %s", $0 } END { if (last != "") printf "\n" }'
+    fi
+}
+
+# write_readme FILE: README.md's text between the interop-matrix markers
+# becomes FILE.
+write_readme() {
+    local m=$1 readme=$LIB_ROOT/README.md
+    grep -q '^<!-- interop-matrix:begin -->$' "$readme" && grep -q '^<!-- interop-matrix:end -->$' "$readme" || {
+        echo "README.md has no <!-- interop-matrix:begin --> / end markers" >&2
+        return 1
+    }
+    awk -v f="$m" '
+        /^<!-- interop-matrix:begin -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+        /^<!-- interop-matrix:end -->$/ { skip = 0 }
+        !skip { print }' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+}
