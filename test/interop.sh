@@ -120,7 +120,7 @@ ref_headers() {
     case "$proto" in
         h1 | h1s)
             timeout 20 curl -sk --http1.1 -D "$out" -o /dev/null "$url" >/dev/null 2>&1
-            n=$(grep -caE '^x-h[0-9]{2}: a{1000}'$'\r''?$' "$out" || true)
+            n=$(grep -caiE '^x-h[0-9]{2}: a{1000}'$'\r''?$' "$out" || true)
             REF="curl: $n of 48 x-h headers of 1000 bytes, header block $(wc -c <"$out") bytes" ;;
         h2c | h2s)
             timeout 20 "$PY" "$I/h2_probe.py" "$url" 1 >"$out" 2>&1

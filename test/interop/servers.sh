@@ -62,3 +62,116 @@ srv_node() {
     cells h2s "https://127.0.0.1:$NODE_PORT"
 }
 srv_node12() { srv_node 12; }
+
+# h48_lines FORMAT: the 48 headers x-h01..x-h48 of 1000 bytes, one printf
+# FORMAT (%s the name, %s the value) each.
+h48_lines() {
+    local i v
+    v=$(printf 'a%.0s' $(seq 1000))
+    for i in $(seq -w 1 48); do
+        # shellcheck disable=SC2059  # the format is the caller's
+        printf "$1" "x-h$i" "$v"
+    done
+}
+
+# --- Caddy ----------------------------------------------------------------------
+SERVERS+=("caddy|Caddy $(caddy version 2>/dev/null | cut -d' ' -f1)|Go net/http h1, x/net/http2 h2, quic-go h3|Go crypto/tls|go-h1 go-h2 quic:quic-go")
+SERVERS+=("caddy12|Caddy, TLS 1.2 only|Go net/http h1, x/net/http2 h2|Go crypto/tls|go-h1 go-h2")
+srv_caddy() {
+    local v=${1:-13} d h1 tls tls12
+    need caddy || return
+    d=$LIB_TMP/caddy$v
+    mkdir -p "$d/home" "$d/data" "$d/config"
+    h48_lines $'header /h48 %s %s\n' >"$d/h48.caddy"
+    pick_port h1 && pick_port tls && pick_port tls12 || return
+    render "$I/Caddyfile.in" "$d/Caddyfile" "H1=$h1" "TLS=$tls" "TLS12=$tls12"
+    interop_start "caddy$v" "tcp:$h1 tcp:$tls tcp:$tls12 udp:$tls" \
+        env HOME="$d/home" XDG_DATA_HOME="$d/data" XDG_CONFIG_HOME="$d/config" \
+        caddy run --config "$d/Caddyfile" --adapter caddyfile || { start_fail caddy; return; }
+    local why="Caddy and Go's net/http have no per-connection request limit"
+    if [ "$v" = 13 ]; then
+        cells h1 "http://127.0.0.1:$h1" ok h48
+        na h1 c5 "$why"
+        cells h2c "http://127.0.0.1:$h1" ok h48
+        na h2c c5 "$why"
+        cells h1s "https://127.0.0.1:$tls" ok h48
+        na h1s c5 "$why"
+        cells h2s "https://127.0.0.1:$tls" ok h48
+        na h2s c5 "$why"
+        cells h3 "https://127.0.0.1:$tls" ok h48
+        na h3 c5 "$why (quic-go's http3 server neither)"
+    else
+        cells h1s "https://127.0.0.1:$tls12" ok h48
+        na h1s c5 "$why"
+        cells h2s "https://127.0.0.1:$tls12" ok h48
+        na h2s c5 "$why"
+    fi
+}
+srv_caddy12() { srv_caddy 12; }
+
+# --- Bun --------------------------------------------------------------------------
+SERVERS+=("bun|Bun $($BUN --version 2>/dev/null): Bun.serve, node:http2|uWebSockets h1, Bun's own h2 (node:http2), lsquic h3|BoringSSL|uws-h1 bun-h2 quic:lsquic")
+SERVERS+=("bun12|Bun, TLS 1.2 only|uWebSockets h1, Bun's own h2|BoringSSL|uws-h1 bun-h2")
+srv_bun() {
+    local v=${1:-13} n=bun max=1.3
+    [ -n "$BUN" ] || { SKIPWHY="no runnable bun (bash scripts/deps.sh)"; return; }
+    [ "$v" = 12 ] && n=bun12 max=1.2
+    if [ "$v" = 13 ]; then
+        LIB_JS_RUNTIME=$BUN start_node_server "$I/bun_server.js" "$n-h1" h1 || { start_fail "Bun.serve"; return; }
+        cells h1 "http://127.0.0.1:$NODE_PORT"
+        LIB_JS_RUNTIME=$BUN node_kind "$n-h2c" h2c || { start_fail "Bun node:http2"; return; }
+        cells h2c "http://127.0.0.1:$NODE_PORT"
+        LIB_JS_RUNTIME=$BUN start_node_server "$I/bun_server.js" "$n-h3" h3 "$C/ec.crt" "$C/ec.key" || { start_fail "Bun.serve (http3)"; return; }
+        wait_udp "$NODE_PORT" "$NODE_PID" 5 || { start_fail "Bun.serve (http3, UDP)"; return; }
+        cells h3 "https://127.0.0.1:$NODE_PORT" ok h48
+        na h3 c5 "Bun.serve has no per-connection request limit; its only GOAWAY is server.stop()"
+    fi
+    LIB_JS_RUNTIME=$BUN start_node_server "$I/bun_server.js" "$n-h1s" h1s "$C/ec.crt" "$C/ec.key" "$max" || { start_fail "Bun.serve (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT"
+    LIB_JS_RUNTIME=$BUN node_kind "$n-h2s" h2s "$C/ec.crt" "$C/ec.key" "$max" || { start_fail "Bun node:http2 (TLS)"; return; }
+    cells h2s "https://127.0.0.1:$NODE_PORT"
+}
+srv_bun12() { srv_bun 12; }
+
+# --- h2o --------------------------------------------------------------------------
+SERVERS+=("h2o|h2o $(h2o --version 2>/dev/null | sed -n 's/^h2o version //p')|picohttpparser h1, h2o's own h2|OpenSSL|picohttpparser h2o-h2")
+srv_h2o() {
+    local d h1 tls user_line=""
+    need h2o || return
+    d=$LIB_TMP/h2o
+    mkdir -p "$d/www"
+    printf 'ok\n' >"$d/www/ok.txt"
+    [ "$(id -u)" = 0 ] && user_line="user: root"
+    pick_port h1 && pick_port tls || return
+    render "$I/h2o.conf.in" "$d/h2o.conf" "H1=$h1" "TLS=$tls" "USER_LINE=$user_line"
+    interop_start h2o "tcp:$h1 tcp:$tls" h2o -m worker -c "$d/h2o.conf" || { start_fail h2o; return; }
+    local why="h2o 2.2 has no per-connection request limit, and drops a Connection: close its mruby handler sets"
+    cells h1 "http://127.0.0.1:$h1" ok h48
+    na h1 c5 "$why"
+    cells h2c "http://127.0.0.1:$h1" ok h48
+    na h2c c5 "$why"
+    cells h1s "https://127.0.0.1:$tls" ok h48
+    na h1s c5 "$why"
+    cells h2s "https://127.0.0.1:$tls" ok h48
+    na h2s c5 "$why"
+}
+
+# --- nghttpd ----------------------------------------------------------------------
+SERVERS+=("nghttpd|nghttpd $(nghttpd --version 2>/dev/null | sed -n 's/.*nghttp2\/\([0-9.]*\).*/\1/p')|nghttp2 h2|OpenSSL|nghttp2")
+srv_nghttpd() {
+    local d p1 p2
+    need nghttpd || return
+    d=$LIB_TMP/nghttpd
+    mkdir -p "$d/www"
+    printf 'ok\n' >"$d/www/index.html"
+    pick_port p1 && pick_port p2 || return
+    interop_start nghttpd-h2c "tcp:$p1" nghttpd --no-tls -a 127.0.0.1 -d "$d/www" "$p1" || { start_fail nghttpd; return; }
+    interop_start nghttpd-tls "tcp:$p2" nghttpd -a 127.0.0.1 -d "$d/www" "$p2" "$C/ec.key" "$C/ec.crt" || { start_fail "nghttpd (TLS)"; return; }
+    local w1="nghttpd cannot add response headers (only --trailer)" w2="nghttpd has no per-connection request limit"
+    cell h2c ok "http://127.0.0.1:$p1/"
+    na h2c h48 "$w1"
+    na h2c c5 "$w2"
+    cell h2s ok "https://127.0.0.1:$p2/"
+    na h2s h48 "$w1"
+    na h2s c5 "$w2"
+}
