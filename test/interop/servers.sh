@@ -175,3 +175,43 @@ srv_nghttpd() {
     na h2s h48 "$w1"
     na h2s c5 "$w2"
 }
+
+# www_dir DIR: DIR/www with the files the static servers answer: index.html,
+# h48 and c5, each "ok\n".
+www_dir() {
+    mkdir -p "$1/www"
+    printf 'ok\n' >"$1/www/index.html"
+    printf 'ok\n' >"$1/www/h48"
+    printf 'ok\n' >"$1/www/c5"
+}
+
+# --- Apache httpd -------------------------------------------------------------------
+SERVERS+=("apache|Apache httpd $(apache2 -v 2>/dev/null | sed -n 's/^Server version: Apache\/\([0-9.]*\).*/\1/p')|Apache h1, mod_http2 (nghttp2) h2|OpenSSL|apache-h1 nghttp2")
+SERVERS+=("apache12|Apache httpd, TLS 1.2 only|Apache h1, mod_http2 (nghttp2) h2|OpenSSL|apache-h1 nghttp2")
+srv_apache() {
+    local v=${1:-13} d plain plainc5 tls tlsc5 users=""
+    need apache2 || return
+    d=$LIB_TMP/apache$v
+    www_dir "$d"
+    h48_lines $'Header set %s %s\n' >"$d/h48.conf"
+    # As root the children run as www-data (they only read www/).
+    [ "$(id -u)" = 0 ] && users=$'User www-data\nGroup www-data'
+    pick_port plain && pick_port plainc5 && pick_port tls && pick_port tlsc5 || return
+    render "$I/apache2.conf.in" "$d/httpd.conf.tmp" "PLAIN=$plain" "PLAINC5=$plainc5" "TLS=$tls" "TLSC5=$tlsc5" \
+        "SSLPROTO=TLSv1.${v#1}"
+    awk -v u="$users" '$0 == "@USER_LINES@" { print u; next } { print }' "$d/httpd.conf.tmp" >"$d/httpd.conf"
+    interop_start "apache$v" "tcp:$plain tcp:$plainc5 tcp:$tls tcp:$tlsc5" \
+        apache2 -d "$d" -f "$d/httpd.conf" -DFOREGROUND || { start_fail apache2; return; }
+    local why="mod_http2 has no per-connection request limit (MaxKeepAliveRequests is HTTP/1.1's)"
+    if [ "$v" = 13 ]; then
+        cells h1 "http://127.0.0.1:$plain" ok h48
+        cell h1 c5 "http://127.0.0.1:$plainc5/c5"
+        cells h2c "http://127.0.0.1:$plain" ok h48
+        na h2c c5 "$why"
+    fi
+    cells h1s "https://127.0.0.1:$tls" ok h48
+    cell h1s c5 "https://127.0.0.1:$tlsc5/c5"
+    cells h2s "https://127.0.0.1:$tls" ok h48
+    na h2s c5 "$why"
+}
+srv_apache12() { srv_apache 12; }
