@@ -215,3 +215,45 @@ srv_apache() {
     na h2s c5 "$why"
 }
 srv_apache12() { srv_apache 12; }
+
+# --- lighttpd, with each of its TLS modules ----------------------------------------
+lighttpd_ver=$(lighttpd -v 2>/dev/null | sed -n 's/^lighttpd\/\([0-9.]*\).*/\1/p')
+# mbedTLS is 2.28 in Debian 12: no TLS 1.3 server, so a TLS 1.2 row only.
+for lt in "openssl|OpenSSL" "gnutls|GnuTLS" "mbedtls|mbedTLS" "wolfssl|wolfSSL"; do
+    if [ "${lt%|*}" != mbedtls ]; then
+        SERVERS+=("lighttpd-${lt%|*}|lighttpd $lighttpd_ver, mod_${lt%|*}|lighttpd h1 + h2|${lt#*|}|lighttpd-h1 lighttpd-h2")
+        eval "srv_lighttpd-${lt%|*}() { srv_lighttpd ${lt%|*} 13; }"
+    fi
+    SERVERS+=("lighttpd-${lt%|*}12|lighttpd $lighttpd_ver, mod_${lt%|*}, TLS 1.2 only|lighttpd h1 + h2|${lt#*|}|lighttpd-h1 lighttpd-h2")
+    eval "srv_lighttpd-${lt%|*}12() { srv_lighttpd ${lt%|*} 12; }"
+done
+unset lt
+# srv_lighttpd TLSMOD 13|12: lighttpd with mod_TLSMOD (the cleartext cells
+# only with mod_openssl at TLS 1.3: they do not depend on the module).
+srv_lighttpd() {
+    local mod=$1 v=$2 d plain plainc5 tls tlsc5
+    need lighttpd "/usr/lib/lighttpd/mod_$mod.so" || return
+    d=$LIB_TMP/lighttpd-$mod$v
+    www_dir "$d"
+    {
+        echo 'setenv.add-response-header = ('
+        h48_lines $'    "%s" => "%s",\n'
+        echo ')'
+    } >"$d/h48.conf"
+    pick_port plain && pick_port plainc5 && pick_port tls && pick_port tlsc5 || return
+    render "$I/lighttpd.conf.in" "$d/lighttpd.conf" "PLAIN=$plain" "PLAINC5=$plainc5" "TLS=$tls" \
+        "TLSC5=$tlsc5" "TLSMOD=mod_$mod" "TLSVER=TLSv1.${v#1}"
+    interop_start "lighttpd-$mod$v" "tcp:$plain tcp:$plainc5 tcp:$tls tcp:$tlsc5" \
+        lighttpd -D -f "$d/lighttpd.conf" || { start_fail "lighttpd (mod_$mod)"; return; }
+    local why="lighttpd's HTTP/2 has no per-connection request limit (server.max-keep-alive-requests is HTTP/1.1's)"
+    if [ "$mod$v" = openssl13 ]; then
+        cells h1 "http://127.0.0.1:$plain" ok h48
+        cell h1 c5 "http://127.0.0.1:$plainc5/c5"
+        cells h2c "http://127.0.0.1:$plain" ok h48
+        na h2c c5 "$why"
+    fi
+    cells h1s "https://127.0.0.1:$tls" ok h48
+    cell h1s c5 "https://127.0.0.1:$tlsc5/c5"
+    cells h2s "https://127.0.0.1:$tls" ok h48
+    na h2s c5 "$why"
+}
