@@ -257,3 +257,29 @@ srv_lighttpd() {
     cells h2s "https://127.0.0.1:$tls" ok h48
     na h2s c5 "$why"
 }
+
+# --- HAProxy --------------------------------------------------------------------------
+SERVERS+=("haproxy|HAProxy $(haproxy -v 2>/dev/null | sed -n 's/^HAProxy version \([0-9.]*\).*/\1/p')|HAProxy h1 + h2|OpenSSL|haproxy-h1 haproxy-h2")
+SERVERS+=("haproxy12|HAProxy, TLS 1.2 only|HAProxy h1 + h2|OpenSSL|haproxy-h1 haproxy-h2")
+srv_haproxy() {
+    local v=${1:-13} d plain tls
+    need haproxy || return
+    d=$LIB_TMP/haproxy$v
+    mkdir -p "$d"
+    cat "$C/ec.crt" "$C/ec.key" >"$d/ec.pem"
+    h48_lines $'    http-after-response set-header %s %s if { var(txn.h48) -m bool }\n' >"$d/h48.cfg"
+    pick_port plain && pick_port tls || return
+    render "$I/haproxy.cfg.in" "$d/haproxy.cfg.tmp" "PLAIN=$plain" "TLS=$tls" "TLSVER=TLSv1.${v#1}"
+    sed -e "/^@H48@\$/r $d/h48.cfg" -e '/^@H48@$/d' "$d/haproxy.cfg.tmp" >"$d/haproxy.cfg"
+    interop_start "haproxy$v" "tcp:$plain tcp:$tls" haproxy -db -f "$d/haproxy.cfg" || { start_fail haproxy; return; }
+    local why="HAProxy 2.6 has no HTTP/2 per-connection stream limit (tune.h2.fe.max-total-streams came in 2.7)"
+    if [ "$v" = 13 ]; then
+        cells h1 "http://127.0.0.1:$plain"
+        cells h2c "http://127.0.0.1:$plain" ok h48
+        na h2c c5 "$why"
+    fi
+    cells h1s "https://127.0.0.1:$tls"
+    cells h2s "https://127.0.0.1:$tls" ok h48
+    na h2s c5 "$why"
+}
+srv_haproxy12() { srv_haproxy 12; }
