@@ -80,6 +80,7 @@ struct conn {
     void *tls_mem;
     bool handshaking;
     bool tls12;         /* this handshake runs the TLS 1.2 engine */
+    bool heard;         /* the server has sent at least one byte on this socket */
     uint64_t handshake_deadline;
 };
 
@@ -756,6 +757,7 @@ static void on_connect(struct loop *l, struct conn *c, int res)
     }
     t->connecting--;
     c->state = CONN_OPEN;
+    c->heard = false;
     l->w->stats.connections_opened++;
     arm_recv(l, c);
     if (t->tls)
@@ -818,6 +820,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
         uint8_t *p = uring_bufring_addr(&l->bufs, bid);
         l->w->stats.bytes_recv += (uint64_t)res;
+        c->heard = true;
         bool alive = c->tls   ? tls_on_data(l, c, p, (size_t)res)
                      : t->http2 ? h2_on_data(l, c, p, (size_t)res)
                                 : h1_on_data(l, c, p, (size_t)res);
@@ -834,6 +837,18 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         /* The buffer ring ran dry: buffers recycled this turn are published
          * before the next submit, which carries the new receive. */
         arm_recv(l, c);
+        return;
+    }
+    /* A TLS 1.2-only server that finds no cipher suite it can use in our
+     * TLS 1.3 ClientHello may close without a word (lighttpd with
+     * mod_gnutls does: no alert, no ServerHello). While no 1.3 handshake
+     * has worked, a close or reset before the server's first byte is taken
+     * as that refusal, as handshake_failure is: the TLS 1.2 engine gets the
+     * next attempt, and this one costs no request. */
+    if (c->tls && c->handshaking && !c->tls12 && !c->heard && target_tls12 != TARGET_TLS13) {
+        target_tls12 = TARGET_TLS12;
+        conn_close(l, c);
+        conn_replace(l, c, false);
         return;
     }
     conn_lost(l, c, ERR_RESET, res == 0 ? LOST_EOF : LOST_FAILED);
