@@ -53,7 +53,7 @@ print_matrix() {
             for s in "${t[@]}"; do
                 s=${s# }
                 s=${s// /_}
-                [ -n "$s" ] || continue
+                [ -n "$s" ] && [ "$s" != — ] || continue
                 case " $tlss " in *" $s "*) ;; *) tlss="$tlss $s" ;; esac
             done
         fi

@@ -283,3 +283,24 @@ srv_haproxy() {
     na h2s c5 "$why"
 }
 srv_haproxy12() { srv_haproxy 12; }
+
+# --- Varnish --------------------------------------------------------------------------
+SERVERS+=("varnish|Varnish $(varnishd -V 2>&1 | sed -n 's/.*varnish-\([0-9.]*\).*/\1/p')|Varnish h1 + h2|—|varnish-h1 varnish-h2")
+srv_varnish() {
+    local d vp
+    need varnishd || return
+    d=$LIB_TMP/varnish
+    mkdir -p "$d/work"
+    h48_lines $'        set resp.http.%s = "%s";\n' >"$d/h48.vcl"
+    sed -e "/^@H48@\$/r $d/h48.vcl" -e '/^@H48@$/d' "$I/varnish.vcl.in" >"$d/default.vcl"
+    pick_port vp || return
+    # -j none: no jail (as root it would switch users); -n: its own work dir.
+    interop_start varnish "tcp:$vp" varnishd -F -j none -n "$d/work" -a "127.0.0.1:$vp" -f "$d/default.vcl" \
+        -s malloc,16m -p feature=+http2 -p workspace_client=512k -p http_resp_size=256k \
+        -p http_resp_hdr_len=4k || { start_fail varnishd; return; }
+    local why="VCL sees no per-connection request count, and Varnish has no such limit"
+    cells h1 "http://127.0.0.1:$vp" ok h48
+    na h1 c5 "$why"
+    cells h2c "http://127.0.0.1:$vp" ok h48
+    na h2c c5 "$why"
+}
