@@ -87,7 +87,9 @@ interop_start() {
     shift 2
     dir=$LIB_TMP/$name
     mkdir -p "$dir"
-    "$@" >"$dir/log" 2>&1 &
+    # Its own session: a server that signals its process group (as some
+    # managers do when they stop) must not hit this script.
+    setsid "$@" >"$dir/log" 2>&1 &
     SPID=$!
     for p in $spec; do
         case "$p" in
@@ -236,6 +238,7 @@ run_server() {
     if ! declare -F "srv_$id" >/dev/null; then
         SKIPWHY="no srv_$id function"
     else
+        : >"$T/server-errors.log"
         "srv_$id" 2>>"$T/server-errors.log" || true
     fi
     if [ -n "$SKIPWHY" ]; then

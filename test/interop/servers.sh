@@ -304,3 +304,66 @@ srv_varnish() {
     cells h2c "http://127.0.0.1:$vp" ok h48
     na h2c c5 "$why"
 }
+
+# --- Python (Debian's python3 and its packages) -----------------------------------------
+# py_kind NAME KIND [CERT KEY]: one test/interop/py_server.py; sets NODE_PORT.
+py_kind() {
+    local name=$1
+    shift
+    LIB_JS_RUNTIME=$PY start_node_server "$I/py_server.py" "$name" "$@"
+}
+pyver=$($PY -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+# pymod MODULE [DIST]: its version ("?" when it has none), empty if absent.
+pymod() {
+    $PY -c "import $1, importlib.metadata as m
+try: print(m.version('${2:-$1}'))
+except Exception: print('?')" 2>/dev/null
+}
+
+SERVERS+=("python|Python $pyver http.server|http.server h1 (ssl module for TLS)|OpenSSL|python-http.server")
+srv_python() {
+    need "$PY" || return
+    py_kind python-h1 stdlib || { start_fail "http.server"; return; }
+    cells h1 "http://127.0.0.1:$NODE_PORT"
+    py_kind python-h1s stdlib "$C/ec.crt" "$C/ec.key" || { start_fail "http.server (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT"
+}
+
+SERVERS+=("tornado|Tornado $(pymod tornado)|Tornado h1|OpenSSL|tornado-h1")
+srv_tornado() {
+    [ -n "$(pymod tornado)" ] || { SKIPWHY="python3-tornado is not installed (bash scripts/deps.sh)"; return; }
+    py_kind tornado-h1 tornado || { start_fail tornado; return; }
+    cells h1 "http://127.0.0.1:$NODE_PORT"
+    py_kind tornado-h1s tornado "$C/ec.crt" "$C/ec.key" || { start_fail "tornado (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT"
+}
+
+SERVERS+=("twisted|Twisted $(pymod twisted) twisted.web|twisted.web h1, python3-h2 h2 (TLS only)|OpenSSL|twisted-h1 python-h2")
+srv_twisted() {
+    [ -n "$(pymod twisted)" ] || { SKIPWHY="python3-twisted is not installed (bash scripts/deps.sh)"; return; }
+    py_kind twisted-h1 twisted || { start_fail twisted; return; }
+    cells h1 "http://127.0.0.1:$NODE_PORT"
+    py_kind twisted-tls twisted "$C/ec.crt" "$C/ec.key" || { start_fail "twisted (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT"
+    cells h2s "https://127.0.0.1:$NODE_PORT" ok h48
+    na h2s c5 "twisted.web's HTTP/2 (H2Connection) has no per-connection request limit nor a GOAWAY a resource can ask for"
+}
+
+SERVERS+=("hypercorn|Hypercorn $(pymod hypercorn)|h11 h1, python3-h2 h2|OpenSSL|h11 python-h2")
+srv_hypercorn() {
+    [ -n "$(pymod hypercorn)" ] || { SKIPWHY="python3-hypercorn is not installed (bash scripts/deps.sh)"; return; }
+    py_kind hypercorn hypercorn || { start_fail hypercorn; return; }
+    local why="an ASGI application cannot ask for a GOAWAY, and Hypercorn has no per-connection request limit"
+    # Seen with curl and a raw socket: the connection ends after each
+    # response, without a Connection: close.
+    local why1="Hypercorn 0.13 (with Debian's h11 0.14) ends every HTTP/1.1 connection after one response, so there is no 5th"
+    cells h1 "http://127.0.0.1:$NODE_PORT" ok h48
+    na h1 c5 "$why1"
+    cells h2c "http://127.0.0.1:$NODE_PORT" ok h48
+    na h2c c5 "$why"
+    py_kind hypercorn-tls hypercorn "$C/ec.crt" "$C/ec.key" || { start_fail "hypercorn (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT" ok h48
+    na h1s c5 "$why1"
+    cells h2s "https://127.0.0.1:$NODE_PORT" ok h48
+    na h2s c5 "$why"
+}
