@@ -36,7 +36,7 @@ print_matrix() {
                     cell="$cell$(mark "${RES[$k]:-}") "
                     [ "${RES[$k]:-}" = pass ] && any=1
                     if [ "${RES[$k]:-}" = n/a ]; then
-                        notes="$notes$id|$proto $cs: ${CELL_NA[$k]}"$'\n'
+                        notes="$notes$id|$proto $cs|${CELL_NA[$k]}"$'\n'
                     fi
                 done
             fi
@@ -68,7 +68,26 @@ print_matrix() {
     echo "$servers servers; $nstack independent HTTP stacks (${stacks# }); $nquic QUIC stacks (${quic# }); $ntls TLS libraries (${tlss# }; the \"TLS 1.2 only\" rows run the server capped at TLS 1.2, the others at TLS 1.3)."
     if [ -n "$notes" ]; then
         echo
-        printf '%s' "$notes" | awk -F'|' 'NF >= 2 { id = $1; sub(/^[^|]*\|/, ""); if (id != last) { if (last != "") printf "\n"; printf "- %s: %s", id, $0; last = id } else printf "; %s", $0 } END { if (last != "") printf "\n" }'
+        # One line per server: its cells grouped by reason ("h1 c5, h2c c5:
+        # why"), then its server bugs (id|text, no second |).
+        printf '%s' "$notes" | awk -F'|' '
+            { id = $1 }
+            !(id in seen) { seen[id] = 1; order[++n] = id }
+            NF == 3 { k = id SUBSEP $3; if (!(k in cellsof)) { reasons[id, ++nr[id]] = $3; c = $2 } else c = cellsof[k] ", " $2; cellsof[k] = c }
+            NF == 2 { bugs[id] = $2 }
+            END {
+                for (i = 1; i <= n; i++) {
+                    id = order[i]; line = ""
+                    for (j = 1; j <= nr[id]; j++) { r = reasons[id, j]; line = line (line == "" ? "" : "; ") "n/a " cellsof[id SUBSEP r] ": " r }
+                    if (id in bugs) line = line (line == "" ? "" : "; ") bugs[id]
+                    printf "- %s: %s\n", id, line
+                }
+            }' labels_file=/dev/null | while IFS= read -r l; do
+            # The label instead of the id.
+            lid=${l#- }
+            lid=${lid%%:*}
+            printf -- '- **%s**%s\n' "${LABEL[$lid]:-$lid}" "${l#- "$lid"}"
+        done
     fi
 }
 

@@ -367,3 +367,135 @@ srv_hypercorn() {
     cells h2s "https://127.0.0.1:$NODE_PORT" ok h48
     na h2s c5 "$why"
 }
+
+# --- Ruby -------------------------------------------------------------------------------
+rbver() { ruby -e "require '$1'; puts $2" 2>/dev/null; }
+SERVERS+=("webrick|WEBrick $(rbver webrick WEBrick::VERSION) (Ruby $(ruby -e 'print RUBY_VERSION' 2>/dev/null))|WEBrick h1|OpenSSL|webrick-h1")
+srv_webrick() {
+    need ruby || return
+    [ -n "$(rbver webrick WEBrick::VERSION)" ] || { SKIPWHY="ruby-webrick is not installed (bash scripts/deps.sh)"; return; }
+    LIB_JS_RUNTIME=ruby start_node_server "$I/rb_server.rb" webrick || { start_fail WEBrick; return; }
+    cells h1 "http://127.0.0.1:$NODE_PORT"
+    LIB_JS_RUNTIME=ruby start_node_server "$I/rb_server.rb" webrick-tls "$C/ec.crt" "$C/ec.key" || { start_fail "WEBrick (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$NODE_PORT"
+}
+
+SERVERS+=("puma|Puma $(puma --version 2>/dev/null | sed -n 's/^puma version //p')|Puma h1 (puma_http11 parser)|OpenSSL|puma-h1")
+srv_puma() {
+    local d pp tp
+    need puma || return
+    d=$LIB_TMP/puma
+    mkdir -p "$d"
+    pick_port pp && pick_port tp || return
+    interop_start puma "tcp:$pp" puma -q -b "tcp://127.0.0.1:$pp" -t 4:16 "$I/puma.ru" || { start_fail puma; return; }
+    cells h1 "http://127.0.0.1:$pp"
+    interop_start puma-tls "tcp:$tp" puma -q -t 4:16 \
+        -b "ssl://127.0.0.1:$tp?cert=$C/ec.crt&key=$C/ec.key&verify_mode=none" "$I/puma.ru" || { start_fail "puma (TLS)"; return; }
+    cells h1s "https://127.0.0.1:$tp"
+}
+
+# --- Perl -------------------------------------------------------------------------------
+SERVERS+=("perl|Perl HTTP::Daemon $(perl -MHTTP::Daemon -e 'print $HTTP::Daemon::VERSION' 2>/dev/null)|HTTP::Daemon h1|—|perl-http-daemon")
+srv_perl() {
+    perl -MHTTP::Daemon -e 1 2>/dev/null || { SKIPWHY="libhttp-daemon-perl is not installed (bash scripts/deps.sh)"; return; }
+    LIB_JS_RUNTIME=perl start_node_server "$I/perl_server.pl" perl || { start_fail "HTTP::Daemon"; return; }
+    cells h1 "http://127.0.0.1:$NODE_PORT"
+}
+
+# --- small C servers ----------------------------------------------------------------------
+# cgi_h48 DIR: DIR/www/cgi-bin/h48, a CGI answering with the 48 headers.
+cgi_h48() {
+    local d=$1
+    mkdir -p "$d/www/cgi-bin"
+    {
+        printf 'Content-Type: text/plain\r\n'
+        h48_lines $'%s: %s\r\n'
+        printf '\r\nok\n'
+    } >"$d/h48.txt"
+    printf '#!/bin/sh\nexec cat %s/h48.txt\n' "$d" >"$d/www/cgi-bin/h48"
+    chmod 755 "$d/www/cgi-bin/h48"
+}
+CLOSES="the server ends every connection after its one response, so there is no 5th"
+
+SERVERS+=("busybox|BusyBox $(busybox 2>/dev/null | sed -n '1s/^BusyBox v\([0-9.]*\).*/\1/p') httpd|BusyBox httpd h1|—|busybox-httpd")
+srv_busybox() {
+    local d bp
+    need busybox || return
+    d=$LIB_TMP/busybox
+    www_dir "$d"
+    cgi_h48 "$d"
+    pick_port bp || return
+    interop_start busybox "tcp:$bp" busybox httpd -f -p "127.0.0.1:$bp" -h "$d/www" || { start_fail "busybox httpd"; return; }
+    cell h1 ok "http://127.0.0.1:$bp/"
+    cell h1 h48 "http://127.0.0.1:$bp/cgi-bin/h48"
+    na h1 c5 "$CLOSES"
+}
+
+SERVERS+=("mini_httpd|mini_httpd $(mini_httpd -V 2>&1 | sed -n 's/^mini_httpd\/\([0-9.]*\).*/\1/p')|mini_httpd h1|OpenSSL|mini_httpd")
+srv_mini_httpd() {
+    local d mp ms
+    need mini_httpd || return
+    d=$LIB_TMP/mini_httpd
+    www_dir "$d"
+    cgi_h48 "$d"
+    cat "$C/ec.key" "$C/ec.crt" >"$d/ec.pem"
+    pick_port mp && pick_port ms || return
+    interop_start mini_httpd "tcp:$mp" mini_httpd -D -p "$mp" -h 127.0.0.1 -d "$d/www" -c 'cgi-bin/*' -l /dev/null || { start_fail mini_httpd; return; }
+    interop_start mini_httpd-tls "tcp:$ms" mini_httpd -D -p "$ms" -h 127.0.0.1 -d "$d/www" -c 'cgi-bin/*' -l /dev/null -S -E "$d/ec.pem" || { start_fail "mini_httpd (TLS)"; return; }
+    cell h1 ok "http://127.0.0.1:$mp/"
+    cell h1 h48 "http://127.0.0.1:$mp/cgi-bin/h48"
+    na h1 c5 "$CLOSES"
+    cell h1s ok "https://127.0.0.1:$ms/"
+    cell h1s h48 "https://127.0.0.1:$ms/cgi-bin/h48"
+    na h1s c5 "$CLOSES"
+}
+
+SERVERS+=("webfs|webfsd $(dpkg-query -W -f='${Version}' webfs 2>/dev/null | sed 's/+.*//')|webfs h1|OpenSSL|webfs")
+srv_webfs() {
+    local d wp ws
+    need webfsd || return
+    d=$LIB_TMP/webfs
+    www_dir "$d"
+    cat "$C/ec.key" "$C/ec.crt" >"$d/ec.pem"
+    pick_port wp && pick_port ws || return
+    interop_start webfs "tcp:$wp" webfsd -F -p "$wp" -i 127.0.0.1 -r "$d/www" -f index.html || { start_fail webfsd; return; }
+    interop_start webfs-tls "tcp:$ws" webfsd -F -p "$ws" -i 127.0.0.1 -r "$d/www" -f index.html -S -C "$d/ec.pem" || { start_fail "webfsd (TLS)"; return; }
+    local w1="webfsd serves static files and adds no headers" w2="webfsd has no per-connection request limit"
+    cell h1 ok "http://127.0.0.1:$wp/"
+    na h1 h48 "$w1"
+    na h1 c5 "$w2"
+    cell h1s ok "https://127.0.0.1:$ws/"
+    na h1s h48 "$w1"
+    na h1s c5 "$w2"
+}
+
+# --- the TLS libraries' own test servers -------------------------------------------------
+SERVERS+=("gnutls-serv|gnutls-serv $(gnutls-serv --version 2>/dev/null | sed -n '1s/.* \([0-9.]*\)$/\1/p') --http|gnutls-serv h1|GnuTLS|gnutls-serv")
+SERVERS+=("gnutls-serv12|gnutls-serv --http, TLS 1.2 only|gnutls-serv h1|GnuTLS|gnutls-serv")
+srv_gnutls-serv() {
+    local v=${1:-13} pri=()
+    need gnutls-serv || return
+    [ "$v" = 12 ] && pri=(--priority NORMAL:-VERS-TLS1.3)
+    start_gnutls "gnutls-serv$v" "$C/ec.crt" "$C/ec.key" "${pri[@]}" || { start_fail gnutls-serv; return; }
+    cell h1s ok "https://127.0.0.1:$GNUTLS_PORT/"
+    na h1s h48 "gnutls-serv --http answers with a page of its own and adds no headers"
+    na h1s c5 "$CLOSES"
+}
+srv_gnutls-serv12() { srv_gnutls-serv 12; }
+
+SERVERS+=("s_server|openssl s_server $(openssl version 2>/dev/null | cut -d' ' -f2) -WWW|s_server h1|OpenSSL|openssl-s_server")
+SERVERS+=("s_server12|openssl s_server -WWW, TLS 1.2 only|s_server h1|OpenSSL|openssl-s_server")
+srv_s_server() {
+    local v=${1:-13} d sp
+    need openssl || return
+    d=$LIB_TMP/s_server$v
+    www_dir "$d"
+    pick_port sp || return
+    # -WWW serves files relative to its working directory.
+    (cd "$d/www" && interop_start "s_server$v" "tcp:$sp" openssl s_server -quiet -accept "127.0.0.1:$sp" \
+        -cert "$C/ec.crt" -key "$C/ec.key" "-tls1_${v#1}" -WWW) || { start_fail "openssl s_server"; return; }
+    cell h1s ok "https://127.0.0.1:$sp/index.html"
+    na h1s h48 "s_server -WWW sends files with fixed headers"
+    na h1s c5 "$CLOSES"
+}
+srv_s_server12() { srv_s_server 12; }
