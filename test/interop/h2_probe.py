@@ -122,7 +122,7 @@ for i in range(n):
             except (ConnectionError, ssl.SSLError):
                 pass
 # A GOAWAY that trails the last response: wait for it briefly.
-if out['goawayAt'] is None and out['closedAfter'] is None:
+if n > 1 and out['goawayAt'] is None and out['closedAfter'] is None:
     sock.settimeout(0.5)
     try:
         while True:

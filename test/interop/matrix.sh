@@ -15,16 +15,17 @@ mark() {
     esac
 }
 
+# print_matrix FLAVOUR: the matrix of that build's results.
 print_matrix() {
-    local row id proto cs line cell any k stacks="" tlss="" quic="" nstack ntls nquic s t servers=0 notes=""
+    local fl=$1 row id proto cs line cell any k stacks="" tlss="" quic="" nstack ntls nquic s t servers=0 notes=""
     echo "| server | stack | TLS | HTTP/1.1 | h2c | HTTP/1.1 TLS | HTTP/2 TLS | HTTP/3 |"
     echo "|---|---|---|---|---|---|---|---|"
     for row in "${SERVERS[@]}"; do
         id=${row%%|*}
         [ -n "${LABEL[$id]:-}" ] || continue
         line="| ${LABEL[$id]} | ${STACK[$id]} | ${TLSLIB[$id]:-—} |"
-        if [ -n "${RES[$id,skip]:-}" ]; then
-            echo "$line skipped: ${RES[$id,skip]} | | | | |"
+        if [ -n "${RES[skip,$id]:-}" ]; then
+            echo "$line skipped: ${RES[skip,$id]} | | | | |"
             continue
         fi
         any=0
@@ -33,9 +34,9 @@ print_matrix() {
             if [ -n "${SEEN[$id,$proto]:-}" ]; then
                 for cs in "${CASES[@]}"; do
                     k="$id,$proto,$cs"
-                    cell="$cell$(mark "${RES[$k]:-}") "
-                    [ "${RES[$k]:-}" = pass ] && any=1
-                    if [ "${RES[$k]:-}" = n/a ]; then
+                    cell="$cell$(mark "${RES[$fl,$k]:-}") "
+                    [ "${RES[$fl,$k]:-}" = pass ] && any=1
+                    if [ "${RES[$fl,$k]:-}" = n/a ]; then
                         notes="$notes$id|$proto $cs|${CELL_NA[$k]}"$'\n'
                     fi
                 done
@@ -57,7 +58,7 @@ print_matrix() {
                 case " $tlss " in *" $s "*) ;; *) tlss="$tlss $s" ;; esac
             done
         fi
-        [ -z "${NOTE[$id]:-}" ] || notes="$notes$id|${NOTE[$id]}"$'\n'
+        [ -z "${NOTE[$fl,$id]:-}" ] || notes="$notes$id|${NOTE[$fl,$id]}"$'\n'
     done
     nstack=$(wc -w <<<"$stacks")
     nquic=$(wc -w <<<"$quic")

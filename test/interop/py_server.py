@@ -37,6 +37,7 @@ if kind == 'stdlib':
 
     class H(BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
+        wbufsize = 65536  # one write per response (handle_one_request flushes)
         n = 0
 
         def do_GET(self):
