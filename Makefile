@@ -38,7 +38,7 @@ ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=al
 ASAN_CFLAGS += -DSHB_TEST_KNOBS
 GLIBC_CFLAGS = $(BASE) -O2
 
-.PHONY: all asan glibc test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean
+.PHONY: all asan glibc test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean interop interop-readme
 all: shb
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
@@ -174,6 +174,15 @@ hostile: deps-check shb asan
 # The README's table of hostile cases, from test/hostile/cases_*.js.
 hostile-readme:
 	@node test/hostile/cases.js --update-readme README.md
+
+# The interop matrix (test/interop.sh): every installable server, every
+# protocol it speaks, three cases, with ./shb and build/asan/shb.
+# interop-readme also writes the matrix into README.md (section "Interop").
+INTEROP_SHBS = ./shb:musl build/asan/shb:asan
+interop: deps-check shb asan
+	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop.sh
+interop-readme: deps-check shb asan
+	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop.sh --readme
 
 demo: deps-check-demo shb
 	@bash scripts/demo.sh

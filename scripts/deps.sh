@@ -16,10 +16,11 @@
 # on failure the end of that log. When nothing is missing it prints one line
 # (none from the Makefile, which asks --check first).
 #
-# Runs as root (CI) or through sudo. nginx, h2o and Caddy are only ever
-# started by the tests themselves, so a freshly installed one is kept from
-# running as a service (nghttp2-server's nghttpd and gnutls-bin's gnutls-serv
-# ship none).
+# Runs as root (CI) or through sudo. nginx, h2o, Caddy and the interop
+# matrix's servers with a service of their own (apache2, lighttpd, haproxy,
+# varnish, mini-httpd, webfs) are only ever started by the tests themselves,
+# so a freshly installed one is kept from running as a service
+# (nghttp2-server's nghttpd and gnutls-bin's gnutls-serv ship none).
 #
 # Bun (a TLS test server; test profile only) is not a Debian package: it comes
 # from the npm registry, `npm ci --prefix test` into test/node_modules (ignored
@@ -80,6 +81,27 @@ NEEDS_TEST=(
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
+    # The interop matrix (test/interop.sh): one server per HTTP stack.
+    "apache2|apache2"
+    "lighttpd|lighttpd"
+    "/usr/lib/lighttpd/mod_openssl.so|lighttpd-mod-openssl"
+    "/usr/lib/lighttpd/mod_gnutls.so|lighttpd-mod-gnutls"
+    "/usr/lib/lighttpd/mod_mbedtls.so|lighttpd-mod-mbedtls"
+    "/usr/lib/lighttpd/mod_wolfssl.so|lighttpd-mod-wolfssl"
+    "haproxy|haproxy"
+    "varnishd|varnish"
+    "/usr/bin/python3|python3"
+    "/usr/lib/python3/dist-packages/h2/__init__.py|python3-h2"
+    "/usr/lib/python3/dist-packages/twisted/__init__.py|python3-twisted"
+    "/usr/lib/python3/dist-packages/tornado/__init__.py|python3-tornado"
+    "hypercorn|python3-hypercorn"
+    "ruby|ruby"
+    "/usr/share/rubygems-integration/all/gems/webrick-*/lib/webrick.rb|ruby-webrick"
+    "puma|puma"
+    "/usr/share/perl5/HTTP/Daemon.pm|libhttp-daemon-perl"
+    "busybox|busybox"
+    "mini_httpd|mini-httpd"
+    "webfsd|webfs"
 )
 if [ "$PROFILE" = demo ]; then
     NEEDS=("${NEEDS_DEMO[@]}")
@@ -103,7 +125,7 @@ have() {
             command -v clang >/dev/null 2>&1 || return 1
             rt=$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null) || return 1
             [ "${rt#/}" != "$rt" ] && [ -e "$rt" ] ;;
-        /*) [ -e "$t" ] ;;
+        /*) compgen -G "$t" >/dev/null ;; # a path, or a glob pattern
         *) command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || [ -x "/sbin/$t" ] ;;
     esac
 }
@@ -316,14 +338,25 @@ if [ "$(id -u)" != 0 ]; then
     fi
 fi
 
-# The packages that come with a service; a service installed by this run is
-# kept from running.
-nginx_was_there=0
-have nginx && nginx_was_there=1
-h2o_was_there=0
-have h2o && h2o_was_there=1
-caddy_was_there=0
-have caddy && caddy_was_there=1
+# The packages that come with a service, as "command|service|pidfile"; a
+# service installed by this run is kept from running.
+SERVICES=(
+    "nginx|nginx|/run/nginx.pid"
+    "h2o|h2o|/run/h2o.pid"
+    "caddy|caddy|/run/caddy.pid"
+    "apache2|apache2|/run/apache2/apache2.pid"
+    "lighttpd|lighttpd|/run/lighttpd.pid"
+    "haproxy|haproxy|/run/haproxy.pid"
+    "varnishd|varnish|/run/varnishd.pid"
+    "mini_httpd|mini-httpd|/run/mini-httpd.pid"
+    "webfsd|webfs|/run/webfs/webfsd.pid"
+)
+declare -A was_there=()
+any_new_service=0
+for svc in "${SERVICES[@]}"; do
+    cmd=${svc%%|*}
+    if have "$cmd"; then was_there[$cmd]=1; else was_there[$cmd]=0; any_new_service=1; fi
+done
 
 log_start
 
@@ -353,7 +386,8 @@ for pkg in $MISSING; do
     PKGS+=("$pkg")
 done
 
-# Keep the package scripts from starting nginx, h2o or Caddy as a service: a
+# Keep the package scripts from starting nginx, h2o, Caddy or the interop
+# servers as a service: a
 # policy-rc.d that refuses every start, in place only while apt-get runs
 # (unless one already exists, which is then left alone).
 POLICY=/usr/sbin/policy-rc.d
@@ -365,7 +399,7 @@ cleanup_policy() {
     fi
 }
 trap cleanup_policy EXIT
-if { [ "$nginx_was_there" = 0 ] || [ "$h2o_was_there" = 0 ] || [ "$caddy_was_there" = 0 ]; } && [ ! -e "$POLICY" ]; then
+if [ "$any_new_service" = 1 ] && [ ! -e "$POLICY" ]; then
     printf '#!/bin/sh\n# added by shb scripts/deps.sh while installing\nexit 101\n' |
         "${SUDO[@]}" tee "$POLICY" >/dev/null
     "${SUDO[@]}" chmod 755 "$POLICY"
@@ -378,7 +412,7 @@ if [ "${#PKGS[@]}" -gt 0 ]; then
 fi
 cleanup_policy
 
-# If nginx, h2o or Caddy was installed just now and started anyway, stop it
+# If one of SERVICES was installed just now and started anyway, stop it
 # and keep it from starting at boot; one that was there before is not touched.
 # keep_stopped SERVICE PIDFILE
 keep_stopped() {
@@ -396,15 +430,13 @@ keep_stopped() {
             { "${SUDO[@]}" update-rc.d "$svc" disable >/dev/null 2>&1 || true; }
     fi
 }
-if [ "$nginx_was_there" = 0 ] && have nginx; then
-    keep_stopped nginx /run/nginx.pid
-fi
-if [ "$h2o_was_there" = 0 ] && have h2o; then
-    keep_stopped h2o /run/h2o.pid
-fi
-if [ "$caddy_was_there" = 0 ] && have caddy; then
-    keep_stopped caddy /run/caddy.pid
-fi
+for svc in "${SERVICES[@]}"; do
+    cmd=${svc%%|*}
+    rest=${svc#*|}
+    if [ "${was_there[$cmd]}" = 0 ] && have "$cmd"; then
+        keep_stopped "${rest%%|*}" "${rest#*|}"
+    fi
+done
 
 MISSING=$(missing_pkgs)
 if [ -n "$MISSING" ]; then

@@ -12,6 +12,8 @@
 # test/udp_impair.js) and test/e2e_longrun.sh (stream id exhaustion, key
 # updates, far packet numbers through the test build's knobs; flat memory)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
+# Then test/interop.sh (the interop matrix: every installed HTTP server,
+# every protocol it speaks) with both builds.
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
 # Exit status 0 only when nothing failed and something passed.
@@ -177,6 +179,15 @@ suite e2e-hostile-cases 480 test/e2e_hostile_cases.sh "hostile-server case table
 suite e2e-hostile-udp 240 test/e2e_hostile_udp.sh "end-to-end hostile UDP servers"
 suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
+
+# The interop matrix: both builds, each cell run by one after the other
+# against the same server instance (test/interop.sh; make interop).
+case " ${ONLY:-interop} " in
+    *" interop "*)
+        echo "== interop matrix: ./shb and build/asan/shb against every installed HTTP server"
+        run_counted "interop[musl+asan]" 720 env INTEROP_SHBS="./shb:musl build/asan/shb:asan" bash test/interop.sh
+        ;;
+esac
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]

@@ -92,10 +92,28 @@ print_matrix() {
     fi
 }
 
-# write_readme FILE: README.md's text between the interop-matrix markers
-# becomes FILE.
+# write_readme FILE FLAVOUR: README.md's text between the interop-matrix
+# markers becomes FILE (FLAVOUR's matrix), with a line saying which builds
+# ran and whether the others' matrices were the same.
 write_readme() {
-    local m=$1 readme=$LIB_ROOT/README.md
+    local m=$1 fl=$2 readme=$LIB_ROOT/README.md f other="" same=1
+    for f in "${FLAVOURS[@]}"; do
+        [ "$f" = "$fl" ] && continue
+        other="$other, $f (${SHB_OF[$f]#"$LIB_ROOT"/})"
+        cmp -s "$m" "$T/matrix-$f.md" || same=0
+    done
+    {
+        cat "$m"
+        echo
+        if [ -z "$other" ]; then
+            echo "Run with ${SHB_OF[$fl]#"$LIB_ROOT"/} ($fl) on $(date -u +%Y-%m-%d)."
+        elif [ "$same" = 1 ]; then
+            echo "Run with ${SHB_OF[$fl]#"$LIB_ROOT"/} ($fl) and${other#,} on $(date -u +%Y-%m-%d): the same matrix for each."
+        else
+            echo "Run with ${SHB_OF[$fl]#"$LIB_ROOT"/} ($fl) on $(date -u +%Y-%m-%d); the matrices of${other#,} differ: see \`make interop\`."
+        fi
+    } >"$T/readme-matrix.md"
+    m=$T/readme-matrix.md
     grep -q '^<!-- interop-matrix:begin -->$' "$readme" && grep -q '^<!-- interop-matrix:end -->$' "$readme" || {
         echo "README.md has no <!-- interop-matrix:begin --> / end markers" >&2
         return 1
