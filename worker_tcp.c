@@ -690,7 +690,11 @@ static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
             return false;
     } else if (rc < 0) {
         conn_flush(l, c); /* our alert, if we sent one */
-        c->goodbye = c->sending;
+        /* Waiting for the tick is for an alert that says why we end the
+         * connection. A close_notify of ours answering the server's (BearSSL's
+         * TLS 1.2 engine sends one) says nothing the server needs: the new
+         * connection goes now, not up to 100 ms later. */
+        c->goodbye = c->sending && rc != TLS_CLOSED;
         tls_count_alert(l, c, rc);
         if (c->handshaking) {
             int alert = tls_conn_alert(c->tls);
