@@ -34,7 +34,7 @@
 #   "ID|label|stack (h1/h2/h3 implementations)|TLS library|stack ids"
 # A file test/interop/servers.d/*.sh is sourced before the run, so a server
 # can be added there without editing this file (SERVERS+=(...) and srv_ID).
-# shellcheck disable=SC2016  # jq programs are single-quoted on purpose
+# shellcheck disable=SC2016,SC2034  # jq programs are single-quoted on purpose; matrix.sh reads the arrays
 set -u
 cd "$(dirname "$0")/.." || exit 2
 E2E_NAME=interop
@@ -54,12 +54,12 @@ for b in ${INTEROP_SHBS:-$SHB:$SHB_FLAVOUR}; do
     SHB=${b%:*}
     case "$SHB" in */*) ;; *) SHB=./$SHB ;; esac
     SHB_FLAVOUR=${b##*:}
-    P="$E2E_NAME[$SHB_FLAVOUR]"
+    P="${E2E_NAME}[$SHB_FLAVOUR]"
     e2e_preconditions jq curl h2load openssl
     FLAVOURS+=("$SHB_FLAVOUR")
     SHB_OF[$SHB_FLAVOUR]=$SHB
 done
-PALL="$E2E_NAME[$(IFS=+; echo "${FLAVOURS[*]}")]"
+PALL="${E2E_NAME}[$(IFS=+; echo "${FLAVOURS[*]}")]"
 P=$PALL
 # LeakSanitizer on for the sanitized build (test/run.sh sets the same).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
@@ -159,7 +159,7 @@ ref_headers() {
 # the 5th response only (and connects twice for 6 URLs); nghttp -m 6 (six
 # requests on one connection) receives a GOAWAY.
 ref_close5() {
-    local proto=$1 url=$2 out blocks closes5 closes conns
+    local proto=$1 url=$2 out blocks closes5 closes
     out=$T/ref.out
     case "$proto" in
         h1 | h1s)
@@ -169,7 +169,6 @@ ref_close5() {
             blocks=$(grep -caE '^< HTTP/' "$out" || true)
             closes=$(grep -ciaE '^< connection: *close' "$out" || true)
             closes5=$(awk 'tolower($0) ~ /^< http\// {n++} tolower($0) ~ /^< connection: *close/ && n == 5 {c++} END {print c + 0}' "$out")
-            conns=$(grep -caE '^\* (Connected to|Trying)' "$out" || true)
             REF="curl -v, 6 requests: $blocks responses, Connection: close on the 5th: $closes5, in all: $closes"
             [ "$blocks" = 6 ] && [ "$closes5" = 1 ] && [ "$closes" = 1 ] ;;
         h2c | h2s)
@@ -250,7 +249,7 @@ run_cell() {
     esac
     for fl in "${FLAVOURS[@]}"; do
         SHB=${SHB_OF[$fl]}
-        P="$E2E_NAME[$fl]"
+        P="${E2E_NAME}[$fl]"
         begin "$SID $proto $cs"
         c0=$(now_ms)
         shb "${args[@]}" "$url"
@@ -338,6 +337,7 @@ start_fail() {
     SKIPWHY="did not start"
 }
 
+# shellcheck source=test/interop/servers.sh
 . "$I/servers.sh"
 for f in "$I"/servers.d/*.sh; do
     [ -e "$f" ] || continue
@@ -353,6 +353,7 @@ for row in "${SERVERS[@]}"; do
     run_server "$row"
 done
 
+# shellcheck source=test/interop/matrix.sh
 . "$I/matrix.sh"
 for fl in "${FLAVOURS[@]}"; do
     print_matrix "$fl" >"$T/matrix-$fl.md"
