@@ -156,8 +156,9 @@ ref_headers() {
 
 # ref_close5 PROTO URL: another client sees the server end the connection
 # on the 5th request: curl over one connection gets "Connection: close" on
-# the 5th response only (and connects twice for 6 URLs); nghttp -m 6 (six
-# requests on one connection) receives a GOAWAY.
+# the 5th response only; test/interop/h2_probe.py (python3-h2), sending
+# requests one after another on one connection, gets exactly 5 responses
+# and a GOAWAY.
 ref_close5() {
     local proto=$1 url=$2 out blocks closes5 closes
     out=$T/ref.out
