@@ -17,7 +17,7 @@ mark() {
 
 # print_matrix FLAVOUR: the matrix of that build's results.
 print_matrix() {
-    local fl=$1 row id proto cs line cell any k stacks="" tlss="" quic="" nstack ntls nquic s t servers=0 notes=""
+    local fl=$1 row id proto cs line cell any k stacks="" tlss="" quic="" projects="" nstack ntls nquic nproj s t servers=0 notes=""
     echo "| server | stack | TLS | HTTP/1.1 | h2c | HTTP/1.1 TLS | HTTP/2 TLS | HTTP/3 |"
     echo "|---|---|---|---|---|---|---|---|"
     for row in "${SERVERS[@]}"; do
@@ -48,6 +48,10 @@ print_matrix() {
             servers=$((servers + 1))
             for s in ${STACKIDS[$id]}; do
                 case " $stacks " in *" $s "*) ;; *) stacks="$stacks $s" ;; esac
+                # The project: the id without quic: and its -h1/-h2/-h3.
+                t=${s#quic:}
+                t=${t%-h[123]}
+                case " $projects " in *" $t "*) ;; *) projects="$projects $t" ;; esac
                 case "$s" in quic:*) case " $quic " in *" $s "*) ;; *) quic="$quic $s" ;; esac ;; esac
             done
             IFS=',' read -ra t <<<"${TLSLIB[$id]:-}"
@@ -62,11 +66,12 @@ print_matrix() {
     done
     nstack=$(wc -w <<<"$stacks")
     nquic=$(wc -w <<<"$quic")
+    nproj=$(wc -w <<<"$projects")
     ntls=$(wc -w <<<"$tlss")
     echo
     echo "Each protocol cell shows the three cases in order: ok (a plain 200), h48 (48 KB of response headers), c5 (the server ends the connection on the 5th request). ✓ pass, ✗ shb fails (the reference client passes), B known server bug (the reference client fails too), – n/a (the server cannot be set up for the case; why below), empty: the server does not speak that protocol."
     echo
-    echo "$servers servers; $nstack independent HTTP stacks (${stacks# }); $nquic QUIC stacks (${quic# }); $ntls TLS libraries (${tlss# }; the \"TLS 1.2 only\" rows run the server capped at TLS 1.2, the others at TLS 1.3)."
+    echo "$servers server configurations; $nproj independent HTTP stacks (${projects# }), $nstack HTTP implementations when each protocol's counts apart (${stacks# }); $nquic QUIC stacks (${quic# }); $ntls TLS libraries (${tlss# }; the \"TLS 1.2 only\" rows run the server capped at TLS 1.2, the others at TLS 1.3)."
     if [ -n "$notes" ]; then
         echo
         # One line per server: its cells grouped by reason ("h1 c5, h2c c5:

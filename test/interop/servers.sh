@@ -134,7 +134,7 @@ srv_bun() {
 srv_bun12() { srv_bun 12; }
 
 # --- h2o --------------------------------------------------------------------------
-SERVERS+=("h2o|h2o $(h2o --version 2>/dev/null | sed -n 's/^h2o version //p')|picohttpparser h1, h2o's own h2|OpenSSL|picohttpparser h2o-h2")
+SERVERS+=("h2o|h2o $(h2o --version 2>/dev/null | sed -n 's/^h2o version //p')|picohttpparser h1, h2o's own h2|OpenSSL|h2o-h1 h2o-h2")
 srv_h2o() {
     local d h1 tls user_line=""
     need h2o || return
@@ -338,7 +338,7 @@ srv_tornado() {
     cells h1s "https://127.0.0.1:$NODE_PORT"
 }
 
-SERVERS+=("twisted|Twisted $(pymod twisted) twisted.web|twisted.web h1, python3-h2 h2 (TLS only)|OpenSSL|twisted-h1 python-h2")
+SERVERS+=("twisted|Twisted $(pymod twisted) twisted.web|twisted.web h1, python3-h2 h2 (TLS only)|OpenSSL|twisted-h1 python-hyper-h2")
 srv_twisted() {
     [ -n "$(pymod twisted)" ] || { SKIPWHY="python3-twisted is not installed (bash scripts/deps.sh)"; return; }
     py_kind twisted-h1 twisted || { start_fail twisted; return; }
@@ -349,7 +349,7 @@ srv_twisted() {
     na h2s c5 "twisted.web's HTTP/2 (H2Connection) has no per-connection request limit nor a GOAWAY a resource can ask for"
 }
 
-SERVERS+=("hypercorn|Hypercorn $(pymod hypercorn)|h11 h1, python3-h2 h2|OpenSSL|h11 python-h2")
+SERVERS+=("hypercorn|Hypercorn $(pymod hypercorn)|h11 h1, python3-h2 h2|OpenSSL|h11 python-hyper-h2")
 srv_hypercorn() {
     [ -n "$(pymod hypercorn)" ] || { SKIPWHY="python3-hypercorn is not installed (bash scripts/deps.sh)"; return; }
     py_kind hypercorn hypercorn || { start_fail hypercorn; return; }
