@@ -69,7 +69,7 @@ print_matrix() {
     nproj=$(wc -w <<<"$projects")
     ntls=$(wc -w <<<"$tlss")
     echo
-    echo "Each protocol cell shows the three cases in order: ok (a plain 200), h48 (48 KB of response headers), c5 (the server ends the connection on the 5th request). ✓ pass, ✗ shb fails (the reference client passes), B known server bug (the reference client fails too), – n/a (the server cannot be set up for the case; why below), empty: the server does not speak that protocol."
+    echo "Each protocol cell shows the three cases in order: ok (a plain 200), h48 (48 KB of response headers), c5 (the server ends the connection on the 5th request). ✓ pass, ✗ FAIL (shb failed where the reference client passed, or the other client did not see the server do the case), B known server bug (the reference client fails too), – n/a (the server cannot be set up for the case; why below), empty: the server does not speak that protocol."
     echo
     echo "$servers server configurations; $nproj independent HTTP stacks (${projects# }), $nstack HTTP implementations when each protocol's counts apart (${stacks# }); $nquic QUIC stacks (${quic# }); $ntls TLS libraries (${tlss# }; the \"TLS 1.2 only\" rows run the server capped at TLS 1.2, the others at TLS 1.3)."
     if [ -n "$notes" ]; then
