@@ -176,6 +176,18 @@ ref_close5() {
             timeout 20 "$PY" "$I/h2_probe.py" "$url" 8 >"$out" 2>&1
             REF="h2_probe.py (python3-h2), up to 8 requests one after another on one connection: $(head -c 300 "$out")"
             jq -e '.goawayAt != null and .responses == 5' "$out" >/dev/null 2>&1 ;;
+        h3)
+            # No HTTP/3 client here reports a GOAWAY; a server that logs
+            # each connection's answers (C5_H3_LOG, C5_H3_PID: srv_deno)
+            # shows it closed one after exactly 5, the 6th and later of
+            # Bun's sequential requests going on a new connection.
+            [ -n "${C5_H3_LOG:-}" ] && [ -n "$BUN" ] || { REF="no reference for h3 c5"; return 1; }
+            : >"$C5_H3_LOG"
+            timeout 30 "$BUN" "$LIB_ROOT/test/h3_fetch.js" "$url" 8 1 >"$out" 2>&1
+            wait_line '^conn [0-9]*: 5 requests answered, closed by server$' "$C5_H3_LOG" "$C5_H3_PID" 5
+            local rc=$?
+            REF="Bun fetch (h3), 8 requests one after another: $(head -c 200 "$out"); the server's log: $(head -n 3 "$C5_H3_LOG" | tr '\n' ' ')"
+            return "$rc" ;;
         *) REF="no reference client for $proto"; return 1 ;;
     esac
 }
@@ -288,7 +300,7 @@ run_server() {
     LABEL[$id]=$label STACK[$id]=$stack TLSLIB[$id]=$tls STACKIDS[$id]=$ids
     local before=("${LIB_PIDS[@]}") t0
     t0=$(now_ms)
-    SKIPWHY=""
+    SKIPWHY="" C5_H3_LOG="" C5_H3_PID=""
     if ! declare -F "srv_$id" >/dev/null; then
         SKIPWHY="no srv_$id function"
     else

@@ -28,6 +28,10 @@
 //   stopsending as normal, but each request stream is read no further: the
 //               server stops it (STOP_SENDING, code 0x0: all Deno can say)
 //               before it answers 200 "ok" in full (RFC 9114 §4.1.1, §8)
+//   interop     the interop matrix's three cases by :path (test/interop.sh):
+//               / as normal; /h48 with 48 fields x-h01 .. x-h48 of 1000
+//               bytes ("a"); /c5 as close5 (the GOAWAY after the 5th answer
+//               on a connection)
 // On stderr: one line per connection when it ends ("conn N: R requests
 // answered, closed by ..."); with DENO_H3_DEBUG=1 in the environment (and
 // --allow-env=DENO_H3_DEBUG), also each request's decoded field lines. A
@@ -42,8 +46,8 @@ const H3_NO_ERROR = 0x100;
 const [portArg, certFile, keyFile, mode = "normal"] = Deno.args;
 const port = Number(portArg);
 if (portArg !== "selftest" && (!Number.isInteger(port) || port <= 0 || port > 65535 || !certFile || !keyFile ||
-    !["normal", "bigheaders", "close5", "stopsending"].includes(mode))) {
-  console.error("usage: deno_h3_server.ts PORT CERT KEY normal|bigheaders|close5|stopsending\n" +
+    !["normal", "bigheaders", "close5", "stopsending", "interop"].includes(mode))) {
+  console.error("usage: deno_h3_server.ts PORT CERT KEY normal|bigheaders|close5|stopsending|interop\n" +
     "       deno_h3_server.ts selftest");
   Deno.exit(2);
 }
@@ -388,6 +392,9 @@ function response(status: number, body: string, extra: [string, string][] = []):
 }
 
 const RESP_OK = response(200, "ok", mode === "bigheaders" ? BIG_FIELDS : []);
+const H48_FIELDS: [string, string][] = [];
+for (let i = 1; i <= 48; i++) H48_FIELDS.push([`x-h${String(i).padStart(2, "0")}`, "a".repeat(1000)]);
+const RESP_H48 = response(200, "ok", H48_FIELDS);
 const RESP_400 = response(400, "bad request\n");
 
 // Reads a request stream to its end: [HEADERS field section, body bytes].
@@ -478,20 +485,22 @@ async function serveConn(conn: Deno.QuicConn) {
         return;
       }
       const [section] = await readRequest(bs.readable);
-      let ok = false;
+      let ok = false, path = "";
       if (section) {
         try {
           const fields = qpackDecode(section);
           if (DEBUG) console.error(`conn ${n} stream ${id}: ${JSON.stringify(fields)}`);
           ok = wellFormed(fields);
+          path = fields.find(([k]) => k === ":path")?.[1] ?? "";
         } catch (e) {
           console.error(`conn ${n} stream ${id}: QPACK: ${(e as Error).message}`);
         }
       }
-      await w.write(ok ? RESP_OK : RESP_400);
+      await w.write(!ok ? RESP_400 : mode === "interop" && path === "/h48" ? RESP_H48 : RESP_OK);
       await w.close();
       answered++;
-      if (mode === "close5" && answered === 5 && goawayId === null) {
+      const close5 = mode === "close5" || (mode === "interop" && path === "/c5");
+      if (close5 && answered === 5 && goawayId === null) {
         goawayId = maxSeen + 4n;
         await cw.write(frame(0x07, new Uint8Array(varint(goawayId))));
       }

@@ -133,6 +133,31 @@ srv_bun() {
 }
 srv_bun12() { srv_bun 12; }
 
+# --- Deno (quinn) ---------------------------------------------------------------------
+# Deno's own QUIC (Deno.QuicEndpoint: quinn over rustls), with the thin
+# HTTP/3 layer of test/interop/deno_h3_server.ts (its "interop" case: /,
+# /h48 and /c5 by :path). Its stderr has a line per connection that ended
+# ("conn N: R requests answered, closed by ..."): the c5 reference reads it.
+SERVERS+=("deno|Deno $(deno_bin >/dev/null 2>&1 && "$(deno_bin)" --version 2>/dev/null | sed -n 's/^deno \([0-9.]*\).*/\1/p') Deno.QuicEndpoint|quinn QUIC (h3: test/interop/deno_h3_server.ts)|rustls|quic:quinn")
+srv_deno() {
+    deno_bin >/dev/null 2>&1 || { SKIPWHY="no runnable deno (bash scripts/deps.sh: npm ci --prefix test)"; return; }
+    start_deno_h3 interop-deno "$C/ec.crt" "$C/ec.key" interop || { start_fail "deno_h3_server.ts"; return; }
+    C5_H3_LOG=$DENO_H3_DIR/stderr.log C5_H3_PID=$DENO_H3_PID
+    cells h3 "https://127.0.0.1:$DENO_H3_PORT"
+}
+
+# --- ngtcp2 (gtlsserver) ---------------------------------------------------------------
+# Debian's ngtcp2-server: ngtcp2's example server over GnuTLS, with nghttp3.
+# It serves files, with no way to add response headers or a request limit.
+SERVERS+=("ngtcp2|ngtcp2 $(dpkg-query -W -f '${Version}' ngtcp2-server 2>/dev/null | sed 's/-.*//') gtlsserver|ngtcp2 QUIC, nghttp3 h3|GnuTLS|quic:ngtcp2 nghttp3-h3")
+srv_ngtcp2() {
+    need gtlsserver || return
+    start_ngtcp2_h3 interop-ngtcp2 "$C/ec.crt" "$C/ec.key" || { start_fail gtlsserver; return; }
+    cells h3 "https://127.0.0.1:$NGTCP2_H3_PORT" ok
+    na h3 h48 "gtlsserver serves files and cannot add response headers"
+    na h3 c5 "gtlsserver has no per-connection request limit"
+}
+
 # --- h2o --------------------------------------------------------------------------
 SERVERS+=("h2o|h2o $(h2o --version 2>/dev/null | sed -n 's/^h2o version //p')|picohttpparser h1, h2o's own h2|OpenSSL|h2o-h1 h2o-h2")
 srv_h2o() {
