@@ -218,6 +218,8 @@ struct h2_conn {
     uint32_t block_id;     /* stream the current field block belongs to; 0: a closed stream's, results ignored */
     bool block_es;         /* the block's HEADERS carried END_STREAM */
     bool block_done;       /* the scanner has seen the block's last fragment */
+    uint32_t block_bytes;  /* the current field block's frames, headers included (H2_MAX_FIELD_BLOCK) */
+    uint32_t ctl_flood;    /* PING/SETTINGS since the last response progress (H2_MAX_CTL_FLOOD) */
     struct h2_hpack *hp;   /* at the block's end (see the top of the file) */
 };
 
@@ -506,6 +508,7 @@ static uint32_t err_code(int err)
     case H2_ERR_COMPRESSION: return EC_COMPRESSION;
     case H2_ERR_FLOW_CONTROL: return EC_FLOW_CONTROL;
     case H2_ERR_OUT_FULL: return EC_ENHANCE_YOUR_CALM;
+    case H2_ERR_CALM: return EC_ENHANCE_YOUR_CALM;
     default: return EC_NO_ERROR; /* H2_ERR_PEER_GOAWAY: we just say goodbye */
     }
 }
@@ -785,6 +788,8 @@ static int begin_data(struct h2_conn *c)
     if (s) {
         if (!(s->flags & SF_FINAL))
             return H2_ERR_PROTOCOL; /* DATA before the final HEADERS (§8.1) */
+        if (c->left)
+            c->ctl_flood = 0; /* response progress */
         s->recv_unacked += c->left;
         if (s->recv_unacked > H2_OUR_INITIAL_WINDOW)
             return H2_ERR_FLOW_CONTROL;
@@ -820,6 +825,7 @@ static int begin_headers(struct h2_conn *c)
         s->flags |= SF_STARTED;
     c->block_es = c->fflags & FL_END_STREAM;
     c->block_done = false;
+    c->block_bytes = H2_FRAME_HDR + c->left;
     hpack_status_scan_init(&c->hp->scan, &c->hp->rtable);
     c->need_pad = c->fflags & FL_PADDED;
     c->prio_left = c->fflags & FL_PRIORITY ? 5 : 0; /* deprecated priority fields: skipped (§5.3.2) */
@@ -834,6 +840,11 @@ static int begin_continuation(struct h2_conn *c)
     /* With a block open, frame_begin already checked the stream matches. */
     if (!c->cont_id)
         return H2_ERR_PROTOCOL; /* no HEADERS before it (§6.10) */
+    /* §10.5.1: a block that never ends must not cost unbounded time (the
+     * scanner keeps no copy of it, so memory is bounded already). */
+    c->block_bytes += H2_FRAME_HDR + c->left;
+    if (c->block_bytes > H2_MAX_FIELD_BLOCK)
+        return H2_ERR_CALM;
     if (c->fflags & FL_END_HEADERS)
         c->cont_id = 0;
     c->need_pad = false;
@@ -863,12 +874,20 @@ static int begin_rst_stream(struct h2_conn *c)
     return 0;
 }
 
+/* A frame that asks for an answer (SETTINGS, PING): §10.5 flood limit. */
+static int count_ctl(struct h2_conn *c)
+{
+    return ++c->ctl_flood > H2_MAX_CTL_FLOOD ? H2_ERR_CALM : 0;
+}
+
 static int begin_settings(struct h2_conn *c)
 {
     if (c->fflags & FL_ACK)
         return c->left ? H2_ERR_FRAME_SIZE : 0; /* §6.5: an ACK is empty */
     if (c->left % 6)
         return H2_ERR_FRAME_SIZE;
+    if (count_ctl(c))
+        return H2_ERR_CALM;
     c->unit = 6;
     c->pkind = PK_FIXED;
     return 0;
@@ -884,6 +903,8 @@ static int begin_ping(struct h2_conn *c)
 {
     if (c->left != 8)
         return H2_ERR_FRAME_SIZE; /* §6.7 */
+    if (!(c->fflags & FL_ACK) && count_ctl(c))
+        return H2_ERR_CALM;
     c->unit = 8;
     c->pkind = PK_FIXED;
     return 0;
@@ -1218,6 +1239,7 @@ static int block_complete(struct h2_conn *c)
     struct h2_stream *s = find(c, c->block_id);
     if (!s)
         return 0;
+    c->ctl_flood = 0; /* response progress */
     uint16_t st = c->hp->scan.status;
     if (c->hp->scan.malformed) /* a malformed response (§8.1.1) */
         return stream_error(c, s, EC_PROTOCOL);

@@ -58,6 +58,19 @@ struct h2_config {
 #define H2_ERR_FLOW_CONTROL (-4) /* FLOW_CONTROL_ERROR (§6.9.1): window overflow or peer overran ours */
 #define H2_ERR_OUT_FULL (-5)     /* a control frame (PING/SETTINGS ACK) did not fit: the peer floods us */
 #define H2_ERR_PEER_GOAWAY (-6)  /* peer sent GOAWAY with an error code != NO_ERROR: stream outcomes were reported */
+#define H2_ERR_CALM (-7)         /* ENHANCE_YOUR_CALM (§10.5): a field block over H2_MAX_FIELD_BLOCK, or over
+                                    H2_MAX_CTL_FLOOD PING/SETTINGS frames with no response progress between them */
+
+/* Limits on what a server may make us do (RFC 9113 §10.5, §10.5.1). A field
+ * block (HEADERS + CONTINUATION, 9 bytes of frame header counted per frame,
+ * so empty frames count too) over 1 MiB, the HTTP/1.1 head limit, ends the
+ * connection: it must be decoded whole to keep HPACK in step, so it cannot
+ * just be dropped. PING and SETTINGS frames each ask for an answer; more than
+ * 1000 of them without a response byte (HEADERS or DATA on an open stream)
+ * between them is a flood. Empty DATA and unknown frames cost only reading
+ * and are tolerated. */
+#define H2_MAX_FIELD_BLOCK (1u << 20)
+#define H2_MAX_CTL_FLOOD 1000
 
 enum h2_event_kind {
     H2_EV_RESPONSE,   /* stream complete (END_STREAM after headers/data/trailers); status = final :status */

@@ -1445,9 +1445,25 @@ static void build_violation(int i, struct buf *pre, struct buf *b, const char **
     case 52: *name = "violation: HPACK size update after a field -> COMPRESSION_ERROR";
         { static const uint8_t x[] = { 0x88, 0x20 }; f_headers(b, 1, EH | ES, x, 2); }
         *rc = H2_ERR_COMPRESSION; break;
+    case 53: *name = "violation: a field block over 1 MiB of CONTINUATION frames that never end -> ENHANCE_YOUR_CALM (§10.5.1)";
+        f_headers(b, 1, 0, B200, 1);
+        for (int k = 0; k < 66; k++) { /* 66 x (9 + 16000) > 1 MiB; each frame one whole literal */
+            f_head(b, 16000, T_CONT, 0, 1);
+            buf_u8(b, 0x00); hp_len(b, 5); buf_put(b, "x-big", 5); hp_len(b, 16000 - 10); buf_fill(b, 'v', 16000 - 10);
+        }
+        *rc = H2_ERR_CALM; break;
+    case 54: *name = "violation: 1001 PINGs with no response between them -> ENHANCE_YOUR_CALM (§10.5)";
+        for (int k = 0; k <= H2_MAX_CTL_FLOOD; k++)
+            f_ping(b, 0, op);
+        *rc = H2_ERR_CALM; break;
+    case 55: *name = "violation: 1001 empty SETTINGS with no response between them -> ENHANCE_YOUR_CALM (§10.5)";
+        for (int k = 0; k <= H2_MAX_CTL_FLOOD; k++)
+            f_settings(b, NULL, 0);
+        *rc = H2_ERR_CALM; break;
     default: *name = NULL; return;
     }
-    *code = *rc == H2_ERR_PROTOCOL ? 1 : *rc == H2_ERR_FRAME_SIZE ? 6 : *rc == H2_ERR_FLOW_CONTROL ? 3 : 9;
+    *code = *rc == H2_ERR_PROTOCOL ? 1 : *rc == H2_ERR_FRAME_SIZE ? 6 : *rc == H2_ERR_FLOW_CONTROL ? 3 :
+            *rc == H2_ERR_CALM ? 0xb : 9;
 }
 
 static void test_violations(void)
@@ -1501,6 +1517,55 @@ static void test_violations(void)
     }
 }
 
+/* §10.5: PINGs and SETTINGS are answered while responses make progress
+ * between them; only a run of more than H2_MAX_CTL_FLOOD with nothing else
+ * is a flood. Empty DATA frames and unknown types are tolerated at any
+ * count. */
+static void test_floods(void)
+{
+    static const uint8_t op[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    struct fx *f = fx_ready(4, NULL, 0);
+    fx_start(f);
+    fx_start(f);
+    struct buf b = { 0 };
+    for (int k = 0; k < H2_MAX_CTL_FLOOD - 1; k++) /* the handshake's SETTINGS was the first */
+        f_ping(&b, 0, op);
+    f_headers(&b, 1, EH, B200, 1); /* progress: the count starts again */
+    for (int k = 0; k < H2_MAX_CTL_FLOOD / 2; k++)
+        f_settings(&b, NULL, 0);
+    for (int k = 0; k < H2_MAX_CTL_FLOOD / 2; k++)
+        f_ping(&b, 0, op);
+    f_data(&b, 1, 0, 1); /* progress */
+    for (int k = 0; k < 100000; k++) /* empty DATA and unknown frames: any number */
+        f_data(&b, 1, 0, 0);
+    for (int k = 0; k < 100000; k++)
+        f_unknown(&b, 0xee, 0, 0);
+    for (int k = 0; k < H2_MAX_CTL_FLOOD; k++)
+        f_ping(&b, 0, op);
+    f_data(&b, 1, ES, 1);
+    int rc = fx_feed_chunks(f, b.b, b.len, 4096);
+    struct fr acks[3 * H2_MAX_CTL_FLOOD];
+    size_t n = fx_collect(f, T_PING, acks, 3 * H2_MAX_CTL_FLOOD);
+    T_CHECK("floods: 2,499 PINGs and 500 SETTINGS answered with responses in between, 200,000 empty frames: no error",
+            rc == 0 && n == 2499 && fx_count(f, H2_EV_RESPONSE) == 1 && h2_open_streams(f->c) == 1,
+            "rc %d, %zu PING ACKs, %zu responses", rc, n, fx_count(f, H2_EV_RESPONSE));
+    /* A 1 MiB field block is still fine. */
+    b.len = 0;
+    f_headers(&b, 3, ES, B200, 1);
+    size_t total = 10;
+    while (total + 9 + 16000 + 9 <= H2_MAX_FIELD_BLOCK) { /* + the last, empty CONTINUATION */
+        f_head(&b, 16000, T_CONT, 0, 3);
+        buf_u8(&b, 0x00); hp_len(&b, 5); buf_put(&b, "x-big", 5); hp_len(&b, 16000 - 10); buf_fill(&b, 'v', 16000 - 10);
+        total += 9 + 16000;
+    }
+    f_cont(&b, 3, EH, NULL, 0);
+    rc = fx_feed_chunks(f, b.b, b.len, 16384);
+    T_CHECK("floods: a field block of just under 1 MiB in 65 CONTINUATION frames is a response",
+            rc == 0 && fx_count(f, H2_EV_RESPONSE) == 2, "rc %d", rc);
+    buf_free(&b);
+    T_QUIET("floods: accounting", fx_end(f), "bad accounting");
+}
+
 static void test_conn_lost_and_output(void)
 {
     struct fx *f = fx_ready(4, NULL, 0);
@@ -1543,8 +1608,12 @@ static void test_conn_lost_and_output(void)
 
     /* PING flood with nothing sent: H2_ERR_OUT_FULL, GOAWAY(ENHANCE_YOUR_CALM) still fits */
     static const uint8_t op[8] = { 9, 9, 9, 9, 9, 9, 9, 9 };
-    for (int i = 0; i < 3000; i++)
+    f_headers(&b, 1, EH, B200, 1);
+    for (int i = 0; i < 3000; i++) {
+        if (i % 500 == 0) /* response progress: under the H2_MAX_CTL_FLOOD limit, so the buffer fills first */
+            f_data(&b, 1, 0, 1);
         f_ping(&b, 0, op);
+    }
     int rc = fx_feedb(f, &b);
     size_t n3;
     const uint8_t *p3 = h2_out(f->c, &n3);
@@ -1984,7 +2053,7 @@ static void test_fuzz(void)
             off += len;
         }
         if (rc != 0 && rc != H2_ERR_PROTOCOL && rc != H2_ERR_FRAME_SIZE && rc != H2_ERR_COMPRESSION &&
-            rc != H2_ERR_FLOW_CONTROL && rc != H2_ERR_OUT_FULL && rc != H2_ERR_PEER_GOAWAY)
+            rc != H2_ERR_FLOW_CONTROL && rc != H2_ERR_OUT_FULL && rc != H2_ERR_PEER_GOAWAY && rc != H2_ERR_CALM)
             bad_rc++;
         if (rc) {
             errors++;
@@ -2143,6 +2212,7 @@ int main(void)
     test_cancel();
     test_indexed();
     test_violations();
+    test_floods();
     test_conn_lost_and_output();
     test_every_split();
     test_dynamic_table();

@@ -170,8 +170,8 @@ module.exports = [
     {
         name: 'h2-settings-flood', proto: 'h2', args: '-n 4 -c 2', deadline: 15,
         does: '100,000 empty SETTINGS frames (each wants an ACK) before the answer',
-        rfc: 'RFC 9113 §10.5: shb answers while the server reads; its output buffer is fixed',
-        expect: { kinds: ['protocol'] },
+        rfc: 'RFC 9113 §10.5: over 1,000 PING/SETTINGS with no response progress between them: GOAWAY ENHANCE_YOUR_CALM',
+        expect: { errors: { protocol: 4 }, jq: '.connectionsOpened == 4' },
         onRequest: (x, n, s) => {
             const f = w.frame(FT.SETTINGS, 0, 0, []);
             const chunk = Buffer.concat(Array(1000).fill(f));
@@ -181,8 +181,8 @@ module.exports = [
     {
         name: 'h2-ping-flood', proto: 'h2', args: '-n 4 -c 2', deadline: 15,
         does: '100,000 PINGs (each wants an ACK) before the answer',
-        rfc: 'RFC 9113 §10.5',
-        expect: { kinds: ['protocol'] },
+        rfc: 'RFC 9113 §10.5: over 1,000 PING/SETTINGS with no response progress between them: GOAWAY ENHANCE_YOUR_CALM',
+        expect: { errors: { protocol: 4 }, jq: '.connectionsOpened == 4' },
         onRequest: (x, n, s) => {
             const f = w.frame(FT.PING, 0, 0, Buffer.alloc(8, 7));
             const chunk = Buffer.concat(Array(1000).fill(f));
@@ -409,7 +409,7 @@ module.exports = [
         name: 'h2-continuation-endless', proto: 'h2', args: '-n 4 -c 2 --timeout 5s', deadline: 15,
         does: 'HEADERS without END_HEADERS, then 100 MB of CONTINUATION frames that never end the block',
         rfc: 'RFC 9113 §10.5.1: a field block over 1 MiB is refused (GOAWAY ENHANCE_YOUR_CALM), as HTTP/1.1 heads are',
-        expect: { errors: { protocol: 4 } },
+        expect: { errors: { protocol: 4 }, jq: '.connectionsOpened == 4' },
         onRequest: (x, n, s) => {
             x.frame(FT.HEADERS, 0, s, STATUS_200);
             const f = w.frame(FT.CONTINUATION, 0, s, lit('x-endless', 'e'.repeat(16000)));
