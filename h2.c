@@ -1185,8 +1185,10 @@ static int frame_payload(struct h2_conn *c, const uint8_t *p, size_t n)
                 continue;
             }
             size_t frag = c->left - c->pad;
-            if (frag == 0) { /* padding */
+            if (frag == 0) { /* padding (n <= left == pad): what is left of it shrinks too, or the
+                              * rest of a padding cut between reads would be scanned as block */
                 c->left -= (uint32_t)n;
+                c->pad -= (uint32_t)n;
                 return 0;
             }
             size_t k = min_sz(n, frag);
