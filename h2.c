@@ -1243,7 +1243,9 @@ static int block_complete(struct h2_conn *c)
         return 0;
     c->ctl_flood = 0; /* response progress */
     uint16_t st = c->hp->scan.status;
-    if (c->hp->scan.malformed) /* a malformed response (§8.1.1) */
+    /* A malformed response (§8.1.1): a bad :status, a pseudo-header other
+     * than :status or after a regular field (§8.3), a bad name (§8.2.1). */
+    if (c->hp->scan.malformed || c->hp->scan.names_bad || c->hp->scan.status_late)
         return stream_error(c, s, EC_PROTOCOL);
     if (s->flags & SF_FINAL) {
         /* Trailers: they end the stream and carry no pseudo-header (§8.1). */

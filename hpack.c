@@ -74,9 +74,11 @@
  *     §8.3); otherwise s->malformed, and decoding goes on so the table stays
  *     in step. Where it appears is not checked (pseudo-header order is
  *     h2.c's business);
- *   - names are not validated, and Huffman-coded strings that are neither a
- *     :status value nor inserted are never decoded, so their coding errors
- *     go unnoticed;
+ *   - every name is checked (RFC 9113 §8.2.1, §8.3: s->names_bad,
+ *     s->status_late; see hpack.h), Huffman-coded literal names decoded for
+ *     it 16 octets at a time into a small buffer (name_huff), so their
+ *     coding errors are decoding errors; values that are neither :status's
+ *     nor inserted are never decoded, so their coding errors go unnoticed;
  *   - an error is sticky: later feeds return it again. It leaves the table
  *     in an unspecified (but valid) state: the connection is finished. */
 #include "hpack.h"
@@ -883,6 +885,11 @@ enum scan_state {
 #define SF_FIELD 0x08  /* a field has been seen: no more size updates (§4.2) */
 #define SF_INDEX 0x10  /* the current literal is inserted (§6.2.1): its strings are collected */
 #define SF_BIG 0x20    /* ... but it is larger than the capacity: collecting stopped, it empties the table (§4.4) */
+#define SF_NPSEUDO 0x40 /* the literal name read so far starts with ':' (RFC 9113 §8.3) */
+#define SF_NBAD 0x80   /* ... holds a character RFC 9113 §8.2.1 forbids in a name */
+
+/* What a field's name makes of the response (RFC 9113 §8.2.1, §8.3). */
+enum { NK_REGULAR, NK_STATUS, NK_PSEUDO, NK_BAD };
 
 static const uint8_t status_raw[7] = { ':', 's', 't', 'a', 't', 'u', 's' };
 /* ":status" Huffman-coded. §5.2 pins the padding (the EOS prefix, under 8
@@ -898,8 +905,102 @@ void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *t
     s->state = SS_FIELD;
     s->flags = 0;
     s->malformed = false;
+    s->names_bad = false;
+    s->status_late = false;
+    s->regular = false;
     s->status = 0;
     s->indexing = table->capacity >= ENTRY_OVERHEAD;
+}
+
+/* Name octets b[0..n), the first at offset pos of the name: SF_NPSEUDO for
+ * a leading colon, SF_NBAD for what RFC 9113 §8.2.1 forbids (0x00-0x20,
+ * 0x41-0x5a, 0x7f-0xff, a colon elsewhere). */
+static uint8_t name_octets(uint32_t pos, const uint8_t *b, size_t n)
+{
+    uint8_t fl = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = b[i];
+        if (c == ':' && pos + i == 0)
+            fl |= SF_NPSEUDO;
+        else if (c <= 0x20 || (c >= 'A' && c <= 'Z') || c >= 0x7f || c == ':')
+            fl |= SF_NBAD;
+    }
+    return fl;
+}
+
+/* Huffman-coded name octets in[0..n), decoded only to be checked: *acc and
+ * *nbits carry a code cut between calls, *pos counts the decoded octets.
+ * Sixteen input octets decode to at most 31 symbols (5 bits the shortest
+ * code, under 30 bits pending), so the 32-byte buffer never fills. Returns
+ * the SF_N* flags, or HPACK_ERR_HUFFMAN (EOS, §5.2). */
+static int name_huff(uint64_t *acc, unsigned *nbits, uint32_t *pos, const uint8_t *in, size_t n)
+{
+    uint8_t out[32];
+    int fl = 0;
+    while (n) {
+        size_t k = n < 16 ? n : 16, o = 0;
+        if (huff_run(acc, nbits, in, k, out, sizeof out, &o) != 0)
+            return HPACK_ERR_HUFFMAN;
+        fl |= name_octets(*pos, out, o);
+        *pos += (uint32_t)o;
+        in += k;
+        n -= k;
+    }
+    return fl;
+}
+
+/* A whole literal name in[0..n): its kind, or HPACK_ERR_HUFFMAN. */
+static int literal_name_kind(const uint8_t *in, size_t n, bool huff, bool status)
+{
+    int fl;
+    if (status)
+        return NK_STATUS;
+    if (huff) {
+        uint64_t acc = 0;
+        unsigned nbits = 0;
+        uint32_t pos = 0;
+        fl = name_huff(&acc, &nbits, &pos, in, n);
+        if (fl < 0 || huff_end(acc, nbits) != 0)
+            return HPACK_ERR_HUFFMAN;
+        n = pos;
+    } else {
+        fl = name_octets(0, in, n);
+    }
+    return (fl & SF_NBAD) ? NK_BAD : (fl & SF_NPSEUDO) ? NK_PSEUDO : NK_REGULAR;
+}
+
+/* The kind of a name given by index v (static or dynamic, already checked
+ * to exist; name/nlen its name). Static 1-7 are the request pseudo-headers,
+ * 8-14 :status, the rest lowercase regular names (Appendix A). */
+static int index_kind(uint64_t v, const uint8_t *name, size_t nlen)
+{
+    if (v <= HPACK_STATIC_COUNT)
+        return v < STATIC_STATUS_FIRST ? NK_PSEUDO : v <= STATIC_STATUS_LAST ? NK_STATUS : NK_REGULAR;
+    if (nlen == 7 && memcmp(name, ":status", 7) == 0)
+        return NK_STATUS;
+    return literal_name_kind(name, nlen, false, false);
+}
+
+/* A field's name is known: RFC 9113 §8.3 (pseudo-headers first, :status
+ * the only one a response has) and §8.2.1 (valid names). */
+static void name_seen(struct hpack_status_scan *s, int kind)
+{
+    switch (kind) {
+    case NK_STATUS:
+        if (s->regular)
+            s->status_late = true;
+        break;
+    case NK_PSEUDO:
+        s->names_bad = true;
+        break;
+    case NK_BAD:
+        s->names_bad = true;
+        s->regular = true;
+        break;
+    default:
+        s->regular = true;
+        break;
+    }
 }
 
 /* The :status value in in[0..n) is complete: exactly three digits, 100..999
@@ -952,6 +1053,13 @@ static bool dyn_is_status(const struct hpack_decoder *d, uint64_t i)
 {
     uint32_t sl = slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT));
     return d->nlen[sl] == sizeof status_raw && memcmp(d->arena + d->off[sl], status_raw, sizeof status_raw) == 0;
+}
+
+/* Dynamic index i (62 .. 61 + count, not ":status"): its name's kind. */
+static int dyn_kind(const struct hpack_decoder *d, uint64_t i)
+{
+    uint32_t sl = slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT));
+    return literal_name_kind(d->arena + d->off[sl], d->nlen[sl], false, false);
 }
 
 /* Collects k octets of the current string into col (decoding them when they
@@ -1031,10 +1139,13 @@ static int scan_int_done(struct hpack_status_scan *s)
     switch (s->state) {
     case SS_INDEX: /* §6.1 */
         s->state = SS_FIELD;
-        if (v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST)
+        if (v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST) {
+            name_seen(s, NK_STATUS);
             return got_status(s, static_status[v - STATIC_STATUS_FIRST]);
+        }
         if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
             return rc; /* 0, or beyond both tables (§2.3.3) */
+        name_seen(s, index_kind(v, name, nlen));
         if (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)) /* table values are decoded octets */
             return got_status(s, parse_status(value, vlen, false));
         return 0;
@@ -1050,6 +1161,7 @@ static int scan_int_done(struct hpack_status_scan *s)
         }
         if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
             return rc;
+        name_seen(s, index_kind(v, name, nlen));
         if ((v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST) ||
             (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)))
             s->flags |= SF_STATUS;
@@ -1077,11 +1189,16 @@ static int scan_int_done(struct hpack_status_scan *s)
         s->skip = v;
         s->hacc = 0;
         s->hbits = 0;
+        s->vacc = 0;
+        s->vbits = 0;
+        s->npos = 0;
         if (v == ((s->flags & SF_HUFF) ? sizeof status_huff : sizeof status_raw))
             s->flags |= SF_MATCH;
         s->state = SS_NAME;
-        if (v == 0)
+        if (v == 0) {
+            name_seen(s, NK_REGULAR); /* an empty name: not among RFC 9113 §8.2.1's checks */
             s->state = SS_VLEN0; /* nlen stays 0 */
+        }
         return 0;
     case SS_VLEN:
         s->skip = v;
@@ -1144,10 +1261,14 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             if (s->status)
                 return false;
             s->status = static_status[idx - STATIC_STATUS_FIRST];
+            name_seen(s, NK_STATUS);
         } else if (idx == 0 || idx > HPACK_STATIC_COUNT) { /* dynamic (or an error) */
             if (idx == 0 || idx == 0x7f || idx - HPACK_STATIC_COUNT > s->table->count ||
                 dyn_is_status(s->table, idx))
                 return false;
+            name_seen(s, dyn_kind(s->table, idx));
+        } else {
+            name_seen(s, idx < STATIC_STATUS_FIRST ? NK_PSEUDO : NK_REGULAR);
         }
         s->flags = SF_FIELD;
         *pp = p + 1;
@@ -1163,6 +1284,8 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     if (idx > HPACK_STATIC_COUNT &&
         (idx - HPACK_STATIC_COUNT > s->table->count || dyn_is_status(s->table, idx)))
         return false;
+    int kind = idx > HPACK_STATIC_COUNT ? dyn_kind(s->table, idx)
+             : idx == 0 ? NK_REGULAR : idx < STATIC_STATUS_FIRST ? NK_PSEUDO : status ? NK_STATUS : NK_REGULAR;
     if (idx == 0) {
         if (p >= end)
             return false;
@@ -1171,6 +1294,9 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             return false;
         status = huff ? len == sizeof status_huff && memcmp(p, status_huff, sizeof status_huff) == 0
                       : len == sizeof status_raw && memcmp(p, status_raw, sizeof status_raw) == 0;
+        kind = literal_name_kind(p, (size_t)len, huff, status);
+        if (kind < 0)
+            return false; /* bad Huffman: the state machine reports it */
         p += len;
     }
     if (p >= end)
@@ -1184,6 +1310,7 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             return false;
         s->status = (uint16_t)x;
     }
+    name_seen(s, kind);
     s->flags = SF_FIELD;
     *pp = p + len;
     return true;
@@ -1246,13 +1373,32 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
             }
             if ((s->flags & (SF_INDEX | SF_BIG)) == SF_INDEX)
                 rc = collect(s, p, k);
+            if (rc == 0) { /* RFC 9113 §8.2.1, §8.3: the name's characters */
+                int fl;
+                if (s->flags & SF_HUFF) {
+                    unsigned vb = s->vbits;
+                    fl = name_huff(&s->vacc, &vb, &s->npos, p, k);
+                    s->vbits = (uint8_t)vb;
+                } else {
+                    fl = name_octets((uint32_t)(s->ival - s->skip), p, k);
+                    s->npos += (uint32_t)k;
+                }
+                if (fl < 0)
+                    rc = fl;
+                else
+                    s->flags |= (uint8_t)fl;
+            }
             p += k;
             s->skip -= k;
             if (s->skip == 0 && rc == 0) {
                 rc = string_end(s);
+                if (rc == 0 && (s->flags & SF_HUFF))
+                    rc = huff_end(s->vacc, s->vbits);
                 s->nlen = s->clen;
                 if (s->flags & SF_MATCH)
                     s->flags |= SF_STATUS;
+                name_seen(s, (s->flags & SF_MATCH) ? NK_STATUS : (s->flags & SF_NBAD) ? NK_BAD
+                             : (s->flags & SF_NPSEUDO) ? NK_PSEUDO : NK_REGULAR);
                 s->state = SS_VLEN0;
             }
             break;

@@ -171,7 +171,14 @@ struct hpack_status_scan {
     uint8_t slen;        /* internal */
     uint8_t hbits;       /* internal: Huffman bits pending while collecting */
     bool malformed;      /* :status malformed or repeated (RFC 9113 §8.3): a stream error, see below */
+    bool names_bad;      /* a pseudo-header other than :status, or a name with characters RFC 9113 §8.2.1
+                          * forbids (see "Field names" below) */
+    bool status_late;    /* :status after a regular field (RFC 9113 §8.3) */
     bool indexing;       /* internal: table->capacity >= 32: literals with incremental indexing insert */
+    bool regular;        /* internal: a regular (not pseudo-header) field has been seen (RFC 9113 §8.3) */
+    uint8_t vbits;       /* internal: Huffman bits pending while checking a literal name */
+    uint32_t npos;       /* internal: name octets checked so far */
+    uint64_t vacc;       /* internal: Huffman accumulator while checking a literal name */
     uint16_t status;     /* the :status found, 0 if none yet */
     uint8_t sbuf[8];     /* internal: :status value bytes (3 digits, maybe Huffman) */
     uint64_t ival;       /* internal */
@@ -183,6 +190,16 @@ struct hpack_status_scan {
     uint32_t cmax;       /* internal: what col may take before the entry is too big for the table */
     uint8_t col[HPACK_SCAN_COLLECT]; /* internal: the literal being inserted (never cleared) */
 };
+
+/* Field names (RFC 9113 §8.2.1, §8.3): every name is checked, whichever way
+ * it comes (static or dynamic index, literal, Huffman-coded literal: those
+ * are decoded for the check, a few bytes each, and bad Huffman in them is a
+ * decoding error). s->names_bad: one holds a character in 0x00-0x20,
+ * 'A'-'Z', 0x7f-0xff or a colon past the first octet, or is a pseudo-header
+ * other than :status (a request's among them, or one undefined);
+ * s->status_late: :status came after a regular field. Either makes an
+ * HTTP/2 response malformed (§8.1.1); the scanner only reports them, like
+ * s->malformed. Values other than :status's are not checked. */
 
 /* Starts a header block (call before every block; cheap: col is not
  * touched). table: the connection's decoder, kept across its blocks. */

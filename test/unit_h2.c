@@ -191,6 +191,10 @@ static const uint8_t B101[] = { 0x08, 0x03, '1', '0', '1' };
 static const uint8_t BNOSTATUS[] = { 0x00, 0x01, 'a', 0x01, 'b' };   /* a: b, no :status */
 static const uint8_t BTRAILER[] = { 0x00, 0x0b, 'g', 'r', 'p', 'c', '-', 's', 't', 'a', 't', 'u', 's', 0x01, '0' };
 static const uint8_t BBADSTATUS[] = { 0x08, 0x03, '2', 'x', '0' };
+static const uint8_t BLATESTATUS[] = { 0x00, 0x01, 'a', 0x01, 'b', 0x88 };        /* a: b, then :status */
+static const uint8_t BPSEUDO[] = { 0x88, 0x00, 0x04, ':', 'f', 'o', 'o', 0x01, 'b' }; /* :status 200, :foo: b */
+static const uint8_t BREQPSEUDO[] = { 0x88, 0x82 };                               /* :status 200, :method GET */
+static const uint8_t BUPPER[] = { 0x88, 0x00, 0x01, 'X', 0x01, 'b' };             /* :status 200, X: b */
 
 /* String length with a 7-bit prefix, H = 0 (RFC 7541 §5.1). */
 static void hp_len(struct buf *x, size_t v)
@@ -775,6 +779,13 @@ static void test_stream_errors(void)
         { "stream error: :status in trailers (§8.1)", 1, B200, 1, ES | EH, 0, 1 },
         { "stream error: stream WINDOW_UPDATE increment 0 (§6.9)", 2, NULL, 0, 0, 0, 1 },
         { "stream error: stream window above 2^31-1 (§6.9.1)", 2, NULL, 0, 0, 0x7fffffff, 3 },
+        { "stream error: a regular field before :status (§8.3)", 0, BLATESTATUS, sizeof BLATESTATUS, ES | EH, 0, 1 },
+        { "stream error: an unknown pseudo-header :foo (§8.3)", 0, BPSEUDO, sizeof BPSEUDO, ES | EH, 0, 1 },
+        { "stream error: a request pseudo-header (:method GET) in a response (§8.3)", 0, BREQPSEUDO, sizeof BREQPSEUDO,
+          ES | EH, 0, 1 },
+        { "stream error: an uppercase field name (§8.2.1)", 0, BUPPER, sizeof BUPPER, ES | EH, 0, 1 },
+        { "stream error: a pseudo-header other than :status in trailers (§8.1)", 1, BPSEUDO + 1, sizeof BPSEUDO - 1,
+          ES | EH, 0, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct fx *f = fx_ready(2, NULL, 0);

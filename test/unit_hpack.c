@@ -1290,6 +1290,73 @@ static void scan_sequence(const char *name, uint32_t limit, struct seq_step *ste
     free(l);
 }
 
+/* Field names (RFC 9113 §8.2.1, §8.3): the block fed whole and one byte at
+ * a time must give want_rc, names_bad and status_late, and the status. */
+static void scan_names(const char *name, const char *hex, int want_rc, bool want_bad, bool want_late, uint16_t want_st)
+{
+    size_t n = unhex(hex, NULL, 0);
+    uint8_t *b = malloc(n ? n : 1);
+    unhex(hex, b, n);
+    struct hpack_decoder *t = malloc(sizeof *t);
+    struct hpack_status_scan *s = malloc(sizeof *s);
+    bool ok = true;
+    for (int way = 0; way < 2; way++) {
+        hpack_decoder_init(t, HPACK_TABLE_MAX);
+        hpack_status_scan_init(s, t);
+        int rc = 0;
+        if (way == 0) {
+            uint8_t *copy = memdup(b, n);
+            rc = hpack_status_scan_feed(s, copy, n, true);
+            free(copy);
+        } else {
+            for (size_t i = 0; i < n && rc == 0; i++) {
+                uint8_t *copy = memdup(b + i, 1);
+                rc = hpack_status_scan_feed(s, copy, 1, i + 1 == n);
+                free(copy);
+            }
+        }
+        ok &= T_QUIET(name, rc == want_rc && (rc != 0 || (s->names_bad == want_bad && s->status_late == want_late &&
+                                                          s->status == want_st && !s->malformed)),
+                      "%s: rc %d names_bad %d status_late %d status %u", way ? "byte by byte" : "whole", rc,
+                      s->names_bad, s->status_late, (unsigned)s->status);
+    }
+    T_CHECK(name, ok, "see above");
+    free(s);
+    free(t);
+    free(b);
+}
+
+static void test_names(void)
+{
+    scan_names("names: :status then lowercase fields: fine", "88 00 01 61 01 62 0f 0d 01 32 b6", 0, false, false, 200);
+    scan_names("names: a regular field before :status: status_late (§8.3)", "00 01 61 01 62 88", 0, false, true, 200);
+    scan_names("names: a regular field before a literal :status: status_late", "0f 0d 01 32 08 03 323030", 0, false, true,
+               200);
+    scan_names("names: an uppercase literal name: names_bad (§8.2.1)", "88 00 01 41 01 62", 0, true, false, 200);
+    scan_names("names: an uppercase Huffman name (\"A\": 100001 + padding): names_bad", "88 00 81 87 01 62", 0, true,
+               false, 200);
+    scan_names("names: a lowercase Huffman name (\"a\": 00011 + padding): fine", "88 00 81 1f 01 62", 0, false, false, 200);
+    scan_names("names: a space in a name: names_bad", "88 00 03 61 20 62 01 62", 0, true, false, 200);
+    scan_names("names: a colon inside a name: names_bad", "88 00 03 61 3a 62 01 62", 0, true, false, 200);
+    scan_names("names: a DEL in a name: names_bad", "88 00 02 61 7f 01 62", 0, true, false, 200);
+    scan_names("names: a request pseudo-header (static 2, :method GET): names_bad (§8.3)", "88 82", 0, true, false, 200);
+    scan_names("names: a request pseudo-header name (static 4, :path) with a literal value: names_bad", "88 04 01 2f", 0,
+               true, false, 200);
+    scan_names("names: an unknown pseudo-header :foo: names_bad", "88 00 04 3a 66 6f 6f 01 62", 0, true, false, 200);
+    scan_names("names: :Status (uppercase lookalike): names_bad, no status", "00 07 3a 53 74 61 74 75 73 03 323030", 0,
+               true, false, 0);
+    scan_names("names: an inserted uppercase name, referred to by index 62 in the same block: names_bad",
+               "88 40 01 58 01 31 be", 0, true, false, 200);
+    scan_names("names: an inserted lowercase name, referred to by index 62: fine", "88 40 01 78 01 31 be", 0, false, false,
+               200);
+    scan_names("names: EOS in a Huffman name is a decoding error (RFC 7541 §5.2)", "88 00 84 ffffffff 01 62",
+               HPACK_ERR_HUFFMAN, false, false, 0);
+    scan_names("names: a Huffman name padded with a 0 bit is a decoding error", "88 00 81 1e 01 62", HPACK_ERR_HUFFMAN,
+               false, false, 0);
+    scan_names("names: a Huffman name with 8 bits of padding is a decoding error", "88 00 82 1f ff 01 62",
+               HPACK_ERR_HUFFMAN, false, false, 0);
+}
+
 static void test_scanner_table(void)
 {
     /* RFC 7541 C.5 and C.6: three responses on one connection, table 256:
@@ -1828,6 +1895,7 @@ int main(void)
     test_model();
     test_scanner();
     test_scanner_table();
+    test_names();
     test_request();
     test_request_indexed();
     test_robustness();
