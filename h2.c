@@ -85,7 +85,8 @@
  *
  * Simplifications, each a connection error where §6 allows a stream error:
  * PRIORITY with a length other than 5 (§6.3), and DATA overrunning a stream's
- * window (§6.9.1). Content-length is not checked against DATA (§8.1.1). */
+ * window (§6.9.1). Content-length is checked against the DATA of final
+ * responses (§8.1.1) except 204, 304 and HEAD's. */
 #include "h2.h"
 
 #include <string.h>
@@ -155,6 +156,8 @@ static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"; /* §3.4 
 
 struct h2_stream {
     uint64_t tag;
+    int64_t clen;          /* the final response's content-length, -1: none or not checked (§8.1.1) */
+    uint64_t data;         /* DATA payload received, padding excluded */
     size_t body_off;       /* request body bytes queued so far */
     int64_t send_window;   /* peer's window for this stream; may go negative (§6.9.2) */
     uint32_t id;           /* 0: slot free */
@@ -208,6 +211,7 @@ struct h2_conn {
     uint8_t ftype, fflags, pkind;
     uint32_t fid;
     uint32_t left;         /* payload bytes of the current frame still to come */
+    uint32_t flen;         /* the current frame's length */
     bool need_pad;
     uint8_t prio_left;
     uint8_t unit;
@@ -635,6 +639,7 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag)
     memset(s, 0, sizeof *s);
     s->id = id;
     s->tag = tag;
+    s->clen = -1;
     s->send_window = c->peer_initial_window;
     c->open++;
 
@@ -962,6 +967,7 @@ static int frame_begin(struct h2_conn *c, const uint8_t *h)
     c->fflags = h[4];
     c->fid = rd32(h + 5) & H2_MAX_STREAM_ID; /* reserved bit ignored (§4.1) */
     c->left = len;
+    c->flen = len;
     c->pkind = PK_SKIP;
     if (len > H2_OUR_MAX_FRAME_SIZE)
         return H2_ERR_FRAME_SIZE; /* §4.2 */
@@ -1233,6 +1239,12 @@ static int frame_payload(struct h2_conn *c, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* §8.1.1: content-length must equal the DATA payload that ends the stream. */
+static bool clen_differs(const struct h2_stream *s)
+{
+    return s->clen >= 0 && s->data != (uint64_t)s->clen;
+}
+
 /* A field block ended (END_HEADERS): what it means for its stream (§8.1). */
 static int block_complete(struct h2_conn *c)
 {
@@ -1249,7 +1261,7 @@ static int block_complete(struct h2_conn *c)
         return stream_error(c, s, EC_PROTOCOL);
     if (s->flags & SF_FINAL) {
         /* Trailers: they end the stream and carry no pseudo-header (§8.1). */
-        if (!c->block_es || st != 0)
+        if (!c->block_es || st != 0 || clen_differs(s))
             return stream_error(c, s, EC_PROTOCOL);
         return complete(c, s);
     }
@@ -1259,21 +1271,31 @@ static int block_complete(struct h2_conn *c)
         return stream_error(c, s, EC_PROTOCOL);
     if (st < 200)
         return 0; /* interim: the final status comes in a later HEADERS */
+    if (c->hp->scan.clen_bad) /* unreadable, or two that differ (RFC 9110 §8.6) */
+        return stream_error(c, s, EC_PROTOCOL);
     s->status = st;
     s->flags |= SF_FINAL;
-    return c->block_es ? complete(c, s) : 0;
+    /* 204, 304 and HEAD responses have no content whatever their
+     * content-length says (§8.1.1, RFC 9110 §6.4.1). */
+    s->clen = st == 204 || st == 304 || c->cfg->head ? -1 : c->hp->scan.content_length;
+    if (!c->block_es)
+        return 0;
+    return clen_differs(s) ? stream_error(c, s, EC_PROTOCOL) : complete(c, s);
 }
 
 static int frame_end(struct h2_conn *c)
 {
     switch (c->ftype) {
-    case FT_DATA:
-        if (c->fflags & FL_END_STREAM) {
-            struct h2_stream *s = find(c, c->fid);
-            if (s)
-                return complete(c, s);
-        }
-        return 0;
+    case FT_DATA: {
+        struct h2_stream *s = find(c, c->fid);
+        if (!s)
+            return 0;
+        s->data += c->flen - ((c->fflags & FL_PADDED) ? 1 + c->pad : 0); /* padding is no content (§6.1) */
+        /* §8.1.1: more DATA than content-length, or less when it ends. */
+        if (s->clen >= 0 && (s->data > (uint64_t)s->clen || ((c->fflags & FL_END_STREAM) && clen_differs(s))))
+            return stream_error(c, s, EC_PROTOCOL);
+        return c->fflags & FL_END_STREAM ? complete(c, s) : 0;
+    }
     case FT_HEADERS:
     case FT_CONTINUATION:
         if (!(c->fflags & FL_END_HEADERS))

@@ -25,6 +25,8 @@ struct h2_config {
     const uint8_t *body;          /* request body (-d), sent as DATA frames */
     size_t body_len;
     bool has_body;                /* END_STREAM goes on HEADERS when false */
+    bool head;                    /* HEAD requests: responses have no content, content-length is not
+                                     checked against DATA (RFC 9113 §8.1.1, RFC 9110 §9.3.2) */
     uint32_t parallel;            /* -p: streams in flight per connection, before the peer's limit */
     /* hpack_encode_request_indexed() output, or NULL: every stream then
      * sends request_block. With it, a connection's first stream sends

@@ -907,6 +907,9 @@ void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *t
     s->malformed = false;
     s->names_bad = false;
     s->status_late = false;
+    s->clen_bad = false;
+    s->in_clen = false;
+    s->content_length = -1;
     s->regular = false;
     s->status = 0;
     s->indexing = table->capacity >= ENTRY_OVERHEAD;
@@ -928,12 +931,96 @@ static uint8_t name_octets(uint32_t pos, const uint8_t *b, size_t n)
     return fl;
 }
 
+/* content-length (RFC 9110 §8.6, RFC 9113 §8.1.1). */
+#define STATIC_CONTENT_LENGTH 28
+#define CL_MAX 100000000000000000ull /* 10^17: more is no length a test run will see */
+static const uint8_t clen_name[14] = { 'c', 'o', 'n', 't', 'e', 'n', 't', '-', 'l', 'e', 'n', 'g', 't', 'h' };
+
+/* Do decoded name octets b[0..n), at offset pos, still match "content-length"? */
+static bool clen_match(uint32_t pos, const uint8_t *b, size_t n)
+{
+    return pos + n <= sizeof clen_name && memcmp(clen_name + pos, b, n) == 0;
+}
+
+static void clen_start(struct hpack_status_scan *s)
+{
+    s->in_clen = true;
+    s->cl_val = 0;
+    s->cl_digits = 0;
+    s->cl_bad_cur = false;
+    s->vacc = 0;
+    s->vbits = 0;
+}
+
+/* Decoded value octets of a content-length. */
+static void clen_octets(struct hpack_status_scan *s, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] < '0' || b[i] > '9' || s->cl_val >= CL_MAX) {
+            s->cl_bad_cur = true;
+            continue;
+        }
+        s->cl_val = s->cl_val * 10 + (uint64_t)(b[i] - '0');
+        s->cl_digits = 1;
+    }
+}
+
+/* Value octets p[0..k) of a content-length, Huffman-coded when huff. */
+static int clen_value(struct hpack_status_scan *s, const uint8_t *p, size_t k, bool huff)
+{
+    if (!huff) {
+        clen_octets(s, p, k);
+        return 0;
+    }
+    uint8_t out[32];
+    while (k) {
+        size_t m = k < 16 ? k : 16, o = 0;
+        unsigned vb = s->vbits;
+        if (huff_run(&s->vacc, &vb, p, m, out, sizeof out, &o) != 0)
+            return HPACK_ERR_HUFFMAN;
+        s->vbits = (uint8_t)vb;
+        clen_octets(s, out, o);
+        p += m;
+        k -= m;
+    }
+    return 0;
+}
+
+/* The content-length value ended: a second one must agree (RFC 9110 §8.6). */
+static int clen_end(struct hpack_status_scan *s, bool huff)
+{
+    s->in_clen = false;
+    if (huff && huff_end(s->vacc, s->vbits) != 0)
+        return HPACK_ERR_HUFFMAN;
+    int64_t v = s->cl_digits && !s->cl_bad_cur ? (int64_t)s->cl_val : -1;
+    if (v < 0 || (s->content_length >= 0 && s->content_length != v))
+        s->clen_bad = true;
+    else
+        s->content_length = v;
+    return 0;
+}
+
+/* A whole content-length value. */
+static int clen_whole(struct hpack_status_scan *s, const uint8_t *p, size_t n, bool huff)
+{
+    clen_start(s);
+    int rc = clen_value(s, p, n, huff);
+    return rc ? rc : clen_end(s, huff);
+}
+
+/* Is the name at index v (name/nlen) content-length? */
+static bool index_is_clen(uint64_t v, const uint8_t *name, size_t nlen)
+{
+    return v == STATIC_CONTENT_LENGTH ||
+           (v > HPACK_STATIC_COUNT && nlen == sizeof clen_name && memcmp(name, clen_name, nlen) == 0);
+}
+
 /* Huffman-coded name octets in[0..n), decoded only to be checked: *acc and
  * *nbits carry a code cut between calls, *pos counts the decoded octets.
  * Sixteen input octets decode to at most 31 symbols (5 bits the shortest
  * code, under 30 bits pending), so the 32-byte buffer never fills. Returns
  * the SF_N* flags, or HPACK_ERR_HUFFMAN (EOS, §5.2). */
-static int name_huff(uint64_t *acc, unsigned *nbits, uint32_t *pos, const uint8_t *in, size_t n)
+static int name_huff(uint64_t *acc, unsigned *nbits, uint32_t *pos, bool *cl, const uint8_t *in, size_t n)
 {
     uint8_t out[32];
     int fl = 0;
@@ -942,6 +1029,7 @@ static int name_huff(uint64_t *acc, unsigned *nbits, uint32_t *pos, const uint8_
         if (huff_run(acc, nbits, in, k, out, sizeof out, &o) != 0)
             return HPACK_ERR_HUFFMAN;
         fl |= name_octets(*pos, out, o);
+        *cl = *cl && clen_match(*pos, out, o);
         *pos += (uint32_t)o;
         in += k;
         n -= k;
@@ -950,22 +1038,27 @@ static int name_huff(uint64_t *acc, unsigned *nbits, uint32_t *pos, const uint8_
 }
 
 /* A whole literal name in[0..n): its kind, or HPACK_ERR_HUFFMAN. */
-static int literal_name_kind(const uint8_t *in, size_t n, bool huff, bool status)
+static int literal_name_kind(const uint8_t *in, size_t n, bool huff, bool status, bool *is_clen)
 {
     int fl;
-    if (status)
+    bool cl = true;
+    if (status) {
+        *is_clen = false;
         return NK_STATUS;
+    }
     if (huff) {
         uint64_t acc = 0;
         unsigned nbits = 0;
         uint32_t pos = 0;
-        fl = name_huff(&acc, &nbits, &pos, in, n);
+        fl = name_huff(&acc, &nbits, &pos, &cl, in, n);
         if (fl < 0 || huff_end(acc, nbits) != 0)
             return HPACK_ERR_HUFFMAN;
         n = pos;
     } else {
         fl = name_octets(0, in, n);
+        cl = clen_match(0, in, n);
     }
+    *is_clen = cl && n == sizeof clen_name;
     return (fl & SF_NBAD) ? NK_BAD : (fl & SF_NPSEUDO) ? NK_PSEUDO : NK_REGULAR;
 }
 
@@ -978,7 +1071,8 @@ static int index_kind(uint64_t v, const uint8_t *name, size_t nlen)
         return v < STATIC_STATUS_FIRST ? NK_PSEUDO : v <= STATIC_STATUS_LAST ? NK_STATUS : NK_REGULAR;
     if (nlen == 7 && memcmp(name, ":status", 7) == 0)
         return NK_STATUS;
-    return literal_name_kind(name, nlen, false, false);
+    bool unused;
+    return literal_name_kind(name, nlen, false, false, &unused);
 }
 
 /* A field's name is known: RFC 9113 §8.3 (pseudo-headers first, :status
@@ -1055,11 +1149,19 @@ static bool dyn_is_status(const struct hpack_decoder *d, uint64_t i)
     return d->nlen[sl] == sizeof status_raw && memcmp(d->arena + d->off[sl], status_raw, sizeof status_raw) == 0;
 }
 
+/* Dynamic index i (62 .. 61 + count): is its name "content-length"? */
+static bool dyn_is_clen(const struct hpack_decoder *d, uint64_t i)
+{
+    uint32_t sl = slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT));
+    return d->nlen[sl] == sizeof clen_name && memcmp(d->arena + d->off[sl], clen_name, sizeof clen_name) == 0;
+}
+
 /* Dynamic index i (62 .. 61 + count, not ":status"): its name's kind. */
 static int dyn_kind(const struct hpack_decoder *d, uint64_t i)
 {
     uint32_t sl = slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT));
-    return literal_name_kind(d->arena + d->off[sl], d->nlen[sl], false, false);
+    bool unused;
+    return literal_name_kind(d->arena + d->off[sl], d->nlen[sl], false, false, &unused);
 }
 
 /* Collects k octets of the current string into col (decoding them when they
@@ -1119,6 +1221,8 @@ static int value_done(struct hpack_status_scan *s)
     int rc = string_end(s);
     if (rc == 0 && (s->flags & SF_STATUS))
         rc = got_status(s, parse_status(s->sbuf, s->slen, s->flags & SF_HUFF));
+    if (rc == 0 && s->in_clen)
+        rc = clen_end(s, s->flags & SF_HUFF);
     if (rc)
         return rc;
     if (s->flags & SF_INDEX)
@@ -1148,6 +1252,8 @@ static int scan_int_done(struct hpack_status_scan *s)
         name_seen(s, index_kind(v, name, nlen));
         if (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)) /* table values are decoded octets */
             return got_status(s, parse_status(value, vlen, false));
+        if (index_is_clen(v, name, nlen))
+            return clen_whole(s, value, vlen, false);
         return 0;
     case SS_NAME_INDEX: /* §6.2 */
         s->name_index = (uint32_t)v;
@@ -1162,6 +1268,8 @@ static int scan_int_done(struct hpack_status_scan *s)
         if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
             return rc;
         name_seen(s, index_kind(v, name, nlen));
+        if (index_is_clen(v, name, nlen))
+            clen_start(s);
         if ((v >= STATIC_STATUS_FIRST && v <= STATIC_STATUS_LAST) ||
             (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)))
             s->flags |= SF_STATUS;
@@ -1192,6 +1300,7 @@ static int scan_int_done(struct hpack_status_scan *s)
         s->vacc = 0;
         s->vbits = 0;
         s->npos = 0;
+        s->cl_name = true;
         if (v == ((s->flags & SF_HUFF) ? sizeof status_huff : sizeof status_raw))
             s->flags |= SF_MATCH;
         s->state = SS_NAME;
@@ -1264,9 +1373,11 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             name_seen(s, NK_STATUS);
         } else if (idx == 0 || idx > HPACK_STATIC_COUNT) { /* dynamic (or an error) */
             if (idx == 0 || idx == 0x7f || idx - HPACK_STATIC_COUNT > s->table->count ||
-                dyn_is_status(s->table, idx))
+                dyn_is_status(s->table, idx) || dyn_is_clen(s->table, idx))
                 return false;
             name_seen(s, dyn_kind(s->table, idx));
+        } else if (idx == STATIC_CONTENT_LENGTH) { /* an empty content-length: state machine */
+            return false;
         } else {
             name_seen(s, idx < STATIC_STATUS_FIRST ? NK_PSEUDO : NK_REGULAR);
         }
@@ -1286,6 +1397,7 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
         return false;
     int kind = idx > HPACK_STATIC_COUNT ? dyn_kind(s->table, idx)
              : idx == 0 ? NK_REGULAR : idx < STATIC_STATUS_FIRST ? NK_PSEUDO : status ? NK_STATUS : NK_REGULAR;
+    bool clen = idx == STATIC_CONTENT_LENGTH || (idx > HPACK_STATIC_COUNT && dyn_is_clen(s->table, idx));
     if (idx == 0) {
         if (p >= end)
             return false;
@@ -1294,7 +1406,7 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             return false;
         status = huff ? len == sizeof status_huff && memcmp(p, status_huff, sizeof status_huff) == 0
                       : len == sizeof status_raw && memcmp(p, status_raw, sizeof status_raw) == 0;
-        kind = literal_name_kind(p, (size_t)len, huff, status);
+        kind = literal_name_kind(p, (size_t)len, huff, status, &clen);
         if (kind < 0)
             return false; /* bad Huffman: the state machine reports it */
         p += len;
@@ -1310,6 +1422,8 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
             return false;
         s->status = (uint16_t)x;
     }
+    if (clen && clen_whole(s, p, (size_t)len, huff) != 0)
+        return false; /* bad Huffman: the state machine reports it */
     name_seen(s, kind);
     s->flags = SF_FIELD;
     *pp = p + len;
@@ -1377,10 +1491,11 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
                 int fl;
                 if (s->flags & SF_HUFF) {
                     unsigned vb = s->vbits;
-                    fl = name_huff(&s->vacc, &vb, &s->npos, p, k);
+                    fl = name_huff(&s->vacc, &vb, &s->npos, &s->cl_name, p, k);
                     s->vbits = (uint8_t)vb;
                 } else {
-                    fl = name_octets((uint32_t)(s->ival - s->skip), p, k);
+                    fl = name_octets(s->npos, p, k);
+                    s->cl_name = s->cl_name && clen_match(s->npos, p, k);
                     s->npos += (uint32_t)k;
                 }
                 if (fl < 0)
@@ -1399,6 +1514,8 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
                     s->flags |= SF_STATUS;
                 name_seen(s, (s->flags & SF_MATCH) ? NK_STATUS : (s->flags & SF_NBAD) ? NK_BAD
                              : (s->flags & SF_NPSEUDO) ? NK_PSEUDO : NK_REGULAR);
+                if (rc == 0 && s->cl_name && s->npos == sizeof clen_name)
+                    clen_start(s);
                 s->state = SS_VLEN0;
             }
             break;
@@ -1411,6 +1528,8 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
             }
             if ((s->flags & (SF_INDEX | SF_BIG)) == SF_INDEX)
                 rc = collect(s, p, k);
+            if (rc == 0 && s->in_clen)
+                rc = clen_value(s, p, k, s->flags & SF_HUFF);
             p += k;
             s->skip -= k;
             if (s->skip == 0 && rc == 0)

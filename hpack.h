@@ -174,6 +174,14 @@ struct hpack_status_scan {
     bool names_bad;      /* a pseudo-header other than :status, or a name with characters RFC 9113 §8.2.1
                           * forbids (see "Field names" below) */
     bool status_late;    /* :status after a regular field (RFC 9113 §8.3) */
+    bool clen_bad;       /* a content-length that is not 1*DIGIT (up to 10^17), or two that differ
+                          * (RFC 9110 §8.6) */
+    bool in_clen;        /* internal: the current value is content-length's */
+    bool cl_name;        /* internal: the literal name read so far can still be "content-length" */
+    bool cl_bad_cur;     /* internal: a non-digit in the current content-length value */
+    uint8_t cl_digits;   /* internal */
+    int64_t content_length; /* the block's content-length, -1 if none (or clen_bad) */
+    uint64_t cl_val;     /* internal */
     bool indexing;       /* internal: table->capacity >= 32: literals with incremental indexing insert */
     bool regular;        /* internal: a regular (not pseudo-header) field has been seen (RFC 9113 §8.3) */
     uint8_t vbits;       /* internal: Huffman bits pending while checking a literal name */
@@ -199,7 +207,10 @@ struct hpack_status_scan {
  * other than :status (a request's among them, or one undefined);
  * s->status_late: :status came after a regular field. Either makes an
  * HTTP/2 response malformed (§8.1.1); the scanner only reports them, like
- * s->malformed. Values other than :status's are not checked. */
+ * s->malformed. Values other than :status's and content-length's are not
+ * checked. content-length (static name index 28, a dynamic entry, or a
+ * literal name, raw or Huffman) is read into s->content_length, for
+ * RFC 9113 §8.1.1's check against the DATA; s->clen_bad if unreadable. */
 
 /* Starts a header block (call before every block; cheap: col is not
  * touched). table: the connection's decoder, kept across its blocks. */

@@ -302,6 +302,7 @@ int main(int argc, char **argv)
         .body = o.body,
         .body_len = o.body_len,
         .has_body = o.has_body,
+        .head = strcmp(o.method, "HEAD") == 0,
         .parallel = o.parallel,
     };
     /* HTTP/2: the first stream of each connection indexes what the static

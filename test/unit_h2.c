@@ -1542,6 +1542,61 @@ static void test_violations(void)
     }
 }
 
+/* §8.1.1: content-length against the DATA payload (padding excluded). */
+static void test_content_length(void)
+{
+    static const struct {
+        const char *name;
+        const char *blk; /* after :status (0x88 = 200, 0x89 = 204) */
+        size_t blen;
+        uint8_t status; /* first byte */
+        int data;       /* DATA bytes (-1: HEADERS carries END_STREAM) */
+        uint8_t pad;
+        bool head;
+        bool ok;
+    } cases[] = {
+        { "content-length: 10 and 10 bytes of DATA: a response", "\x0f\x0d\x02" "10", 5, 0x88, 10, 0, false, true },
+        { "content-length: 10 and 10 bytes in padded DATA (50 bytes of padding): a response", "\x0f\x0d\x02" "10", 5,
+          0x88, 10, 50, false, true },
+        { "content-length: Huffman-coded 10 (08 3f): a response", "\x0f\x0d\x82\x08\x3f", 5, 0x88, 10, 0, false, true },
+        { "content-length: literal name \"content-length\": a response", "\x00\x0e" "content-length" "\x02" "10", 19, 0x88,
+          10, 0, false, true },
+        { "content-length: 5 and 10 bytes of DATA: malformed", "\x0f\x0d\x01" "5", 4, 0x88, 10, 0, false, false },
+        { "content-length: 20 and 10 bytes of DATA: malformed at END_STREAM", "\x0f\x0d\x02" "20", 5, 0x88, 10, 0, false,
+          false },
+        { "content-length: 3 on a HEADERS with END_STREAM: malformed", "\x0f\x0d\x01" "3", 4, 0x88, -1, 0, false, false },
+        { "content-length: 5 on a 204 without DATA: a response (no content)", "\x0f\x0d\x01" "5", 4, 0x89, -1, 0, false,
+          true },
+        { "content-length: 100 answering HEAD, no DATA: a response", "\x0f\x0d\x03" "100", 6, 0x88, -1, 0, true, true },
+        { "content-length: two that agree: a response", "\x0f\x0d\x02" "10" "\x0f\x0d\x02" "10", 10, 0x88, 10, 0, false,
+          true },
+        { "content-length: two that differ: malformed", "\x0f\x0d\x02" "10" "\x0f\x0d\x02" "11", 10, 0x88, 10, 0, false,
+          false },
+        { "content-length: not digits: malformed", "\x0f\x0d\x02" "1x", 5, 0x88, 10, 0, false, false },
+        { "content-length: empty: malformed", "\x0f\x0d\x00", 3, 0x88, 10, 0, false, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fx *f = fx_ready(2, NULL, 0);
+        f->cfg.head = cases[i].head;
+        fx_start(f);
+        struct buf blk = { 0 }, b = { 0 };
+        buf_u8(&blk, cases[i].status);
+        buf_put(&blk, cases[i].blk, cases[i].blen);
+        f_headers(&b, 1, (uint8_t)(EH | (cases[i].data < 0 ? ES : 0)), blk.b, blk.len);
+        if (cases[i].data >= 0 && cases[i].pad)
+            f_data_padded(&b, 1, ES, (size_t)cases[i].data, cases[i].pad);
+        else if (cases[i].data >= 0)
+            f_data(&b, 1, ES, (size_t)cases[i].data);
+        int rc = fx_feed_chunks(f, b.b, b.len, 3);
+        const struct ev *e = fx_ev_for(f, 1);
+        bool ok = rc == 0 && e && f->nev == 1 &&
+                  (cases[i].ok ? e->kind == H2_EV_RESPONSE : e->kind == H2_EV_MALFORMED && e->code == 1);
+        T_CHECK(cases[i].name, ok && fx_end(f), "rc %d, ev %d", rc, e ? (int)e->kind : -1);
+        buf_free(&blk);
+        buf_free(&b);
+    }
+}
+
 /* §10.5: PINGs and SETTINGS are answered while responses make progress
  * between them; only a run of more than H2_MAX_CTL_FLOOD with nothing else
  * is a flood. Empty DATA frames and unknown types are tolerated at any
@@ -1874,7 +1929,7 @@ static void build_h2o_script(struct buf *s)
     f_data(s, 1, ES, 10);
     k.len = 0;
 
-    hp_bytes(&k, "\xc1\xc0\xbf\xbe\x0f\x0d\x01\x33", 8); /* 65..62, content-length without indexing */
+    hp_bytes(&k, "\xc1\xc0\xbf\xbe\x0f\x0d\x01\x31", 8); /* 65..62, content-length 1 without indexing */
     f_block(s, 3, 0, k.b, k.len, 3);
     f_data(s, 3, ES, 1);
     k.len = 0;
@@ -2238,6 +2293,7 @@ int main(void)
     test_indexed();
     test_violations();
     test_floods();
+    test_content_length();
     test_conn_lost_and_output();
     test_every_split();
     test_dynamic_table();
