@@ -158,6 +158,7 @@ struct h2_stream {
     uint64_t tag;
     int64_t clen;          /* the final response's content-length, -1: none or not checked (§8.1.1) */
     uint64_t data;         /* DATA payload received, padding excluded */
+    uint32_t head_bytes;   /* the response's field blocks so far, 1xx included (H2_MAX_FIELD_BLOCK) */
     size_t body_off;       /* request body bytes queued so far */
     int64_t send_window;   /* peer's window for this stream; may go negative (§6.9.2) */
     uint32_t id;           /* 0: slot free */
@@ -1254,6 +1255,13 @@ static int block_complete(struct h2_conn *c)
     if (!s)
         return 0;
     c->ctl_flood = 0; /* response progress */
+    /* Interim responses may come in any number (RFC 9110 §15.2), but all of
+     * a response's field blocks together get the one block's 1 MiB, as
+     * HTTP/1.1's heads do: endless 1xx would otherwise hold the stream
+     * until --timeout while the server floods (§10.5). */
+    s->head_bytes += c->block_bytes;
+    if (s->head_bytes > H2_MAX_FIELD_BLOCK)
+        return H2_ERR_CALM;
     uint16_t st = c->hp->scan.status;
     /* A malformed response (§8.1.1): a bad :status, a pseudo-header other
      * than :status or after a regular field (§8.3), a bad name (§8.2.1). */

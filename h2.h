@@ -67,7 +67,7 @@ struct h2_config {
  * block (HEADERS + CONTINUATION, 9 bytes of frame header counted per frame,
  * so empty frames count too) over 1 MiB, the HTTP/1.1 head limit, ends the
  * connection: it must be decoded whole to keep HPACK in step, so it cannot
- * just be dropped. PING and SETTINGS frames each ask for an answer; more than
+ * just be dropped. So do a response's blocks together (endless 1xx). PING and SETTINGS frames each ask for an answer; more than
  * 1000 of them without a response byte (HEADERS or DATA on an open stream)
  * between them is a flood. Empty DATA and unknown frames cost only reading
  * and are tolerated. */

@@ -1485,6 +1485,13 @@ static void build_violation(int i, struct buf *pre, struct buf *b, const char **
         for (int k = 0; k <= H2_MAX_CTL_FLOOD; k++)
             f_settings(b, NULL, 0);
         *rc = H2_ERR_CALM; break;
+    case 56: *name = "violation: 1xx interim responses past 1 MiB in all on one stream -> ENHANCE_YOUR_CALM (§10.5)";
+        for (int k = 0; k < 70; k++) { /* 70 blocks of 9 + 16000 bytes: :status 100 and one literal each */
+            f_head(b, 16000, T_HEADERS, EH, 1);
+            buf_put(b, B100, sizeof B100);
+            buf_u8(b, 0x00); hp_len(b, 5); buf_put(b, "x-big", 5); hp_len(b, 16000 - 15); buf_fill(b, 'v', 16000 - 15);
+        }
+        *rc = H2_ERR_CALM; break;
     default: *name = NULL; return;
     }
     *code = *rc == H2_ERR_PROTOCOL ? 1 : *rc == H2_ERR_FRAME_SIZE ? 6 : *rc == H2_ERR_FLOW_CONTROL ? 3 :

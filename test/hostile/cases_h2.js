@@ -416,6 +416,17 @@ module.exports = [
             x.flood(() => f, 100 * MB);
         },
     },
+    {
+        name: 'h2-endless-1xx', proto: 'h2', args: '-n 4 -c 2 --timeout 5s', deadline: 15,
+        does: '100 MB of `100 Continue` interim HEADERS on the stream, never a final response',
+        rfc: 'RFC 9110 §15.2 allows any number of 1xx; all of a response\'s field blocks together get 1 MiB (GOAWAY '
+            + 'ENHANCE_YOUR_CALM, §10.5), as HTTP/1.1 heads do',
+        expect: { errors: { protocol: 4 }, jq: '.connectionsOpened == 4' },
+        onRequest: (x, n, s) => {
+            const f = w.frame(FT.HEADERS, EH, s, cat(lit(':status', '100'), lit('x-interim', 'i'.repeat(16000))));
+            x.flood(() => f, 100 * MB);
+        },
+    },
     every('h2-continuation-interleaved', 'HEADERS without END_HEADERS, a PING, then the CONTINUATION',
         (x, n, s) => {
             x.frame(FT.HEADERS, 0, s, STATUS_200);
