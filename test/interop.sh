@@ -95,6 +95,13 @@ cells() {
     done
 }
 
+# cells_but_c5 PROTO BASEURL WHY: ok and h48 at BASEURL, and c5 n/a for WHY
+# (a server with no per-connection request limit on PROTO).
+cells_but_c5() {
+    cells "$1" "$2" ok h48
+    na "$1" c5 "$3"
+}
+
 # interop_start NAME PORTSPEC CMD...: starts CMD in the background (stdout
 # and stderr to $LIB_TMP/NAME/log) and waits up to 10 s for every TCP port
 # of PORTSPEC ("tcp:P tcp:Q udp:R") to be bound, with CMD still running.

@@ -90,21 +90,14 @@ srv_caddy() {
         caddy run --config "$d/Caddyfile" --adapter caddyfile || { start_fail caddy; return; }
     local why="Caddy and Go's net/http have no per-connection request limit"
     if [ "$v" = 13 ]; then
-        cells h1 "http://127.0.0.1:$h1" ok h48
-        na h1 c5 "$why"
-        cells h2c "http://127.0.0.1:$h1" ok h48
-        na h2c c5 "$why"
-        cells h1s "https://127.0.0.1:$tls" ok h48
-        na h1s c5 "$why"
-        cells h2s "https://127.0.0.1:$tls" ok h48
-        na h2s c5 "$why"
-        cells h3 "https://127.0.0.1:$tls" ok h48
-        na h3 c5 "$why (quic-go's http3 server neither)"
+        cells_but_c5 h1 "http://127.0.0.1:$h1" "$why"
+        cells_but_c5 h2c "http://127.0.0.1:$h1" "$why"
+        cells_but_c5 h1s "https://127.0.0.1:$tls" "$why"
+        cells_but_c5 h2s "https://127.0.0.1:$tls" "$why"
+        cells_but_c5 h3 "https://127.0.0.1:$tls" "$why (quic-go's http3 server neither)"
     else
-        cells h1s "https://127.0.0.1:$tls12" ok h48
-        na h1s c5 "$why"
-        cells h2s "https://127.0.0.1:$tls12" ok h48
-        na h2s c5 "$why"
+        cells_but_c5 h1s "https://127.0.0.1:$tls12" "$why"
+        cells_but_c5 h2s "https://127.0.0.1:$tls12" "$why"
     fi
 }
 srv_caddy12() { srv_caddy 12; }
@@ -123,8 +116,7 @@ srv_bun() {
         cells h2c "http://127.0.0.1:$NODE_PORT"
         LIB_JS_RUNTIME=$BUN start_node_server "$I/bun_server.js" "$n-h3" h3 "$C/ec.crt" "$C/ec.key" || { start_fail "Bun.serve (http3)"; return; }
         wait_udp "$NODE_PORT" "$NODE_PID" 5 || { start_fail "Bun.serve (http3, UDP)"; return; }
-        cells h3 "https://127.0.0.1:$NODE_PORT" ok h48
-        na h3 c5 "Bun.serve has no per-connection request limit; its only GOAWAY is server.stop()"
+        cells_but_c5 h3 "https://127.0.0.1:$NODE_PORT" "Bun.serve has no per-connection request limit; its only GOAWAY is server.stop()"
     fi
     LIB_JS_RUNTIME=$BUN start_node_server "$I/bun_server.js" "$n-h1s" h1s "$C/ec.crt" "$C/ec.key" "$max" || { start_fail "Bun.serve (TLS)"; return; }
     cells h1s "https://127.0.0.1:$NODE_PORT"
@@ -171,14 +163,10 @@ srv_h2o() {
     render "$I/h2o.conf.in" "$d/h2o.conf" "H1=$h1" "TLS=$tls" "USER_LINE=$user_line"
     interop_start h2o "tcp:$h1 tcp:$tls" h2o -m worker -c "$d/h2o.conf" || { start_fail h2o; return; }
     local why="h2o 2.2 has no per-connection request limit, and drops a Connection: close its mruby handler sets"
-    cells h1 "http://127.0.0.1:$h1" ok h48
-    na h1 c5 "$why"
-    cells h2c "http://127.0.0.1:$h1" ok h48
-    na h2c c5 "$why"
-    cells h1s "https://127.0.0.1:$tls" ok h48
-    na h1s c5 "$why"
-    cells h2s "https://127.0.0.1:$tls" ok h48
-    na h2s c5 "$why"
+    cells_but_c5 h1 "http://127.0.0.1:$h1" "$why"
+    cells_but_c5 h2c "http://127.0.0.1:$h1" "$why"
+    cells_but_c5 h1s "https://127.0.0.1:$tls" "$why"
+    cells_but_c5 h2s "https://127.0.0.1:$tls" "$why"
 }
 
 # --- nghttpd ----------------------------------------------------------------------
@@ -231,13 +219,11 @@ srv_apache() {
     if [ "$v" = 13 ]; then
         cells h1 "http://127.0.0.1:$plain" ok h48
         cell h1 c5 "http://127.0.0.1:$plainc5/c5"
-        cells h2c "http://127.0.0.1:$plain" ok h48
-        na h2c c5 "$why"
+        cells_but_c5 h2c "http://127.0.0.1:$plain" "$why"
     fi
     cells h1s "https://127.0.0.1:$tls" ok h48
     cell h1s c5 "https://127.0.0.1:$tlsc5/c5"
-    cells h2s "https://127.0.0.1:$tls" ok h48
-    na h2s c5 "$why"
+    cells_but_c5 h2s "https://127.0.0.1:$tls" "$why"
 }
 srv_apache12() { srv_apache 12; }
 
@@ -274,13 +260,11 @@ srv_lighttpd() {
     if [ "$mod$v" = openssl13 ]; then
         cells h1 "http://127.0.0.1:$plain" ok h48
         cell h1 c5 "http://127.0.0.1:$plainc5/c5"
-        cells h2c "http://127.0.0.1:$plain" ok h48
-        na h2c c5 "$why"
+        cells_but_c5 h2c "http://127.0.0.1:$plain" "$why"
     fi
     cells h1s "https://127.0.0.1:$tls" ok h48
     cell h1s c5 "https://127.0.0.1:$tlsc5/c5"
-    cells h2s "https://127.0.0.1:$tls" ok h48
-    na h2s c5 "$why"
+    cells_but_c5 h2s "https://127.0.0.1:$tls" "$why"
 }
 
 # --- HAProxy --------------------------------------------------------------------------
@@ -300,12 +284,10 @@ srv_haproxy() {
     local why="HAProxy 2.6 has no HTTP/2 per-connection stream limit (tune.h2.fe.max-total-streams came in 2.7)"
     if [ "$v" = 13 ]; then
         cells h1 "http://127.0.0.1:$plain"
-        cells h2c "http://127.0.0.1:$plain" ok h48
-        na h2c c5 "$why"
+        cells_but_c5 h2c "http://127.0.0.1:$plain" "$why"
     fi
     cells h1s "https://127.0.0.1:$tls"
-    cells h2s "https://127.0.0.1:$tls" ok h48
-    na h2s c5 "$why"
+    cells_but_c5 h2s "https://127.0.0.1:$tls" "$why"
 }
 srv_haproxy12() { srv_haproxy 12; }
 
@@ -324,10 +306,8 @@ srv_varnish() {
         -s malloc,16m -p feature=+http2 -p workspace_client=512k -p http_resp_size=256k \
         -p http_resp_hdr_len=4k || { start_fail varnishd; return; }
     local why="VCL sees no per-connection request count, and Varnish has no such limit"
-    cells h1 "http://127.0.0.1:$vp" ok h48
-    na h1 c5 "$why"
-    cells h2c "http://127.0.0.1:$vp" ok h48
-    na h2c c5 "$why"
+    cells_but_c5 h1 "http://127.0.0.1:$vp" "$why"
+    cells_but_c5 h2c "http://127.0.0.1:$vp" "$why"
 }
 
 # --- Python (Debian's python3 and its packages) -----------------------------------------
@@ -370,8 +350,7 @@ srv_twisted() {
     cells h1 "http://127.0.0.1:$NODE_PORT"
     py_kind twisted-tls twisted "$C/ec.crt" "$C/ec.key" || { start_fail "twisted (TLS)"; return; }
     cells h1s "https://127.0.0.1:$NODE_PORT"
-    cells h2s "https://127.0.0.1:$NODE_PORT" ok h48
-    na h2s c5 "twisted.web's HTTP/2 (H2Connection) has no per-connection request limit nor a GOAWAY a resource can ask for"
+    cells_but_c5 h2s "https://127.0.0.1:$NODE_PORT" "twisted.web's HTTP/2 (H2Connection) has no per-connection request limit nor a GOAWAY a resource can ask for"
 }
 
 SERVERS+=("hypercorn|Hypercorn $(pymod hypercorn)|h11 h1, python3-h2 h2|OpenSSL|h11 python-hyper-h2")
@@ -382,15 +361,11 @@ srv_hypercorn() {
     # Seen with curl and a raw socket: the connection ends after each
     # response, without a Connection: close.
     local why1="Hypercorn 0.13 (with Debian's h11 0.14) ends every HTTP/1.1 connection after one response, so there is no 5th"
-    cells h1 "http://127.0.0.1:$NODE_PORT" ok h48
-    na h1 c5 "$why1"
-    cells h2c "http://127.0.0.1:$NODE_PORT" ok h48
-    na h2c c5 "$why"
+    cells_but_c5 h1 "http://127.0.0.1:$NODE_PORT" "$why1"
+    cells_but_c5 h2c "http://127.0.0.1:$NODE_PORT" "$why"
     py_kind hypercorn-tls hypercorn "$C/ec.crt" "$C/ec.key" || { start_fail "hypercorn (TLS)"; return; }
-    cells h1s "https://127.0.0.1:$NODE_PORT" ok h48
-    na h1s c5 "$why1"
-    cells h2s "https://127.0.0.1:$NODE_PORT" ok h48
-    na h2s c5 "$why"
+    cells_but_c5 h1s "https://127.0.0.1:$NODE_PORT" "$why1"
+    cells_but_c5 h2s "https://127.0.0.1:$NODE_PORT" "$why"
 }
 
 # --- Ruby -------------------------------------------------------------------------------
