@@ -105,7 +105,8 @@ cells_but_c5() {
 # interop_start NAME PORTSPEC CMD...: starts CMD in the background (stdout
 # and stderr to $LIB_TMP/NAME/log) and waits up to 10 s for every TCP port
 # of PORTSPEC ("tcp:P tcp:Q udp:R") to be bound, with CMD still running.
-# Sets SPID. One attempt: ports come from pick_port just before.
+# Sets SPID. One attempt: ports come from pick_port just before, and a
+# failed start (start_fail) makes run_server call the function again.
 interop_start() {
     local name=$1 spec=$2 dir p
     shift 2
@@ -311,8 +312,29 @@ run_server() {
     if ! declare -F "srv_$id" >/dev/null; then
         SKIPWHY="no srv_$id function"
     else
-        : >"$T/server-errors.log"
-        "srv_$id" 2>>"$T/server-errors.log" || true
+        # A server that does not come up is started again, up to three
+        # times, on fresh ports (its function picks them): the likely cause
+        # is a port another process took between pick_port and the bind.
+        # Cells are only recorded by the function, so nothing runs twice.
+        START_ATTEMPT=1
+        while :; do
+            : >"$T/server-errors.log"
+            START_FAILED=""
+            "srv_$id" 2>>"$T/server-errors.log" || true
+            if [ -z "$START_FAILED" ] || [ "$START_ATTEMPT" -ge 3 ]; then break; fi
+            echo "  ($id: $START_FAILED did not start, attempt $START_ATTEMPT of 3; again on fresh ports)"
+            tail -n 3 "$T/server-errors.log" | sed 's/^/    /'
+            stop_since "${before[@]}"
+            forget_cells "$id"
+            SKIPWHY="" C5_H3_LOG="" C5_H3_PID=""
+            START_ATTEMPT=$((START_ATTEMPT + 1))
+        done
+        if [ -n "$START_FAILED" ]; then
+            echo "FAIL $P $SID: $START_FAILED did not start (3 attempts, fresh ports each)"
+            sed 's/^/  /' "$T/server-errors.log" | tail -n 40
+            FAILS=$((FAILS + 1))
+            forget_cells "$id"
+        fi
     fi
     if [ -n "$SKIPWHY" ]; then
         echo "SKIP $P $id: $SKIPWHY"
@@ -332,10 +354,7 @@ run_server() {
             done
         done
     fi
-    # Stop what this server's function started.
-    for p in "${LIB_PIDS[@]}"; do
-        case " ${before[*]} " in *" $p "*) ;; *) stop_server "$p" ;; esac
-    done
+    stop_since "${before[@]}"
     echo "  ($id: $(( $(now_ms) - t0 )) ms)"
 }
 
@@ -349,12 +368,28 @@ need() {
         fi
     done
 }
-# started WHAT: the server did not come up (SKIPWHY... no: a FAIL).
+# start_fail WHAT: the server did not come up. run_server starts the
+# server's function again on fresh ports, and after the third attempt the
+# row is a FAIL with the servers' whole error output.
 start_fail() {
-    echo "FAIL $P $SID: $1 did not start"
-    tail -n 5 "$T/server-errors.log" 2>/dev/null | sed 's/^/  /'
-    FAILS=$((FAILS + 1))
+    START_FAILED=${START_FAILED:-$1}
     SKIPWHY="did not start"
+}
+
+# stop_since PID...: stops every server this library started that is not
+# one of PID... (those running before the current server's function).
+stop_since() {
+    local p
+    for p in "${LIB_PIDS[@]}"; do
+        case " $* " in *" $p "*) ;; *) stop_server "$p" ;; esac
+    done
+}
+
+# forget_cells ID: the cells server ID's function recorded (a failed start).
+forget_cells() {
+    local k
+    for k in "${!CELL_URL[@]}"; do [[ $k == "$1,"* ]] && unset "CELL_URL[$k]"; done
+    for k in "${!CELL_NA[@]}"; do [[ $k == "$1,"* ]] && unset "CELL_NA[$k]"; done
 }
 
 # shellcheck source=test/interop/servers.sh

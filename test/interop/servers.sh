@@ -492,8 +492,8 @@ srv_s_server() {
     www_dir "$d"
     pick_port sp || return
     # -WWW serves files relative to its working directory.
-    (cd "$d/www" && interop_start "s_server$v" "tcp:$sp" openssl s_server -quiet -accept "127.0.0.1:$sp" \
-        -cert "$C/ec.crt" -key "$C/ec.key" "-tls1_${v#1}" -WWW) || { start_fail "openssl s_server"; return; }
+    interop_start "s_server$v" "tcp:$sp" env -C "$d/www" openssl s_server -quiet -accept "127.0.0.1:$sp" \
+        -cert "$C/ec.crt" -key "$C/ec.key" "-tls1_${v#1}" -WWW || { start_fail "openssl s_server"; return; }
     cell h1s ok "https://127.0.0.1:$sp/index.html"
     na h1s h48 "s_server -WWW sends files with fixed headers"
     na h1s c5 "$CLOSES"
