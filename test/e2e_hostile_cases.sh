@@ -95,9 +95,8 @@ while IFS=$'\t' read -r CASE tls args deadline expr; do
     before=$(wc -l <"$CASE_LOG")
     # shellcheck disable=SC2086  # args is a word list from the table
     SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
-    json_run_ok
+    json_run_ok "" "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened}'
     [ "$SHB_MS" -le $((deadline * 1000)) ] || want "took ${SHB_MS} ms, over the case's ${deadline} s"
-    jx "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened}'
     rss=$(tail -n 1 "$T/rss" 2>/dev/null)
     if ! [ "$rss" -ge 0 ] 2>/dev/null; then
         want "no peak RSS from /usr/bin/time"
