@@ -71,14 +71,6 @@ cp "$DOCS/big.bin" "$NGINX_DIR/files/big.bin"
 NG="http://127.0.0.1:$NGINX_PORT/"
 NG_KA5="http://127.0.0.1:$NGINX_PORT2/"
 
-start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
-    local label=$1
-    shift
-    if ! "$@"; then
-        echo "FAIL $P setup: $label did not start"
-        exit 1
-    fi
-}
 start_or_die "nghttpd" start_nghttpd nghttpd "$DOCS"
 NGH="http://127.0.0.1:$NGHTTPD_PORT"
 start_or_die "nghttpd --trailer" start_nghttpd nghttpd-trailer "$DOCS" --trailer 'x-trailer: yes'

@@ -93,14 +93,6 @@ if ! gen_certs; then
     exit 1
 fi
 C=$LIB_CERTS
-start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
-    local label=$1
-    shift
-    if ! "$@"; then
-        echo "FAIL $P setup: $label did not start"
-        exit 1
-    fi
-}
 
 CADDY_WHY=""
 command -v caddy >/dev/null 2>&1 || CADDY_WHY="caddy is not installed (bash scripts/deps.sh)"

@@ -58,14 +58,6 @@ if [ ! -x "$GNU_TIME" ]; then
     echo "FAIL $P setup: GNU time ($GNU_TIME) is not installed (run: bash scripts/deps.sh)"
     exit 1
 fi
-start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
-    local label=$1
-    shift
-    if ! "$@"; then
-        echo "FAIL $P setup: $label did not start"
-        exit 1
-    fi
-}
 KNOBS=0
 [ "$SHB_FLAVOUR" = asan ] && KNOBS=1
 

@@ -31,32 +31,6 @@ E2E_NAME=e2e-tls
 # shellcheck source=test/e2e_lib.sh
 . test/e2e_lib.sh
 
-# jq_batch FILE SLURP DEFS EXPRS_ARRAY SHOWS_ARRAY: evaluates every jq
-# expression in one jq run over FILE (slurped when SLURP is -s) and want()s
-# each that does not hold (its last output false, null, none, or an error),
-# with what the matching SHOW expression gives. One jq per check, not one per
-# expectation: jq costs tens of milliseconds to start on a loaded 2-core box.
-jq_batch() {
-    local file=$1 defs=$3 prog="" sep="" i bad got sl=()
-    local -n exprs=$4 shows=$5
-    [ "${#exprs[@]}" -gt 0 ] || return 0
-    [ -n "$2" ] && sl=("$2")
-    for i in "${!exprs[@]}"; do
-        prog+="${sep}([try (${exprs[$i]}) catch false] | length > 0 and (last | . != null and . != false))"
-        sep=", "
-    done
-    if ! bad=$(jq -r "${sl[@]}" "$defs [$prog] | to_entries[] | select(.value != true) | .key" "$file" 2>/dev/null); then
-        bad=${!exprs[*]}
-    fi
-    for i in $bad; do
-        got=""
-        if [ -n "${shows[$i]}" ]; then
-            got=$(jq -c "${sl[@]}" "$defs ${shows[$i]}" "$file" 2>/dev/null | head -c 600 || true)
-        fi
-        want "$6expected ${exprs[$i]}${shows[$i]:+ (got ${got:-nothing})}"
-    done
-}
-
 # jx EXPR [SHOW]: the JSON report satisfies the jq expression EXPR. Queued,
 # and evaluated (jx_flush) before the next shb run and by finish.
 JX_E=()
@@ -131,14 +105,6 @@ server_refuses() {
 # --- preconditions ------------------------------------------------------------
 e2e_preconditions jq node nginx openssl caddy gnutls-serv timeout sha256sum
 
-start_or_die() { # LABEL CMD...: runs a start_* helper; a failure ends the suite
-    local label=$1
-    shift
-    if ! "$@"; then
-        echo "FAIL $P setup: $label did not start"
-        exit 1
-    fi
-}
 if ! gen_certs; then
     echo "FAIL $P setup: openssl could not make the test certificates"
     exit 1
