@@ -2,9 +2,10 @@
 # PASS/FAIL reporting, running shb under a timeout, and the checks every JSON
 # report must pass. Sourced after test/lib.sh, with E2E_NAME set (the prefix
 # of every check's name) and optionally EXPECT_PROTOCOL (e.g. "HTTP/2").
-# A suite that queues its jq checks (test/e2e_tls.sh) redefines jx and the
-# two hooks: e2e_flush_report (before the next shb run replaces the report)
-# and e2e_flush_all (before a check's verdict).
+# jx checks are queued and run in one jq (jq_batch) by two hooks:
+# e2e_flush_report (before the next shb run replaces the report) and
+# e2e_flush_all (before a check's verdict); a suite that queues checks of its
+# own (test/e2e_tls.sh: the server log) redefines e2e_flush_all.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck shell=bash disable=SC2016
 
@@ -47,8 +48,8 @@ WHY=""
 LAST_CMD=""
 begin() { NAME="$P $*"; WHY=""; }
 want() { WHY="${WHY:+$WHY; }$*"; }
-e2e_flush_report() { :; }
-e2e_flush_all() { :; }
+e2e_flush_report() { jx_flush; }
+e2e_flush_all() { jx_flush; }
 finish() {
     e2e_flush_all
     if [ -z "$WHY" ]; then
@@ -217,13 +218,15 @@ one_line_exit() {
 }
 
 # jx EXPR [SHOW]: the JSON report satisfies the jq expression EXPR; SHOW is
-# what a failure prints of it.
-jx() {
-    local got
-    if ! jq -e "$1" "$OUT" >/dev/null 2>&1; then
-        got=$(jq -c "$2" "$OUT" 2>/dev/null || true)
-        want "expected $1${2:+ (got $got)}"
-    fi
+# what a failure prints of it. Queued, and evaluated (jx_flush, one jq for
+# all) before the next shb run and by finish.
+JX_E=()
+JX_S=()
+jx() { JX_E+=("$1"); JX_S+=("${2:-}"); }
+jx_flush() {
+    jq_batch "$OUT" "" "" JX_E JX_S ""
+    JX_E=()
+    JX_S=()
 }
 
 # jq_batch FILE SLURP DEFS EXPRS_ARRAY SHOWS_ARRAY PREFIX: evaluates every

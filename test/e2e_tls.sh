@@ -31,17 +31,6 @@ E2E_NAME=e2e-tls
 # shellcheck source=test/e2e_lib.sh
 . test/e2e_lib.sh
 
-# jx EXPR [SHOW]: the JSON report satisfies the jq expression EXPR. Queued,
-# and evaluated (jx_flush) before the next shb run and by finish.
-JX_E=()
-JX_S=()
-jx() { JX_E+=("$1"); JX_S+=("${2:-}"); }
-jx_flush() {
-    jq_batch "$OUT" "" "" JX_E JX_S ""
-    JX_E=()
-    JX_S=()
-}
-e2e_flush_report() { jx_flush; }
 
 # all_ok N: exactly N requests, all of them 200 responses, no errors.
 all_ok() {
