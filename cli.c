@@ -367,6 +367,8 @@ void cli_print_help(FILE *f, unsigned default_threads)
           "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
           "      --timeout <TIMEOUT>\n"
           "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
+          "      --warmup <WARMUP>\n"
+          "          Send requests for this long first, and keep the ones that complete meanwhile out of the report (e.g. 2s; inside -z's duration, on top of -n's count)\n"
           "  -t, --threads <THREADS>\n",
           f);
     fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
@@ -398,6 +400,7 @@ enum opt_id {
     OPT_DATA,
     OPT_CONNECT_TIMEOUT,
     OPT_TIMEOUT,
+    OPT_WARMUP,
     OPT_DISABLE_KEEPALIVE,
     OPT_HTTP2,
     OPT_HTTP3,
@@ -425,6 +428,7 @@ static const struct opt_spec opt_specs[] = {
     {OPT_DATA, 'd', "data", "-d/--data", true},
     {OPT_CONNECT_TIMEOUT, 0, "connect-timeout", "--connect-timeout", true},
     {OPT_TIMEOUT, 0, "timeout", "--timeout", true},
+    {OPT_WARMUP, 0, "warmup", "--warmup", true},
     {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
     {OPT_HTTP2, 0, "http2", "--http2", false},
     {OPT_HTTP3, 0, "http3", "--http3", false},
@@ -629,6 +633,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_DATA: p->data_arg = v; break;
     case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
+    case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
@@ -733,6 +738,9 @@ static void check_combinations(struct parser *p)
         fail(p, "-p/--parallel only applies to HTTP/2 and HTTP/3 (add --http2 or --http3)");
     if (o->disable_keepalive && (o->http2 || o->http3))
         fail(p, "--disable-keepalive only applies to HTTP/1.1 (not with --http2 or --http3)");
+    /* The warm-up is inside -z's duration: something must be left to measure. */
+    if (p->given[OPT_WARMUP] && p->given[OPT_DURATION] && o->warmup_ns >= o->duration_ns)
+        fail(p, "--warmup must be shorter than -z/--duration (the warm-up is part of the duration)");
 }
 
 static void check_url(struct parser *p)

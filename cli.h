@@ -36,6 +36,7 @@ struct shb_opts {
     bool has_body;
     uint64_t connect_timeout_ns; /* --connect-timeout, default 5s */
     uint64_t timeout_ns;         /* --timeout, per request, default 30s; 0 = none */
+    uint64_t warmup_ns;          /* --warmup; 0 = none */
     bool disable_keepalive;
     bool http2, http3, json;
     const char *url_text;        /* the URL argument as given */

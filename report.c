@@ -97,6 +97,13 @@ static void text_requests(FILE *f, const struct report_info *ri, const struct st
      * on the wire says how many, rather than letting them vanish. */
     if (s->in_flight)
         fprintf(f, "In flight:    %" PRIu64 " (the run ended before their responses)\n", s->in_flight);
+    /* Only with --warmup: what the figures leave out. */
+    if (ri->warmup_ns)
+        fprintf(f,
+                "Warm-up:      %.3fs, not counted: %" PRIu64 " requests (%" PRIu64 " ok, %" PRIu64
+                " errors), %" PRIu64 " bytes received, %" PRIu64 " sent\n",
+                (double)ri->warmup_ns / (double)NS_PER_SEC, s->warmup.ok + s->warmup.errors, s->warmup.ok,
+                s->warmup.errors, s->warmup.bytes_recv, s->warmup.bytes_sent);
 }
 
 static void text_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -474,6 +481,15 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_error_kinds(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
+    if (ri->warmup_ns) {
+        fputs("  \"warmup\": {\"durationSeconds\": ", f);
+        json_seconds(f, ri->warmup_ns);
+        fprintf(f,
+                ", \"requests\": %" PRIu64 ", \"ok\": %" PRIu64 ", \"errors\": %" PRIu64
+                ", \"bytesReceived\": %" PRIu64 ", \"bytesSent\": %" PRIu64 "},\n",
+                s->warmup.ok + s->warmup.errors, s->warmup.ok, s->warmup.errors, s->warmup.bytes_recv,
+                s->warmup.bytes_sent);
+    }
     json_tls_alerts(f, s);
     json_quic(f, s);
     json_latency(f, &s->latency);

@@ -12,7 +12,8 @@ struct report_info {
     const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
     unsigned threads;
     unsigned connections;
-    uint64_t duration_ns; /* wall time of the run */
+    uint64_t duration_ns; /* wall time of the run (after the warm-up) */
+    uint64_t warmup_ns;   /* --warmup, 0 = none: s->warmup is shown only then */
 };
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s);

@@ -375,6 +375,7 @@ int main(int argc, char **argv)
             .timed = timed,
             .connect_timeout_ns = o.connect_timeout_ns,
             .timeout_ns = o.timeout_ns,
+            .warmup_ns = o.warmup_ns,
             /* connect() picks local ports of one parity first (the other is
              * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
              * so once half the range leads to the target every further
@@ -413,7 +414,8 @@ int main(int argc, char **argv)
     struct stats total;
     if (stats_init(&total) < 0)
         die(1, "out of memory");
-    uint64_t end_ns = run.start_ns;
+    /* The measured window starts where the warm-up ends. */
+    uint64_t measured_from = run.start_ns + o.warmup_ns, end_ns = measured_from;
     int rc = 0;
     for (unsigned i = 0; i < threads; i++) {
         stats_merge(&total, &workers[i].stats);
@@ -430,7 +432,8 @@ int main(int argc, char **argv)
         .protocol = o.http3 ? "HTTP/3" : o.http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = conns,
-        .duration_ns = end_ns - run.start_ns,
+        .duration_ns = end_ns - measured_from,
+        .warmup_ns = o.warmup_ns,
     };
     if (o.json)
         report_json(stdout, &ri, &total);

@@ -113,6 +113,10 @@ void stats_merge(struct stats *dst, const struct stats *src)
     for (size_t c = 0; c < STATUS_MAX; c++)
         dst->status[c] += src->status[c];
     dst->bytes_sent += src->bytes_sent;
+    dst->warmup.ok += src->warmup.ok;
+    dst->warmup.errors += src->warmup.errors;
+    dst->warmup.bytes_sent += src->warmup.bytes_sent;
+    dst->warmup.bytes_recv += src->warmup.bytes_recv;
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
     dst->in_flight += src->in_flight;

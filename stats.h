@@ -95,6 +95,13 @@ struct stats {
     uint64_t bytes_sent, bytes_recv; /* on the wire */
     uint64_t connections_opened;    /* successful connects */
     uint64_t in_flight;             /* requests neither answered nor failed when the run ended */
+    /* --warmup: requests that ended during it (kept out of everything
+     * above), and the bytes moved during it (bytes_sent and bytes_recv
+     * count from its end). Connections, TLS alerts and QUIC counters cover
+     * the whole run. */
+    struct warmup_stats {
+        uint64_t ok, errors, bytes_sent, bytes_recv;
+    } warmup;
     /* TLS alerts that ended a connection, by alert number (RFC 8446 §6):
      * the server's, and ours. Each such connection's requests are already
      * counted in errors[]; this says why. */

@@ -68,25 +68,54 @@ bool loop_take(struct loop *l, unsigned *retries)
     return true;
 }
 
+/* A request ended during --warmup: not measured, and not one of -n's. */
+static bool warmup_ended_one(struct loop *l)
+{
+    if (!l->warming)
+        return false;
+    if (!l->cfg->timed)
+        l->budget_left++;
+    return true;
+}
+
 void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns)
 {
     struct stats *s = &l->w->stats;
     l->in_flight--;
+    uint64_t latency = l->now - started_ns;
+    /* A running mean (1/256 of each new latency): it paces the waits. */
+    l->latency_avg_ns += ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256;
+    if (warmup_ended_one(l)) {
+        s->warmup.ok++;
+        return;
+    }
     s->ok++;
     if (status < STATUS_MAX)
         s->status[status]++;
-    uint64_t latency = l->now - started_ns;
     hist_record(&s->latency, latency);
-    /* A running mean (1/256 of each new latency): it paces the waits. */
-    l->latency_avg_ns += ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256;
     l->w->end_ns = l->now;
 }
 
 void loop_error(struct loop *l, enum err_kind kind)
 {
     l->in_flight--;
+    if (warmup_ended_one(l)) {
+        l->w->stats.warmup.errors++;
+        return;
+    }
     l->w->stats.errors[kind]++;
     l->w->end_ns = l->now;
+}
+
+/* The warm-up is over (or the run ended during it): what was sent and
+ * received so far belongs to it, and the measured bytes start at zero. */
+static void warmup_over(struct loop *l)
+{
+    struct stats *s = &l->w->stats;
+    l->warming = false;
+    s->warmup.bytes_sent = s->bytes_sent;
+    s->warmup.bytes_recv = s->bytes_recv;
+    s->bytes_sent = s->bytes_recv = 0;
 }
 
 void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind)
@@ -221,6 +250,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     l->now = start_ns;
     w->end_ns = start_ns;
     l->budget_left = w->cfg.timed ? 0 : w->cfg.budget;
+    l->warming = w->cfg.warmup_ns != 0;
+    l->warm_end = start_ns + w->cfg.warmup_ns;
     if (deadline_ns) {
         l->deadline_ts = ns_to_ts(deadline_ns);
         uring_prep_timeout(uring_sqe(&l->ring), &l->deadline_ts, true, ud_make(OP_DEADLINE, 0, 0));
@@ -241,6 +272,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
             break;
         }
         l->now = monotonic_ns();
+        if (l->warming && l->now >= l->warm_end)
+            warmup_over(l);
         unsigned head = uring_cq_head(&l->ring), tail = uring_cq_tail(&l->ring);
         for (; head != tail; head++)
             handle_cqe(l, uring_cq_at(&l->ring, head));
@@ -255,6 +288,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     if (l->tp->end)
         l->tp->end(l);
     uring_submit_wait(&l->ring, 0, 0);
+    if (l->warming)
+        warmup_over(l);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
     w->stats.in_flight = l->in_flight;

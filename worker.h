@@ -45,6 +45,8 @@ struct worker_config {
     uint64_t connect_timeout_ns;  /* TCP connect + TLS handshake; also how long an HTTP/2 connection may
                                      sit unable to start any stream (MAX_CONCURRENT_STREAMS 0) */
     uint64_t timeout_ns;          /* --timeout: per request, 0 = none */
+    uint64_t warmup_ns;           /* --warmup: requests ending this soon after the start are kept out
+                                     of the figures (stats.warmup), and do not count towards -n */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before
                                      connecting (half the ephemeral range is taken: see shb.c) */
 };

@@ -101,6 +101,8 @@ struct loop {
     uint64_t now;                   /* read once per loop turn, after the wait */
     uint64_t latency_avg_ns;        /* running mean of the latencies recorded (the wait's bound) */
     bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
+    bool warming;                   /* --warmup: before warm_end (checked once per turn) */
+    uint64_t warm_end;
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */
@@ -118,7 +120,9 @@ struct loop {
  * ending). */
 bool loop_take(struct loop *l, unsigned *retries);
 
-/* A complete response, latency measured from started_ns. */
+/* A complete response, latency measured from started_ns. During --warmup
+ * (and likewise for loop_error) it is counted in stats.warmup only, and a
+ * -n run's budget gets the request back: -n counts the measured ones. */
 void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns);
 
 /* The request failed: an error of this kind. */

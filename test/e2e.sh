@@ -231,6 +231,41 @@ jx ".bytesSent == $(jq -s "$JQDEFS"' map(
         | ($l + $hs + "\r\n" | length) + .bodyLength) | add // -1' "$ECHO_LOG" 2>/dev/null || echo -1)" '.bytesSent'
 finish
 
+# --warmup: the requests that end during it are sent (the server gets them)
+# and kept out of the report; -n counts the measured ones, so the warm-up's
+# come on top of it.
+begin "warmup -n: --warmup 1s -n 300 -c 2: 300 measured, the server got 300 + warmup.requests"
+log_reset
+shb --warmup 1s -n 300 -c 2 -j "$EC/w"
+json_run_ok && jx ".requests.total == 300 and .requests.ok == 300 and .statusCodes == {\"200\": 300}" "{requests, statusCodes}"
+got=$(wc -l <"$ECHO_LOG")
+jx ".warmup.requests > 0 and .warmup.requests == .warmup.ok and .warmup.errors == 0 and .warmup.requests + 300 == $got" '{warmup, server: '"$got"'}'
+jx '.warmup.durationSeconds == 1 and .warmup.bytesSent > 0 and .warmup.bytesReceived > 0 and .inFlight == 0' '{warmup, inFlight}'
+# The measured window starts where the warm-up ends.
+jx '.durationSeconds < 1 and .bytesSent > 0 and .bytesSent < .warmup.bytesSent' '{durationSeconds, bytesSent, warmup}'
+finish
+
+begin "warmup -z: --warmup 1s -z 3s -c 2: ~2 s measured, the server got the warm-up's and the measured requests"
+log_reset
+shb --warmup 1s -z 3s -c 2 -j "$EC/w"
+json_run_ok && jx '.requests.errors == 0 and .requests.total > 0 and .warmup.requests > 0 and .warmup.errors == 0' '{requests, warmup}'
+got=$(wc -l <"$ECHO_LOG")
+jx '.durationSeconds >= 1.9 and .durationSeconds <= 2.5' '.durationSeconds'
+jx "$got >= .requests.total + .warmup.requests and $got <= .requests.total + .warmup.requests + .inFlight" '{requests, warmup, inFlight, server: '"$got"'}'
+jx '(.requestsPerSec * .durationSeconds - .requests.total | fabs) < 1' '{requestsPerSec, durationSeconds, requests}'
+# A second of warm-up against two measured ones: loosely half as many (a
+# check that the split is near 1 s, not a timing test).
+jx '.warmup.requests * 10 > .requests.total and .warmup.requests < .requests.total * 2' '{requests, warmup}'
+finish
+
+begin "warmup text: --warmup 500ms -n 20 -c 1: a Warm-up: line after Requests/sec"
+shb --warmup 500ms -n 20 -c 1 "$EC/w"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+grep -qE '^Requests: +20 \(20 ok, 0 errors, of which 0 connect\) in 0\.[0-9]{3}s$' "$OUT" || want "no Requests: line for 20"
+grep -qE '^Warm-up: +0\.500s, not counted: [1-9][0-9]* requests \([1-9][0-9]* ok, 0 errors\), [1-9][0-9]* bytes received, [1-9][0-9]* sent$' "$OUT" ||
+    want "no Warm-up: line ($(grep -m1 Warm "$OUT"))"
+finish
+
 begin "echo -d defaults the method to POST"
 log_reset
 shb -n 2 -c 1 -d 'x=1' -j "$EC/post"

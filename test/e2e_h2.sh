@@ -210,6 +210,14 @@ LOG=$H2_LOG
 NO_CONN_HDRS='all(regular | map(ascii_downcase) | map(select(. == "connection" or . == "keep-alive"
     or . == "proxy-connection" or . == "transfer-encoding" or . == "upgrade" or . == "host")) | length == 0)'
 
+begin "warmup: --http2 --warmup 1s -n 300 -c 2 -p 4: 300 measured, the server got 300 + warmup.requests"
+log_reset
+shb --http2 --warmup 1s -n 300 -c 2 -p 4 -j "$EC/w"
+json_run_ok && all_ok 300
+got=$(wc -l <"$LOG")
+jx ".warmup.requests > 0 and .warmup.errors == 0 and .warmup.requests + 300 == $got and .durationSeconds < 1" '{warmup, durationSeconds, server: '"$got"'}'
+finish
+
 begin "echo PUT with headers and body"
 log_reset
 shb --http2 -n 3 -c 1 -m PUT -H 'X-Test: a b' -H 'X-Other:  v2 ' -H 'X-Mixed-Case: Yes' -d 'hello world' -j "$EC/put"

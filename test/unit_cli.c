@@ -86,6 +86,7 @@ static uint64_t get_parallel(const struct shb_opts *o) { return o->parallel; }
 static uint64_t get_threads(const struct shb_opts *o) { return o->threads; }
 static uint64_t get_connect_timeout(const struct shb_opts *o) { return o->connect_timeout_ns; }
 static uint64_t get_timeout(const struct shb_opts *o) { return o->timeout_ns; }
+static uint64_t get_warmup(const struct shb_opts *o) { return o->warmup_ns; }
 
 /* Tries "-x V", "-xV", "--long V" and "--long=V" (the short ones only when
  * the option has a short name); extra is one more argument such as --http2. */
@@ -123,6 +124,27 @@ static void test_value_forms(void)
     check_forms(NULL, "--timeout", "2s500ms", NULL, get_timeout, 2500000000ull);
     check_forms(NULL, "--timeout", "0", NULL, get_timeout, 0);
     check_forms(NULL, "--timeout", "0s", NULL, get_timeout, 0);
+    check_forms(NULL, "--warmup", "1s500ms", NULL, get_warmup, 1500000000ull);
+}
+
+/* --warmup sits inside -z's duration (shorter is fine) and on top of -n. */
+static void test_warmup(void)
+{
+    struct shb_opts o;
+    const char *z[] = {"--warmup", "1s", "-z", "2s", URL, NULL};
+    enum cli_result r = parse_list(&o, z);
+    T_CHECK("warmup: 1s inside -z 2s", r == CLI_OK && o.warmup_ns == 1000000000ull && o.duration_ns == 2000000000ull,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    const char *n[] = {"--warmup", "5s", "-n", "10", URL, NULL};
+    r = parse_list(&o, n);
+    T_CHECK("warmup: any length with -n", r == CLI_OK && o.warmup_ns == 5000000000ull && o.requests == 10,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    const char *none[] = {URL, NULL};
+    r = parse_list(&o, none);
+    T_CHECK("warmup: none by default", r == CLI_OK && o.warmup_ns == 0, "r=%d err=%s", r, err);
+    cli_free(&o);
 }
 
 static void test_string_forms(void)
@@ -433,6 +455,10 @@ static const struct misuse misuses[] = {
     {{"--timeout", "1x", URL}, "--timeout", "unknown unit"},
     {{"--timeout", "-1s", URL}, "--timeout", "'-1s'"},
     {{"--timeout", "1s", "--timeout", "2s", URL}, "--timeout", "more than once"},
+    {{"--warmup", "0", URL}, "--warmup", "'0'"},
+    {{"--warmup", "0s", URL}, "--warmup", "greater than zero"},
+    {{"--warmup", "2s", "-z", "2s", URL}, "--warmup must be shorter than -z", NULL},
+    {{"-z", "1s", "--warmup=3s", URL}, "--warmup must be shorter than -z", NULL},
     {{"-H", "NoColon", URL}, "-H/--header", "':'"},
     {{"-H", ": value", URL}, "-H/--header", "empty header name"},
     {{"-H", "  : value", URL}, "-H/--header", "empty header name"},
@@ -678,7 +704,7 @@ static void test_urls(void)
 
 /* ----------------------------------------------------------------- help */
 
-/* The spec's shb -h, plus --timeout (a request may not wait forever). */
+/* The spec's shb -h, plus --timeout (a request may not wait forever) and --warmup. */
 static const char expected_help[] =
     "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
     "\n"
@@ -707,6 +733,9 @@ static const char expected_help[] =
     "      --timeout <TIMEOUT>\n"
     "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" "
     "error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
+    "      --warmup <WARMUP>\n"
+    "          Send requests for this long first, and keep the ones that complete meanwhile out of the report "
+    "(e.g. 2s; inside -z's duration, on top of -n's count)\n"
     "  -t, --threads <THREADS>\n"
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
@@ -808,6 +837,7 @@ int main(void)
     devnull = fopen("/dev/null", "w");
     test_defaults();
     test_value_forms();
+    test_warmup();
     test_string_forms();
     test_flags();
     test_method_default();

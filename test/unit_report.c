@@ -208,7 +208,7 @@ static void spec_text_run(struct report_info *ri, struct stats *s)
 {
     static const uint64_t at[9] = {70000, 93000, 123000, 162000, 222000,
                                    278000, 453000, 845000, 1452000};
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0};
     s->ok = 1070162;
     s->status[200] = 1070162;
     s->bytes_recv = 172296082;
@@ -246,7 +246,7 @@ static const uint64_t spec_json_at[9] = {103381, 118051, 152571, 211807, 294087,
                                          340413, 424934, 617066, 876762};
 static void spec_json_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0};
     s->ok = 722541;
     s->status[200] = 722541;
     s->bytes_recv = 57803854;
@@ -258,7 +258,7 @@ static void spec_json_run(struct report_info *ri, struct stats *s)
 /* A run with errors and several status codes, given out of order. */
 static void mixed_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u};
+    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0};
     s->status[503] = 1;
     s->status[200] = 5;
     s->status[404] = 2;
@@ -339,7 +339,7 @@ static void check_text_no_errors_block(void)
 
 static void check_text_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0};
+    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -518,7 +518,7 @@ static void check_json_escaping(void)
     /* quote, backslash, tab, another control char, valid UTF-8 (é), a byte
      * that is not UTF-8, and a truncated sequence at the end */
     struct report_info ri = {"http://h/a\"b\\c\td\x01" "e\xc3\xa9" "f\xff" "g\xe2\x82", "HTTP/1.1",
-                             1, 1, 1000000000u};
+                             1, 1, 1000000000u, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -541,7 +541,7 @@ static void check_json_escaping(void)
 
 static void check_json_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0};
+    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -658,6 +658,57 @@ static void check_in_flight(void)
 }
 
 
+/* ---- --warmup: a line and a key only when it was asked for ---------------- */
+
+static void check_warmup(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    s.warmup = (struct warmup_stats){.ok = 40, .errors = 2, .bytes_sent = 3000, .bytes_recv = 9000};
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    T_CHECK("warmup: nothing of it without --warmup (the spec's report)",
+            text && json && !strstr(text, "Warm-up") && !strstr(json, "warmup") && json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    ri.warmup_ns = 2500000000ull;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    const char *rps = text ? strstr(text, "Requests/sec: ") : NULL;
+    const char *line = text ? strstr(text, "\nWarm-up:      2.500s, not counted: 42 requests (40 ok, 2 errors), 9000 "
+                                           "bytes received, 3000 sent\n")
+                            : NULL;
+    const char *transfer = text ? strstr(text, "Transfer:") : NULL;
+    T_CHECK("warmup: text line after Requests/sec, before Transfer", rps && line && transfer && rps < line &&
+            line < transfer, "got:\n%s", text ? text : "(null)");
+    const char *opened = json ? strstr(json, "\"connectionsOpened\"") : NULL;
+    const char *key = json ? strstr(json, "\n  \"warmup\": {\"durationSeconds\": 2.500000000, \"requests\": 42, \"ok\": "
+                                          "40, \"errors\": 2, \"bytesReceived\": 9000, \"bytesSent\": 3000},\n")
+                           : NULL;
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    T_CHECK("warmup: json key after connectionsOpened, before latencySeconds; totals exclude it",
+            opened && key && latency && opened < key && key < latency && json_valid(json) &&
+                strstr(json, "\"total\": 17,"),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    struct stats t;
+    if (stats_init(&t) == 0) {
+        t.warmup.ok = 1;
+        stats_merge(&t, &s);
+        T_CHECK("warmup: stats_merge sums it", t.warmup.ok == 41 && t.warmup.errors == 2 && t.warmup.bytes_sent == 3000 &&
+                t.warmup.bytes_recv == 9000, "%llu", (unsigned long long)t.warmup.ok);
+        stats_free(&t);
+    }
+    stats_free(&s);
+}
+
 /* ---- small doubles as plain decimals ------------------------------------- */
 
 static void check_small_mean(void)
@@ -688,6 +739,7 @@ int main(void)
     check_text_spec_sample();
     check_text_errors_and_codes();
     check_in_flight();
+    check_warmup();
     check_small_mean();
     check_text_no_errors_block();
     check_text_empty_run();
