@@ -237,12 +237,9 @@ finish
 begin "warmup -n: --warmup 1s -n 300 -c 2: 300 measured, the server got 300 + warmup.requests"
 log_reset
 shb --warmup 1s -n 300 -c 2 -j "$EC/w"
-json_run_ok && jx ".requests.total == 300 and .requests.ok == 300 and .statusCodes == {\"200\": 300}" "{requests, statusCodes}"
-got=$(wc -l <"$ECHO_LOG")
-jx ".warmup.requests > 0 and .warmup.requests == .warmup.ok and .warmup.errors == 0 and .warmup.requests + 300 == $got" '{warmup, server: '"$got"'}'
-jx '.warmup.durationSeconds == 1 and .warmup.bytesSent > 0 and .warmup.bytesReceived > 0 and .inFlight == 0' '{warmup, inFlight}'
+json_run_ok && warmup_n_ok 300 "$ECHO_LOG"
 # The measured window starts where the warm-up ends.
-jx '.durationSeconds < 1 and .bytesSent > 0 and .bytesSent < .warmup.bytesSent' '{durationSeconds, bytesSent, warmup}'
+jx '.warmup.durationSeconds == 1 and .warmup.bytesReceived > 0 and .bytesSent < .warmup.bytesSent' '{bytesSent, warmup}'
 finish
 
 begin "warmup -z: --warmup 1s -z 3s -c 2: ~2 s measured, the server got the warm-up's and the measured requests"

@@ -297,6 +297,19 @@ json_run_ok() {
     return 0
 }
 
+# warmup_n_ok N LOG: a `--warmup -n N` run (its warm-up under 1 s of
+# measured time after it) measured exactly N requests, all ok, and the
+# server, whose LOG has a line per request, got N plus the warm-up's.
+warmup_n_ok() {
+    local n=$1 got
+    got=$(wc -l <"$2")
+    jx ".requests.total == $n and .requests.ok == $n and .statusCodes == {\"200\": $n} and .inFlight == 0" \
+        '{requests, statusCodes, inFlight}'
+    jx ".warmup.requests > 0 and .warmup.requests == .warmup.ok and .warmup.requests + $n == $got" \
+        "{warmup, server: $got}"
+    jx '.durationSeconds < 1 and .warmup.bytesSent > 0 and .bytesSent > 0' '{durationSeconds, bytesSent, warmup}'
+}
+
 # latency_sane: min <= p10 <= ... <= p99.99 <= max, min <= mean <= max (ok > 0).
 latency_sane() {
     jx '.latencySeconds as $l | [$l.min, $l.percentiles.p10, $l.percentiles.p25,
