@@ -1264,8 +1264,9 @@ static int block_complete(struct h2_conn *c)
         return H2_ERR_CALM;
     uint16_t st = c->hp->scan.status;
     /* A malformed response (§8.1.1): a bad :status, a pseudo-header other
-     * than :status or after a regular field (§8.3), a bad name (§8.2.1). */
-    if (c->hp->scan.malformed || c->hp->scan.names_bad || c->hp->scan.status_late)
+     * than :status or after a regular field (§8.3), a bad name or value
+     * (§8.2.1: a value with NUL, LF or CR, or SP or HTAB at either end). */
+    if (c->hp->scan.malformed || c->hp->scan.names_bad || c->hp->scan.status_late || c->hp->scan.values_bad)
         return stream_error(c, s, EC_PROTOCOL);
     if (s->flags & SF_FINAL) {
         /* Trailers: they end the stream and carry no pseudo-header (§8.1). */

@@ -77,8 +77,13 @@
  *   - every name is checked (RFC 9113 §8.2.1, §8.3: s->names_bad,
  *     s->status_late; see hpack.h), Huffman-coded literal names decoded for
  *     it 16 octets at a time into a small buffer (name_huff), so their
- *     coding errors are decoding errors; values that are neither :status's
- *     nor inserted are never decoded, so their coding errors go unnoticed;
+ *     coding errors are decoding errors;
+ *   - every value is checked (RFC 9113 §8.2.1: s->values_bad; see hpack.h)
+ *     as it goes by, through value_feed (a table lookup an octet, or the
+ *     Huffman decoder run as a validator with no output, huff_check), so
+ *     the coding errors of values shb skips are decoding errors too (RFC
+ *     7541 §5.2). The :status and content-length values, and inserted
+ *     ones, are decoded besides, for what they say (short, or rare);
  *   - an error is sticky: later feeds return it again. It leaves the table
  *     in an unspecified (but valid) state: the connection is finished. */
 #include "hpack.h"
@@ -90,6 +95,63 @@
 
 #define TABLE_SLOTS (HPACK_TABLE_MAX / 32)
 #define ENTRY_OVERHEAD 32 /* §4.1 */
+
+/* ------------------------------------------------------- field octets */
+
+/* What each octet is to a field name or value, one table for both: every
+ * response's names and values go through it, a lookup an octet and no
+ * compares.
+ *   FC_NAME: RFC 9113 §8.2.1 (RFC 9114 §4.2 alike) forbids it in a name:
+ *     0x00-0x20, 'A'-'Z', 0x7f-0xff; and ':', allowed only first, for
+ *     pseudo-headers (§8.3);
+ *   FC_CTL: RFC 9113 §8.2.1 forbids it anywhere in a value: NUL, LF, CR;
+ *   FC_WS: ... at a value's start or end: SP, HTAB.
+ * Everything else may be in a value, obs-text (0x80-0xff) included. */
+#define FC_NAME 0x01
+#define FC_CTL 0x02
+#define FC_WS 0x04
+static const uint8_t field_class[256] = {
+    3, 1, 1, 1, 1, 1, 1, 1, 1, 5, 3, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* A value's octets so far, in struct hpack_value_check's v: */
+#define VC_CTL FC_CTL /* a NUL, LF or CR somewhere (RFC 9113 §8.2.1) */
+#define VC_LAST FC_WS /* the last octet so far is SP or HTAB: bad if it stays last (§8.2.1) */
+#define VC_LEAD 0x08  /* the first octet is SP or HTAB (§8.2.1) */
+#define VC_MORE 0x10  /* an octet has been seen */
+#define VC_HUFF 0x20  /* the value is Huffman-coded */
+#define VC_HBAD 0x40  /* ... and its coding is bad: EOS in it or an invalid code (RFC 7541 §5.2) */
+#define VC_BAD (VC_CTL | VC_LEAD | VC_LAST)
+_Static_assert(VC_LEAD == FC_WS << 1 && VC_MORE >> 1 == VC_LEAD, "value_step's shifts");
+
+/* One more value octet, of class t: no branch (the Huffman validator takes
+ * it once a symbol). A leading SP/HTAB is FC_WS moved up to VC_LEAD, kept
+ * only while VC_MORE is not yet set. */
+static inline uint8_t value_step(uint8_t v, uint8_t t)
+{
+    return (uint8_t)((v & (VC_CTL | VC_LEAD | VC_HUFF | VC_HBAD)) | (t & (FC_CTL | FC_WS)) | VC_MORE |
+                     ((t & FC_WS) << 1 & ~((v & VC_MORE) >> 1)));
+}
+
+/* Raw value octets b[0..n). */
+static inline uint8_t value_raw(uint8_t v, const uint8_t *b, size_t n)
+{
+    if (n == 0)
+        return v;
+    v = value_step(v, field_class[b[0]]);
+    unsigned acc = 0;
+    for (size_t i = 1; i < n; i++)
+        acc |= field_class[b[i]];
+    v |= (uint8_t)(acc & FC_CTL);
+    return (uint8_t)((v & ~VC_LAST) | (field_class[b[n - 1]] & FC_WS));
+}
 
 /* ------------------------------------------------------------ integers */
 
@@ -216,13 +278,20 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out)
  * return the bits that make no whole code yet are back in *accp / *nbitsp,
  * so a string may be decoded in pieces. Returns 0, HPACK_ERR_HUFFMAN (EOS
  * in the string, §5.2) or HPACK_ERR_TOO_LONG (out full and another symbol
- * decoded; *op is then cap). */
-static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
-                           size_t *op)
+ * decoded; *op is then cap).
+ *   With vcp set it is the validator of field values that are not kept:
+ *   the same decoding, but each symbol only goes through value_step into
+ *   *vcp (out, cap and op unused), so nothing but the bits between calls is
+ *   kept. Both are this one function, inlined with vcp constant, so each
+ *   caller gets the loop it needs. */
+static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsigned *nbitsp, const uint8_t *in,
+                                                           size_t n, uint8_t *out, size_t cap, size_t *op,
+                                                           uint8_t *vcp)
 {
     uint64_t acc = *accp;
     unsigned nbits = *nbitsp;
-    size_t i = 0, o = *op;
+    size_t i = 0, o = vcp ? 0 : *op;
+    uint8_t vc = vcp ? *vcp : 0;
     int rc = 0;
     for (;;) {
         while (nbits <= 56 && i < n) {
@@ -253,18 +322,37 @@ static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, 
             rc = HPACK_ERR_HUFFMAN;
             break;
         }
-        if (o == cap) {
-            rc = HPACK_ERR_TOO_LONG;
-            break;
+        if (!vcp) {
+            if (o == cap) {
+                rc = HPACK_ERR_TOO_LONG;
+                break;
+            }
+            out[o++] = (uint8_t)sym;
+        } else {
+            vc = value_step(vc, field_class[sym]);
         }
-        out[o++] = (uint8_t)sym;
         acc <<= len;
         nbits -= len;
     }
     *accp = acc;
     *nbitsp = nbits;
-    *op = o;
+    if (vcp)
+        *vcp = vc;
+    else
+        *op = o;
     return rc;
+}
+
+static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
+                           size_t *op)
+{
+    return huff_core(accp, nbitsp, in, n, out, cap, op, NULL);
+}
+
+/* Validates Huffman-coded value octets in[0..n) (huff_core with out NULL). */
+static inline int huff_check(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *vcp)
+{
+    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp);
 }
 
 /* The string's input is exhausted and the bits left are no whole code: they
@@ -288,6 +376,68 @@ long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
     if (rc == 0)
         rc = huff_end(acc, nbits);
     return rc ? rc : (long)o;
+}
+
+/* ------------------------------------------------------- value check */
+
+static inline void value_start(struct hpack_value_check *c, bool huff)
+{
+    c->acc = 0;
+    c->nbits = 0;
+    c->v = huff ? VC_HUFF : 0;
+}
+
+static inline void value_feed(struct hpack_value_check *c, const uint8_t *p, size_t n)
+{
+    if (!(c->v & VC_HUFF)) {
+        c->v = value_raw(c->v, p, n);
+        return;
+    }
+    if (c->v & VC_HBAD)
+        return; /* the decoding is lost: nothing more to learn */
+    /* Between pieces under 30 bits are pending (a longer run would hold a
+     * whole code, every code being 30 bits at most), all in acc's top half. */
+    uint64_t acc = (uint64_t)c->acc << 32;
+    unsigned nbits = c->nbits;
+    if (huff_check(&acc, &nbits, p, n, &c->v) != 0)
+        c->v |= VC_HBAD;
+    c->acc = (uint32_t)(acc >> 32);
+    c->nbits = (uint8_t)nbits;
+}
+
+static inline int value_end(const struct hpack_value_check *c)
+{
+    if ((c->v & VC_HUFF) && ((c->v & VC_HBAD) || huff_end((uint64_t)c->acc << 32, c->nbits) != 0))
+        return HPACK_ERR_HUFFMAN; /* RFC 7541 §5.2 */
+    return (c->v & VC_BAD) ? 1 : 0;
+}
+
+static inline int value_whole(const uint8_t *p, size_t n, bool huff)
+{
+    struct hpack_value_check c;
+    value_start(&c, huff);
+    value_feed(&c, p, n);
+    return value_end(&c);
+}
+
+void hpack_value_check_start(struct hpack_value_check *c, bool huff)
+{
+    value_start(c, huff);
+}
+
+void hpack_value_check_feed(struct hpack_value_check *c, const uint8_t *p, size_t n)
+{
+    value_feed(c, p, n);
+}
+
+int hpack_value_check_end(const struct hpack_value_check *c)
+{
+    return value_end(c);
+}
+
+int hpack_value_check(const uint8_t *p, size_t n, bool huff)
+{
+    return value_whole(p, n, huff);
 }
 
 /* ------------------------------------------------------- static table */
@@ -655,6 +805,7 @@ void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit)
     d->size = d->count = d->head = d->tail = 0;
     d->limit = limit > HPACK_TABLE_MAX ? HPACK_TABLE_MAX : limit;
     d->capacity = d->limit;
+    d->vmemo_len = 0;
 }
 
 static uint32_t slot_of(const struct hpack_decoder *d, uint32_t i) /* i: 1 = newest */
@@ -737,6 +888,7 @@ static void table_insert(struct hpack_decoder *d, const uint8_t *name, size_t nl
     d->off[s] = (uint16_t)d->tail;
     d->nlen[s] = (uint16_t)nlen;
     d->vlen[s] = (uint16_t)vlen;
+    d->vbad[s] = value_raw(0, value, vlen) & VC_BAD; /* once here, not at every reference */
     d->head = (d->head + 1) % TABLE_SLOTS;
     d->tail += e;
     d->count++;
@@ -907,26 +1059,16 @@ void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *t
     s->malformed = false;
     s->names_bad = false;
     s->status_late = false;
+    s->values_bad = false;
     s->clen_bad = false;
     s->in_clen = false;
     s->content_length = -1;
     s->regular = false;
     s->status = 0;
     s->indexing = table->capacity >= ENTRY_OVERHEAD;
+    s->vmemo_pos = 0;
 }
 
-/* RFC 9113 §8.2.1: the octets no field name may hold (0x00-0x20, 'A'-'Z',
- * 0x7f-0xff) and ':' (allowed only first, for pseudo-headers). */
-static const uint8_t name_forbidden[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
 
 /* Name octets b[0..n), the first at offset pos of the name: SF_NPSEUDO for
  * a leading colon, SF_NBAD for what RFC 9113 §8.2.1 forbids (0x00-0x20,
@@ -941,8 +1083,8 @@ static uint8_t name_octets(uint32_t pos, const uint8_t *b, size_t n)
     }
     unsigned bad = 0; /* a table and no branch: names are on every response's hot path */
     for (; i < n; i++)
-        bad |= name_forbidden[b[i]];
-    return bad ? (uint8_t)(fl | SF_NBAD) : fl;
+        bad |= field_class[b[i]];
+    return (bad & FC_NAME) ? (uint8_t)(fl | SF_NBAD) : fl;
 }
 
 /* content-length (RFC 9110 §8.6, RFC 9113 §8.1.1). */
@@ -1170,6 +1312,75 @@ static bool dyn_is_clen(const struct hpack_decoder *d, uint64_t i)
     return d->nlen[sl] == sizeof clen_name && memcmp(d->arena + d->off[sl], clen_name, sizeof clen_name) == 0;
 }
 
+/* n octets at a and b the same? Eight at a time: the values compared are
+ * mostly 10 to 30 octets. */
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return x;
+}
+
+static inline bool same_octets(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (load64(a + i) != load64(b + i))
+                return false;
+        return load64(a + n - 8) == load64(b + n - 8);
+    }
+    if (n >= 4)
+        return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+#define VMEMO_OFF UINT32_MAX
+
+/* A whole Huffman-coded value p[0..n) of the fast path: value_whole's
+ * answer, from table->vmemo when the value there is the same (see hpack.h).
+ * vmemo always holds whole entries from its start, each of a value found
+ * valid, and s->vmemo_pos is the start of one (or its end, or VMEMO_OFF):
+ * so a match is always with a whole valid value, never with octets that
+ * straddle two. A value that differs replaces the entry in place when its
+ * length is the same (later entries still line up), else ends vmemo there. */
+static int value_memo(struct hpack_status_scan *s, const uint8_t *p, uint64_t n)
+{
+    struct hpack_decoder *d = s->table;
+    uint64_t m = s->vmemo_pos, next = m + 1 + n;
+    if (next <= d->vmemo_len && d->vmemo[m] == n && same_octets(d->vmemo + m + 1, p, (size_t)n)) {
+        s->vmemo_pos = (uint32_t)next;
+        return 0;
+    }
+    int r = value_whole(p, (size_t)n, true);
+    if (r != 0 || next > HPACK_VMEMO) {
+        s->vmemo_pos = VMEMO_OFF;
+        return r;
+    }
+    if (m >= d->vmemo_len || d->vmemo[m] != n)
+        d->vmemo_len = (uint16_t)next; /* what followed no longer lines up */
+    d->vmemo[m] = (uint8_t)n;
+    memcpy(d->vmemo + m + 1, p, (size_t)n);
+    s->vmemo_pos = (uint32_t)next;
+    return 0;
+}
+
+/* Dynamic index i (62 .. 61 + count): does its value break RFC 9113
+ * §8.2.1? (Table values are decoded octets.) */
+static bool dyn_value_bad(const struct hpack_decoder *d, uint64_t i)
+{
+    return d->vbad[slot_of(d, (uint32_t)(i - HPACK_STATIC_COUNT))];
+}
+
 /* Dynamic index i (62 .. 61 + count, not ":status"): its name's kind. */
 static int dyn_kind(const struct hpack_decoder *d, uint64_t i)
 {
@@ -1205,8 +1416,8 @@ static int collect(struct hpack_status_scan *s, const uint8_t *p, size_t k)
 }
 
 /* A string has ended: a collected Huffman string's padding is checked
- * (§5.2). Strings that are only skipped are never decoded, so their coding
- * errors go unnoticed. */
+ * (§5.2). (A value's is checked by value_end too, whether it was collected
+ * or not: value_done.) */
 static int string_end(struct hpack_status_scan *s)
 {
     if ((s->flags & (SF_INDEX | SF_BIG | SF_HUFF)) == (SF_INDEX | SF_HUFF))
@@ -1232,7 +1443,13 @@ static void scan_insert(struct hpack_status_scan *s)
 
 static int value_done(struct hpack_status_scan *s)
 {
-    int rc = string_end(s);
+    int rc = value_end(&s->vchk); /* RFC 9113 §8.2.1; RFC 7541 §5.2 */
+    if (rc > 0) {
+        s->values_bad = true;
+        rc = 0;
+    }
+    if (rc == 0)
+        rc = string_end(s);
     if (rc == 0 && (s->flags & SF_STATUS))
         rc = got_status(s, parse_status(s->sbuf, s->slen, s->flags & SF_HUFF));
     if (rc == 0 && s->in_clen)
@@ -1264,6 +1481,8 @@ static int scan_int_done(struct hpack_status_scan *s)
         if ((rc = table_get(d, v, &name, &nlen, &value, &vlen, &name_off)) != 0)
             return rc; /* 0, or beyond both tables (§2.3.3) */
         name_seen(s, index_kind(v, name, nlen));
+        if (v > HPACK_STATIC_COUNT && dyn_value_bad(d, v))
+            s->values_bad = true;
         if (v > HPACK_STATIC_COUNT && is_status_name(name, nlen)) /* table values are decoded octets */
             return got_status(s, parse_status(value, vlen, false));
         if (index_is_clen(v, name, nlen))
@@ -1328,6 +1547,9 @@ static int scan_int_done(struct hpack_status_scan *s)
         s->slen = 0;
         s->hacc = 0;
         s->hbits = 0;
+        value_start(&s->vchk, s->flags & SF_HUFF);
+        if (s->flags & SF_HUFF)
+            s->vmemo_pos = VMEMO_OFF; /* this block's values no longer line up with vmemo */
         if ((s->flags & SF_STATUS) && v > sizeof s->sbuf) { /* 3 digits: at most 3 octets, even Huffman */
             s->malformed = true;
             s->flags &= (uint8_t)~SF_STATUS;
@@ -1390,6 +1612,8 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
                 dyn_is_status(s->table, idx) || dyn_is_clen(s->table, idx))
                 return false;
             name_seen(s, dyn_kind(s->table, idx));
+            if (dyn_value_bad(s->table, idx))
+                s->values_bad = true;
         } else if (idx == STATIC_CONTENT_LENGTH) { /* an empty content-length: state machine */
             return false;
         } else {
@@ -1430,6 +1654,9 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     bool huff = *p & 0x80;
     if (!int_quick(&p, end, 7, &len) || len > (uint64_t)(end - p))
         return false;
+    int vbad = huff ? value_memo(s, p, len) : value_whole(p, (size_t)len, false); /* RFC 9113 §8.2.1 */
+    if (vbad < 0)
+        return false; /* bad Huffman: the state machine reports it */
     if (status) {
         int x = s->status || len > sizeof s->sbuf ? -1 : parse_status(p, (size_t)len, huff);
         if (x < 0)
@@ -1439,6 +1666,8 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     if (clen && clen_whole(s, p, (size_t)len, huff) != 0)
         return false; /* bad Huffman: the state machine reports it */
     name_seen(s, kind);
+    if (vbad)
+        s->values_bad = true;
     s->flags = SF_FIELD;
     *pp = p + len;
     return true;
@@ -1536,6 +1765,7 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
         }
         case SS_VALUE: {
             size_t k = (size_t)(end - p) < s->skip ? (size_t)(end - p) : (size_t)s->skip;
+            value_feed(&s->vchk, p, k); /* every value, whatever else is done with it */
             if (s->flags & SF_STATUS) {
                 memcpy(s->sbuf + s->slen, p, k);
                 s->slen = (uint8_t)(s->slen + k);

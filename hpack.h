@@ -44,6 +44,27 @@ long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 size_t hpack_huffman_encoded_len(const uint8_t *in, size_t n);
 size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out); /* out >= encoded_len */
 
+/* Field values (RFC 9113 §8.2.1; RFC 9114 §4.2, §10.3 for HTTP/3): no NUL,
+ * LF or CR anywhere, no SP or HTAB first or last; anything else is fine,
+ * obs-text (0x80-0xff) included. A value is checked as its octets go by,
+ * in any number of pieces, raw or Huffman-coded (then decoded on the fly,
+ * only into the check: the state between pieces is all that is kept, and
+ * the coding is checked as hpack_huffman_decode does, RFC 7541 §5.2).
+ * Shared with qpack.c; hpack.c's scanner uses the same code inline. */
+struct hpack_value_check {
+    uint32_t acc;  /* internal: Huffman bits of a code cut between pieces (under 30, from bit 31) */
+    uint8_t nbits; /* internal */
+    uint8_t v;     /* internal: what the octets so far say */
+};
+void hpack_value_check_start(struct hpack_value_check *c, bool huff);
+void hpack_value_check_feed(struct hpack_value_check *c, const uint8_t *p, size_t n);
+/* The value ended: 0 valid, 1 an octet §8.2.1 forbids (where it is),
+ * HPACK_ERR_HUFFMAN bad Huffman coding (a decoding error, reported here
+ * rather than mid-value so that any split gives the same result). */
+int hpack_value_check_end(const struct hpack_value_check *c);
+/* The same for a whole value. */
+int hpack_value_check(const uint8_t *p, size_t n, bool huff);
+
 /* Static table (Appendix A), 1-based index 1..61. */
 #define HPACK_STATIC_COUNT 61
 bool hpack_static_entry(unsigned index, const char **name, const char **value);
@@ -117,6 +138,7 @@ int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_reque
 /* --- complete decoder (RFC 7541 §3, §4, §6) -------------------------------- */
 
 #define HPACK_TABLE_MAX 4096 /* the most we ever allow: the protocol's default */
+#define HPACK_VMEMO 256      /* see vmemo below */
 
 struct hpack_decoder {
     uint32_t limit;       /* the most a size update may set (<= HPACK_TABLE_MAX): see h2.c */
@@ -129,6 +151,15 @@ struct hpack_decoder {
     uint16_t nlen[HPACK_TABLE_MAX / 32];
     uint16_t vlen[HPACK_TABLE_MAX / 32];
     uint8_t arena[HPACK_TABLE_MAX];     /* entry bytes, oldest first, compacted on insert: never wraps */
+    bool vbad[HPACK_TABLE_MAX / 32];    /* internal: the entry's value breaks RFC 9113 §8.2.1 */
+    /* internal, the status scanner's: Huffman-coded values of the
+     * connection's last blocks found valid (RFC 9113 §8.2.1, RFC 7541
+     * §5.2), each as its length octet then its octets, in block order. A
+     * value equal to the one at the same place is not decoded again: most
+     * servers send the same values block after block, and decoding them all
+     * would cost more than the rest of the response. */
+    uint16_t vmemo_len;
+    uint8_t vmemo[HPACK_VMEMO];
 };
 
 void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit);
@@ -174,6 +205,7 @@ struct hpack_status_scan {
     bool names_bad;      /* a pseudo-header other than :status, or a name with characters RFC 9113 §8.2.1
                           * forbids (see "Field names" below) */
     bool status_late;    /* :status after a regular field (RFC 9113 §8.3) */
+    bool values_bad;     /* a value with an octet RFC 9113 §8.2.1 forbids (see "Field values" below) */
     bool clen_bad;       /* a content-length that is not 1*DIGIT (up to 10^17), or two that differ
                           * (RFC 9110 §8.6) */
     bool in_clen;        /* internal: the current value is content-length's */
@@ -196,6 +228,8 @@ struct hpack_status_scan {
     uint32_t nlen;       /* internal: literal name bytes at the start of col */
     uint32_t clen;       /* internal: bytes in col */
     uint32_t cmax;       /* internal: what col may take before the entry is too big for the table */
+    struct hpack_value_check vchk; /* internal: the current value's check */
+    uint32_t vmemo_pos;  /* internal: where this block's next Huffman value falls in table->vmemo */
     uint8_t col[HPACK_SCAN_COLLECT]; /* internal: the literal being inserted (never cleared) */
 };
 
@@ -207,8 +241,15 @@ struct hpack_status_scan {
  * other than :status (a request's among them, or one undefined);
  * s->status_late: :status came after a regular field. Either makes an
  * HTTP/2 response malformed (§8.1.1); the scanner only reports them, like
- * s->malformed. Values other than :status's and content-length's are not
- * checked. content-length (static name index 28, a dynamic entry, or a
+ * s->malformed.
+ *
+ * Field values (RFC 9113 §8.2.1, see hpack_value_check): every value is
+ * checked too, literal or from the dynamic table (the static table's are
+ * all fine), Huffman-coded ones decoded for it on the fly into nothing but
+ * the check, so bad Huffman in any value is a decoding error (RFC 7541
+ * §5.2) even where shb has no use for the value. s->values_bad: one holds
+ * a NUL, LF or CR, or starts or ends with SP or HTAB; the response is
+ * malformed (§8.1.1), which the scanner only reports. content-length (static name index 28, a dynamic entry, or a
  * literal name, raw or Huffman) is read into s->content_length, for
  * RFC 9113 §8.1.1's check against the DATA; s->clen_bad if unreadable. */
 
@@ -218,8 +259,8 @@ void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *t
 /* Feeds one fragment of a header block. last: this fragment ends the block
  * (END_HEADERS). Returns 0, or a HPACK_ERR_* (a reference beyond the tables,
  * a size update above table->limit or after a field, a block ending
- * mid-field, an integer overflow, bad Huffman in a :status value or in a
- * string being inserted): a COMPRESSION_ERROR, after which the table is out
+ * mid-field, an integer overflow, bad Huffman in a name or a value): a
+ * COMPRESSION_ERROR, after which the table is out
  * of step and the connection must go; the error is sticky. After the last
  * fragment, s->status holds :status (0: the block had none — a malformed
  * response, RFC 9113 §8.3.2). A malformed or repeated :status is not a

@@ -534,7 +534,12 @@ static int line_status(const struct line *l)
  * line, so both paths judge a line by the same code. Every check is made
  * on octets in order, so an error other than running out of input is
  * certain as soon as its octet arrives, whatever follows: the two paths
- * find the same first error at any split. */
+ * find the same first error at any split. Values are the exception that
+ * keeps the rule: each is checked whole (hpack_value_check, RFC 9114 §4.2,
+ * §10.3) as the line ends, on the fast path from the line's octets, on the
+ * slow one through the running check s->vchk fed as they pass, which says
+ * what it found only at the value's end, so that a value cut by the
+ * section's end is QPACK_ERR_TRUNCATED on both paths. */
 enum scan_state {
     SQ_RIC0,       /* at the prefix's first octet (Required Insert Count, 8-bit prefix) */
     SQ_RIC,        /* its continuation octets */
@@ -580,6 +585,21 @@ static inline int line_done(struct qpack_status_verdict *v, const struct line *l
     return 0;
 }
 
+/* A literal value's check (hpack_value_check's result r): RFC 9114 §4.2,
+ * §10.3 and RFC 9113 §8.2.1's rules (no NUL, LF or CR; no SP or HTAB at
+ * either end) make a bad one malformed (§4.1.2), noted like a bad :status;
+ * bad Huffman in it, whether shb needs the value or not, cannot be decoded
+ * (RFC 9204 §4.1.2, RFC 7541 §5.2): QPACK_ERR_HUFFMAN, a connection error of
+ * type QPACK_DECOMPRESSION_FAILED (§2.2.3). */
+static inline int value_verdict(struct qpack_status_verdict *v, int r)
+{
+    if (r < 0)
+        return QPACK_ERR_HUFFMAN;
+    if (r > 0)
+        v->malformed = true;
+    return 0;
+}
+
 /* The line read octet by octet is complete. Its strings point at what was
  * kept of them, with their real lengths: line_kind reads no more than 7
  * octets of a name (all of ":status", or the first), line_status none of
@@ -593,6 +613,11 @@ static int slow_line_done(struct qpack_status_scan *s)
         .value = { s->value, s->vlen, s->vhuff },
     };
     s->state = SQ_LINE;
+    if (!s->indexed) { /* the value went by in pieces, through s->vchk */
+        int rc = value_verdict(&s->v, hpack_value_check_end(&s->vchk));
+        if (rc)
+            return rc;
+    }
     return line_done(&s->v, &l);
 }
 
@@ -625,6 +650,7 @@ static int scan_int_done(struct qpack_status_scan *s)
         return 0;
     case SQ_VLEN:
         s->vlen = s->left = (uint32_t)v;
+        hpack_value_check_start(&s->vchk, s->vhuff);
         if (v == 0)
             return slow_line_done(s);
         s->state = SQ_VALUE;
@@ -715,9 +741,12 @@ static int scan_step(struct qpack_status_scan *s, const uint8_t **pp, const uint
         if (s->left == 0)
             s->state = SQ_VLEN0;
         return 0;
-    case SQ_VALUE:
-        *pp = p + scan_string(s, p, end, s->vlen, s->value, sizeof s->value);
+    case SQ_VALUE: {
+        size_t k = scan_string(s, p, end, s->vlen, s->value, sizeof s->value);
+        hpack_value_check_feed(&s->vchk, p, k);
+        *pp = p + k;
         return s->left == 0 ? slow_line_done(s) : 0;
+    }
     default: /* SQ_RIC, SQ_INDEX, SQ_NAME_INDEX, SQ_NLEN, SQ_VLEN: continuation octets */
         *pp = p + 1;
         rc = hpack_int_step(&s->ival, &s->ilen, *p);
@@ -749,6 +778,8 @@ static inline __attribute__((always_inline)) int scan_whole(struct qpack_status_
                 rc = 0;
             break;
         }
+        if (!l.indexed && (rc = value_verdict(&v, hpack_value_check(l.value.p, l.value.len, l.value.huff))) != 0)
+            break;
         if ((rc = line_done(&v, &l)) != 0)
             break;
         p = q;

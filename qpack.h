@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpack.h"
 #include "request.h"
 
 /* RFC 9204 §6: the HTTP/3 error codes of QPACK failures (connection errors
@@ -38,7 +39,9 @@
 #define QPACK_ERR_TOO_LONG (-7)  /* Huffman-decoded name and value do not fit the caller's scratch */
 #define QPACK_ERR_STATUS (-8)    /* qpack_status: a malformed response (RFC 9114 §4.1.2, §4.3):
                                   * :status repeated or not 3 digits (100..999), another
-                                  * pseudo-header, or a pseudo-header after a regular field */
+                                  * pseudo-header, a pseudo-header after a regular field, or a
+                                  * value with NUL, LF or CR, or SP or HTAB at either end (§4.2,
+                                  * §10.3; RFC 9113 §8.2.1's rule) */
 #define QPACK_ERR_NO_STATUS (-9) /* qpack_status: otherwise fine, but no :status (RFC 9114 §4.3.2) */
 #define QPACK_ERR_ENCODER_STREAM (-10) /* the peer's encoder stream carried an instruction other
                                         * than Set Dynamic Table Capacity 0 (§4.3) */
@@ -92,13 +95,14 @@ int qpack_decode(const uint8_t *p, size_t n, uint8_t *scratch, size_t scratch_ca
 /* --- hot path: :status only ---------------------------------------------- */
 
 /* The :status of a response's field section, read without decoding the
- * other field lines: their strings are stepped over by length, never
- * Huffman-decoded, so their coding errors go unnoticed; every structural
- * error qpack_decode would find is found. Returns 0 and *status (100..999);
- * the first QPACK_ERR_* a structural problem of the section gives
- * (QPACK_ERR_HUFFMAN: only in a :status value); else QPACK_ERR_STATUS for a
- * malformed response (see above; checked over the whole section), else
- * QPACK_ERR_NO_STATUS. *status is 0 on error. Agrees with qpack_decode on
+ * other field lines' names: literal names are stepped over by length (so
+ * their coding errors go unnoticed), every value is checked (hpack.h's
+ * hpack_value_check: its octets, and its Huffman coding, decoded for the
+ * check only); every structural error qpack_decode would find is found.
+ * Returns 0 and *status (100..999); the first QPACK_ERR_* a structural
+ * problem of the section gives (QPACK_ERR_HUFFMAN: in a value, RFC 9204
+ * §4.1.2); else QPACK_ERR_STATUS for a malformed response (see above;
+ * checked over the whole section), else QPACK_ERR_NO_STATUS. *status is 0 on error. Agrees with qpack_decode on
  * every section qpack_decode accepts (the tests check this).
  * A trailer section is well-formed exactly when this returns
  * QPACK_ERR_NO_STATUS (RFC 9114 §4.3: no pseudo-headers in trailers). */
@@ -128,6 +132,7 @@ struct qpack_status_scan {
     uint32_t nlen, vlen; /* internal: the literal name's and value's encoded lengths */
     uint32_t left;      /* internal: octets of the current string still to come */
     uint64_t ival;      /* internal: the integer being read */
+    struct hpack_value_check vchk; /* internal: the value being read, checked as it goes by */
 };
 
 void qpack_status_scan_init(struct qpack_status_scan *s);

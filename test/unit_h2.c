@@ -195,6 +195,18 @@ static const uint8_t BLATESTATUS[] = { 0x00, 0x01, 'a', 0x01, 'b', 0x88 };      
 static const uint8_t BPSEUDO[] = { 0x88, 0x00, 0x04, ':', 'f', 'o', 'o', 0x01, 'b' }; /* :status 200, :foo: b */
 static const uint8_t BREQPSEUDO[] = { 0x88, 0x82 };                               /* :status 200, :method GET */
 static const uint8_t BUPPER[] = { 0x88, 0x00, 0x01, 'X', 0x01, 'b' };             /* :status 200, X: b */
+/* Field values (§8.2.1): :status 200, then x-foo (a literal name) with a bad value. */
+#define BV(...) { 0x88, 0x00, 0x05, 'x', '-', 'f', 'o', 'o', __VA_ARGS__ }
+static const uint8_t BVNUL[] = BV(0x03, 'a', 0x00, 'b');
+static const uint8_t BVCR[] = BV(0x03, 'a', '\r', 'b');
+static const uint8_t BVLF[] = BV(0x03, 'a', '\n', 'b');
+static const uint8_t BVLEADSP[] = BV(0x02, ' ', 'a');
+static const uint8_t BVTRAILTAB[] = BV(0x02, 'a', '\t');
+static const uint8_t BVHUFFCR[] = BV(0x86, 0x1f, 0xff, 0xff, 0xff, 0xb1, 0xff);  /* "a\rb" Huffman-coded */
+static const uint8_t BVFINE[] = BV(0x07, 'a', ' ', ',', '\t', 0x80, 0xff, 'b'); /* inner SP, HTAB, obs-text */
+/* server (static 54) with a bad value: the value's name comes from the static table */
+static const uint8_t BVSERVER[] = { 0x88, 0x0f, 0x27, 0x02, 'x', ' ' };
+#undef BV
 
 /* String length with a 7-bit prefix, H = 0 (RFC 7541 §5.1). */
 static void hp_len(struct buf *x, size_t v)
@@ -784,6 +796,17 @@ static void test_stream_errors(void)
         { "stream error: a request pseudo-header (:method GET) in a response (§8.3)", 0, BREQPSEUDO, sizeof BREQPSEUDO,
           ES | EH, 0, 1 },
         { "stream error: an uppercase field name (§8.2.1)", 0, BUPPER, sizeof BUPPER, ES | EH, 0, 1 },
+        { "stream error: a field value with NUL (§8.2.1)", 0, BVNUL, sizeof BVNUL, ES | EH, 0, 1 },
+        { "stream error: a field value with CR (§8.2.1)", 0, BVCR, sizeof BVCR, ES | EH, 0, 1 },
+        { "stream error: a field value with LF (§8.2.1)", 0, BVLF, sizeof BVLF, ES | EH, 0, 1 },
+        { "stream error: a field value with a leading SP (§8.2.1)", 0, BVLEADSP, sizeof BVLEADSP, ES | EH, 0, 1 },
+        { "stream error: a field value with a trailing HTAB (§8.2.1)", 0, BVTRAILTAB, sizeof BVTRAILTAB, ES | EH, 0,
+          1 },
+        { "stream error: a Huffman-coded field value holding a CR (§8.2.1)", 0, BVHUFFCR, sizeof BVHUFFCR, ES | EH, 0,
+          1 },
+        { "stream error: a server value with a trailing SP (static name 54)", 0, BVSERVER, sizeof BVSERVER, ES | EH, 0,
+          1 },
+        { "stream error: a bad value in trailers (§8.2.1)", 1, BVCR + 1, sizeof BVCR - 1, ES | EH, 0, 1 },
         { "stream error: a pseudo-header other than :status in trailers (§8.1)", 1, BPSEUDO + 1, sizeof BPSEUDO - 1,
           ES | EH, 0, 1 },
     };
@@ -816,6 +839,35 @@ static void test_stream_errors(void)
         T_CHECK(cases[i].name, ok && fx_end(f), "rc %d, %zu RST_STREAM, ev %d", rc, nrs, e ? (int)e->kind : -1);
         buf_free(&b);
     }
+}
+
+/* Field values (§8.2.1) that are fine, and a bad one whose bad octet comes
+ * in the block's CONTINUATION: judged on the whole block, at its end. */
+static void test_field_values(void)
+{
+    struct fx *f = fx_ready(2, NULL, 0);
+    fx_start(f);
+    fx_start(f);
+    struct buf b = { 0 };
+    f_headers(&b, 1, EH, BVFINE, sizeof BVFINE);
+    f_data(&b, 1, ES, 3);
+    int rc = fx_feedb(f, &b);
+    const struct ev *e = fx_ev_for(f, 1);
+    T_CHECK("values: inner SP, HTAB, comma and obs-text 0x80-0xff in a value: a 200 response",
+            rc == 0 && e && e->kind == H2_EV_RESPONSE && e->status == 200, "rc %d", rc);
+    /* "a\rb" cut before the CR: HEADERS ends at 'a', the CONTINUATION starts with CR. */
+    size_t cut = sizeof BVCR - 2;
+    f_headers(&b, 3, ES, BVCR, cut);
+    f_cont(&b, 3, EH, BVCR + cut, sizeof BVCR - cut);
+    rc = fx_feedb(f, &b);
+    e = fx_ev_for(f, 3);
+    struct fr rs[4];
+    size_t nrs = fx_collect(f, T_RST, rs, 4);
+    T_CHECK("values: a CR in the CONTINUATION of a value begun in HEADERS: RST_STREAM PROTOCOL_ERROR, stream error",
+            rc == 0 && e && e->kind == H2_EV_MALFORMED && e->code == 1 && nrs == 1 && rs[0].id == 3,
+            "rc %d ev %d, %zu RST_STREAM", rc, e ? (int)e->kind : -1, nrs);
+    T_CHECK("values: scenario accounting", fx_end(f), "bad accounting");
+    buf_free(&b);
 }
 
 static void test_request_body(void)
@@ -1492,6 +1544,18 @@ static void build_violation(int i, struct buf *pre, struct buf *b, const char **
             buf_u8(b, 0x00); hp_len(b, 5); buf_put(b, "x-big", 5); hp_len(b, 16000 - 15); buf_fill(b, 'v', 16000 - 15);
         }
         *rc = H2_ERR_CALM; break;
+    case 57: *name = "violation: bad Huffman padding in a value shb skips (x-foo) -> COMPRESSION_ERROR (RFC 7541 §5.2)";
+        { static const uint8_t x[] = { 0x88, 0x00, 0x05, 'x', '-', 'f', 'o', 'o', 0x81, 0x00 };
+          f_headers(b, 1, EH | ES, x, sizeof x); }
+        *rc = H2_ERR_COMPRESSION; break;
+    case 58: *name = "violation: EOS inside a value shb skips (server) -> COMPRESSION_ERROR (RFC 7541 §5.2)";
+        { static const uint8_t x[] = { 0x88, 0x0f, 0x27, 0x85, 0x1f, 0xff, 0xff, 0xff, 0xff };
+          f_headers(b, 1, EH | ES, x, sizeof x); }
+        *rc = H2_ERR_COMPRESSION; break;
+    case 59: *name = "violation: Huffman padding of 8 bits in a value shb skips, in a CONTINUATION -> COMPRESSION_ERROR";
+        { static const uint8_t x[] = { 0x88, 0x00, 0x05, 'x', '-', 'f', 'o', 'o', 0x82 }, y[] = { 0x1f, 0xff };
+          f_headers(b, 1, ES, x, sizeof x); f_cont(b, 1, EH, y, sizeof y); }
+        *rc = H2_ERR_COMPRESSION; break;
     default: *name = NULL; return;
     }
     *code = *rc == H2_ERR_PROTOCOL ? 1 : *rc == H2_ERR_FRAME_SIZE ? 6 : *rc == H2_ERR_FLOW_CONTROL ? 3 :
@@ -2291,6 +2355,7 @@ int main(void)
     test_continuation_padding();
     test_interim_trailers();
     test_stream_errors();
+    test_field_values();
     test_request_body();
     test_recv_flow();
     test_goaway();

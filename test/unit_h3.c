@@ -303,6 +303,13 @@ struct ref {
 static int ref_cb(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
 {
     struct ref *r = ctx;
+    /* RFC 9114 §4.2, §10.3 (RFC 9113 §8.2.1's rule): no NUL, LF or CR, no
+     * SP or HTAB at either end. */
+    if (vlen && (value[0] == ' ' || value[0] == '\t' || value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
+        r->bad = true;
+    for (size_t i = 0; i < vlen; i++)
+        if (value[i] == 0 || value[i] == '\r' || value[i] == '\n')
+            r->bad = true;
     if (nlen == 0 || name[0] != ':') {
         r->regular = true;
         return 0;
@@ -718,6 +725,41 @@ static void test_resp(void)
     resp_check("resp: :status twice: H3_MESSAGE_ERROR", &k, true, -H3_MESSAGE_ERROR, 0, 0);
     b_frame_hex(&k, H3_FRAME_HEADERS, "0000 5f4d 0178 d9");
     resp_check("resp: :status after a regular field: H3_MESSAGE_ERROR", &k, true, -H3_MESSAGE_ERROR, 0, 0);
+
+    /* Field values (RFC 9114 §4.2, §10.3; RFC 9113 §8.2.1's rule): a bad
+     * one is malformed, a stream error H3_MESSAGE_ERROR (§4.1.2); bad
+     * Huffman in any value, needed or not, is QPACK_DECOMPRESSION_FAILED
+     * (RFC 9204 §4.1.2, §2.2.3). Static 92 is a regular name. */
+    static const struct {
+        const char *what, *sec;
+        int rc;
+        uint16_t status;
+    } vals[] = {
+        { "a value with NUL: H3_MESSAGE_ERROR", ST200 " 5f4d 03 610062", -H3_MESSAGE_ERROR, 0 },
+        { "a value with CR: H3_MESSAGE_ERROR", ST200 " 5f4d 03 610d62", -H3_MESSAGE_ERROR, 0 },
+        { "a value with LF: H3_MESSAGE_ERROR", ST200 " 5f4d 03 610a62", -H3_MESSAGE_ERROR, 0 },
+        { "a value with a leading SP: H3_MESSAGE_ERROR", ST200 " 5f4d 02 2061", -H3_MESSAGE_ERROR, 0 },
+        { "a value with a trailing HTAB: H3_MESSAGE_ERROR", ST200 " 5f4d 02 6109", -H3_MESSAGE_ERROR, 0 },
+        { "a literal-name line's value with a CR: H3_MESSAGE_ERROR", ST200 " 23 782d66 02 0d61", -H3_MESSAGE_ERROR,
+          0 },
+        { "a Huffman value \"a\\rb\": H3_MESSAGE_ERROR", ST200 " 5f4d 86 1fffffffb1ff", -H3_MESSAGE_ERROR, 0 },
+        { "a Huffman value \"ab\\t\": H3_MESSAGE_ERROR", ST200 " 5f4d 85 1c7ffffd5f", -H3_MESSAGE_ERROR, 0 },
+        { "a Huffman value \" a\": H3_MESSAGE_ERROR", ST200 " 5f4d 82 507f", -H3_MESSAGE_ERROR, 0 },
+        { "inner spaces, a tab and obs-text 0x80-0xff: fine", ST200 " 5f4d 07 61202c0980ff62", H3_RESP_DONE, 200 },
+        { "bad Huffman padding in a value shb skips: QPACK_DECOMPRESSION_FAILED", ST200 " 5f4d 81 18",
+          -QPACK_DECOMPRESSION_FAILED, 0 },
+        { "EOS inside a value shb skips: QPACK_DECOMPRESSION_FAILED", ST200 " 5f4d 84 ffffffff",
+          -QPACK_DECOMPRESSION_FAILED, 0 },
+        { "a valid Huffman value (\"a\"): fine", ST200 " 5f4d 81 1f", H3_RESP_DONE, 200 },
+    };
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        char name[200];
+        snprintf(name, sizeof name, "resp: %s", vals[i].what);
+        b_frame_hex(&k, H3_FRAME_HEADERS, vals[i].sec);
+        resp_check(name, &k, true, vals[i].rc, vals[i].status, 0);
+        snprintf(name, sizeof name, "scan: %s: every split agrees with qpack_status", vals[i].what);
+        T_CHECK(name, scan_agrees_hex(vals[i].sec, NULL), "see above");
+    }
 
     /* Non-minimal varints: the type and the lengths on 2, 4 and 8 bytes. */
     for (size_t len = 2; len <= 8; len *= 2) {

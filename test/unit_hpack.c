@@ -1155,13 +1155,13 @@ static void test_scanner(void)
     scan_hex("scan: second :status is an error (RFC 9113 §8.3)", "88 08 03 333032", SCAN_STATUS_ERR, 0);
     scan_hex("scan: a malformed :status does not stop decoding: a later error still shows",
              "08 03 32306f 80", HPACK_ERR_INDEX, 0);
-    /* Inserted Huffman strings are decoded, so their errors show (§5.2);
-     * skipped ones are not (limit 0 only: nothing is inserted there). */
+    /* Huffman strings are all checked, inserted or skipped, so their errors
+     * show (§5.2; limit 0: nothing is inserted there). */
     {
         uint16_t st, st0;
         int r0 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x81\x00", 6, NULL, 0, &st0);
-        T_CHECK("scan: limit 0: bad Huffman padding in a skipped value goes unnoticed", r0 == 0 && st0 == 200,
-                "%d %u", r0, (unsigned)st0);
+        T_CHECK("scan: limit 0: bad Huffman padding in a skipped value is HPACK_ERR_HUFFMAN too",
+                r0 == HPACK_ERR_HUFFMAN, "%d %u", r0, (unsigned)st0);
         scan_limit = 4096;
         int r1 = scan_cuts((const uint8_t *)"\x88\x40\x01\x61\x81\x00", 6, NULL, 0, &st);
         int r2 = scan_cuts((const uint8_t *)"\x88\x40\x81\x00\x01\x61", 6, NULL, 0, &st);
@@ -1355,6 +1355,241 @@ static void test_names(void)
                false, false, 0);
     scan_names("names: a Huffman name with 8 bits of padding is a decoding error", "88 00 82 1f ff 01 62",
                HPACK_ERR_HUFFMAN, false, false, 0);
+}
+
+/* Field values (RFC 9113 §8.2.1; RFC 7541 §5.2 for their Huffman coding).
+ * The block b[0..n) is fed whole, one byte at a time and split in two at
+ * every byte, on a fresh table of limit 0 and of limit 4096, and twice on
+ * the same table (the second time values may come from the scanner's memo
+ * of valid values): every way must give want_rc, and then values_bad ==
+ * want_bad, :status 200 and nothing else wrong. */
+static void scan_values_b(const char *name, const uint8_t *b, size_t n, int want_rc, bool want_bad)
+{
+    struct hpack_decoder *t = malloc(sizeof *t);
+    struct hpack_status_scan *s = malloc(sizeof *s);
+    bool ok = true;
+    for (int li = 0; li < 2; li++) {
+        for (size_t way = 0; way < n + 2; way++) { /* 0 whole, 1 byte by byte, 2.. split at way - 1 */
+            if (way >= 2 && (way - 1 == 0 || way - 1 >= n))
+                continue;
+            hpack_decoder_init(t, li ? HPACK_TABLE_MAX : 0);
+            for (int round = 0; round < (way == 0 ? 2 : 1); round++) {
+                hpack_status_scan_init(s, t);
+                int rc = 0;
+                size_t cut = way == 0 ? n : way == 1 ? 1 : way - 1;
+                for (size_t off = 0; off < n && rc == 0;) {
+                    size_t k = way == 1 ? 1 : off == 0 ? cut : n - off;
+                    uint8_t *copy = memdup(b + off, k);
+                    rc = hpack_status_scan_feed(s, copy, k, off + k == n);
+                    free(copy);
+                    off += k;
+                }
+                ok &= T_QUIET(name,
+                              rc == want_rc && (rc != 0 || (s->values_bad == want_bad && s->status == 200 &&
+                                                            !s->malformed && !s->names_bad && !s->status_late)),
+                              "limit %d, way %zu, round %d: rc %d values_bad %d status %u", li ? 4096 : 0, way,
+                              round, rc, s->values_bad, (unsigned)s->status);
+                if (rc != 0)
+                    break;
+            }
+        }
+    }
+    T_CHECK(name, ok, "see above");
+    free(s);
+    free(t);
+}
+
+static void scan_values(const char *name, const char *hex, int want_rc, bool want_bad)
+{
+    size_t n = unhex(hex, NULL, 0);
+    uint8_t *b = malloc(n ? n : 1);
+    unhex(hex, b, n);
+    scan_values_b(name, b, n, want_rc, want_bad);
+    free(b);
+}
+
+/* :status 200, then x-foo (literal name, static index none) with the value
+ * v[0..vn), Huffman-coded when huff: kind 0x00 (without indexing) or 0x40
+ * (with incremental indexing). */
+static size_t value_block(uint8_t *out, uint8_t kind, const uint8_t *v, size_t vn, bool huff)
+{
+    size_t o = 0;
+    out[o++] = 0x88;
+    out[o++] = kind;
+    out[o++] = 5;
+    memcpy(out + o, "x-foo", 5);
+    o += 5;
+    if (huff) {
+        size_t hn = hpack_huffman_encoded_len(v, vn);
+        out[o++] = (uint8_t)(0x80 | hn); /* the tests keep values under 127 octets */
+        o += hpack_huffman_encode(v, vn, out + o);
+    } else {
+        out[o++] = (uint8_t)vn;
+        memcpy(out + o, v, vn);
+        o += vn;
+    }
+    return o;
+}
+
+static void test_values(void)
+{
+    {
+        bool ok = true;
+        for (unsigned i = 1; i <= HPACK_STATIC_COUNT; i++) {
+            const char *name, *value;
+            hpack_static_entry(i, &name, &value);
+            ok &= T_QUIET("values: static", hpack_value_check((const uint8_t *)value, strlen(value), false) == 0,
+                          "entry %u", i);
+        }
+        T_CHECK("values: every static entry's value is a valid field value (indexed fields need no check)", ok,
+                "see above");
+    }
+    static const struct {
+        const char *name;
+        const char *v;
+        size_t vn;
+        bool bad;
+    } cases[] = {
+        { "a NUL (§8.2.1)", "a\0b", 3, true },
+        { "a CR", "a\rb", 3, true },
+        { "an LF", "a\nb", 3, true },
+        { "CR LF at the end", "ab\r\n", 4, true },
+        { "a leading SP", " ab", 3, true },
+        { "a leading HTAB", "\tab", 3, true },
+        { "a trailing SP", "ab ", 3, true },
+        { "a trailing HTAB", "ab\t", 3, true },
+        { "one SP alone", " ", 1, true },
+        { "inner spaces, a tab, commas, quotes: fine", "a, \"b\"\t; c=d", 12, false },
+        { "obs-text 0x80-0xff and other controls: fine (only NUL, CR, LF are forbidden)", "\x80\xff\x01\x7f z", 6,
+          false },
+        { "an HTTP date: fine", "Wed, 02 Dec 2026 06:06:12 GMT", 29, false },
+        { "empty: fine", "", 0, false },
+        { "one octet: fine", "x", 1, false },
+    };
+    uint8_t b[256];
+    char name[200];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int kind = 0; kind < 2; kind++) {
+            for (int huff = 0; huff < 2; huff++) {
+                size_t n = value_block(b, kind ? 0x40 : 0x00, (const uint8_t *)cases[i].v, cases[i].vn, huff);
+                snprintf(name, sizeof name, "values: %s (%s, %s)%s", cases[i].name, huff ? "Huffman" : "raw",
+                         kind ? "inserted" : "not indexed", cases[i].bad ? ": values_bad" : "");
+                scan_values_b(name, b, n, 0, cases[i].bad);
+            }
+        }
+    }
+    /* The bad octet in the second fragment: every split is tried above;
+     * here the one at the octet itself, named. */
+    {
+        struct hpack_decoder *t = malloc(sizeof *t);
+        struct hpack_status_scan *s = malloc(sizeof *s);
+        hpack_decoder_init(t, 0);
+        hpack_status_scan_init(s, t);
+        size_t n = value_block(b, 0x00, (const uint8_t *)"abc\rdef", 7, false);
+        int r1 = hpack_status_scan_feed(s, b, n - 4, false);
+        int r2 = hpack_status_scan_feed(s, b + n - 4, 4, true);
+        T_CHECK("values: a CR first in the block's second fragment: values_bad", r1 == 0 && r2 == 0 && s->values_bad,
+                "%d %d %d", r1, r2, s->values_bad);
+        hpack_decoder_init(t, 0);
+        hpack_status_scan_init(s, t);
+        n = value_block(b, 0x00, (const uint8_t *)"abcdef ", 7, true);
+        r1 = hpack_status_scan_feed(s, b, n - 1, false);
+        r2 = hpack_status_scan_feed(s, b + n - 1, 1, true);
+        T_CHECK("values: a Huffman value whose trailing SP ends in the second fragment: values_bad",
+                r1 == 0 && r2 == 0 && s->values_bad, "%d %d %d", r1, r2, s->values_bad);
+        free(s);
+        free(t);
+    }
+    /* Huffman coding of values shb skips (RFC 7541 §5.2): a decoding error. */
+    scan_values("values: Huffman padding of 0 bits ('0' 00000 + 000) in a skipped value: HPACK_ERR_HUFFMAN",
+                "88 00 05 782d666f6f 81 00", HPACK_ERR_HUFFMAN, false);
+    scan_values("values: Huffman padding of 8 bits ('a' 00011 + 111, then ff): HPACK_ERR_HUFFMAN",
+                "88 00 05 782d666f6f 82 1f ff", HPACK_ERR_HUFFMAN, false);
+    scan_values("values: EOS (30 one-bits) inside a skipped value: HPACK_ERR_HUFFMAN",
+                "88 00 05 782d666f6f 84 ffffffff", HPACK_ERR_HUFFMAN, false);
+    scan_values("values: EOS after a symbol in a skipped value (static name server): HPACK_ERR_HUFFMAN",
+                "88 0f 27 85 1f ffffffff", HPACK_ERR_HUFFMAN, false);
+    scan_values("values: a valid Huffman value (\"a\"), name by static index: fine", "88 0f 27 81 1f", 0, false);
+    scan_values("values: a bad value, then a later error: the error wins", "88 00 01 61 01 00 80", HPACK_ERR_INDEX,
+                false);
+    /* From the dynamic table: the entry's value is checked at every reference. */
+    {
+        struct hpack_decoder *t = malloc(sizeof *t);
+        struct hpack_status_scan *s = malloc(sizeof *s);
+        hpack_decoder_init(t, HPACK_TABLE_MAX);
+        hpack_status_scan_init(s, t);
+        uint8_t b1[] = { 0x88, 0x40, 0x01, 'a', 0x02, 'x', '\r' }, b2[] = { 0x88, 0xbe }, b3[] = { 0x88, 0x7e, 0x01, 'y' };
+        int r1 = hpack_status_scan_feed(s, b1, sizeof b1, true);
+        bool bad1 = s->values_bad;
+        hpack_status_scan_init(s, t);
+        int r2 = hpack_status_scan_feed(s, b2, sizeof b2, true);
+        bool bad2 = s->values_bad;
+        hpack_status_scan_init(s, t);
+        uint8_t one[1];
+        int r2b = 0;
+        for (size_t i = 0; i < sizeof b2 && r2b == 0; i++) { /* the state machine's path */
+            one[0] = b2[i];
+            r2b = hpack_status_scan_feed(s, one, 1, i + 1 == sizeof b2);
+        }
+        bool bad2b = s->values_bad;
+        hpack_status_scan_init(s, t);
+        int r3 = hpack_status_scan_feed(s, b3, sizeof b3, true); /* name of entry 62, a fine literal value */
+        bool bad3 = s->values_bad;
+        T_CHECK("values: an inserted bad value is values_bad where inserted and where referred to (62), whole and "
+                "byte by byte; its name with a fine value is fine",
+                r1 == 0 && bad1 && r2 == 0 && bad2 && r2b == 0 && bad2b && r3 == 0 && !bad3, "%d %d %d %d %d %d %d %d",
+                r1, bad1, r2, bad2, r2b, bad2b, r3, bad3);
+        free(s);
+        free(t);
+    }
+    /* The memo of valid Huffman values (hpack.h, vmemo): one connection's
+     * blocks, each like the last but for one value. */
+    {
+        struct hpack_decoder *t = malloc(sizeof *t);
+        struct hpack_status_scan *s = malloc(sizeof *s);
+        hpack_decoder_init(t, 0);
+        static const char *const seq[][3] = {
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:12 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:12 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT ", "text/plain" }, /* trailing SP */
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:1\r GMT", "text/plain" }, /* same length, a CR */
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT", " text/plain" },
+            { "x", "Wed, 02 Dec 2026 06:06:13 GMT", "text/plain" },
+            { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:13 GMT", "text/plain" },
+        };
+        static const bool want[] = { false, false, false, true, false, true, false, true, false, false };
+        bool ok = true;
+        for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+            uint8_t blk[256];
+            size_t o = 0;
+            blk[o++] = 0x88;
+            for (int f = 0; f < 3; f++) {
+                blk[o++] = (uint8_t)(0x0f);
+                blk[o++] = (uint8_t)((uint8_t[]){ 39, 18, 16 }[f]); /* server, date, content-type */
+                size_t vn = strlen(seq[i][f]);
+                size_t hn = hpack_huffman_encoded_len((const uint8_t *)seq[i][f], vn);
+                blk[o++] = (uint8_t)(0x80 | hn);
+                o += hpack_huffman_encode((const uint8_t *)seq[i][f], vn, blk + o);
+            }
+            hpack_status_scan_init(s, t);
+            int rc = hpack_status_scan_feed(s, blk, o, true);
+            ok &= T_QUIET("values: memo", rc == 0 && s->values_bad == want[i] && s->status == 200,
+                          "block %zu: rc %d values_bad %d", i, rc, s->values_bad);
+        }
+        /* Bad Huffman of the same length as the valid value before it. */
+        uint8_t good[] = { 0x88, 0x0f, 0x27, 0x81, 0x1f }, bad[] = { 0x88, 0x0f, 0x27, 0x81, 0x1e };
+        hpack_status_scan_init(s, t);
+        int r1 = hpack_status_scan_feed(s, good, sizeof good, true);
+        hpack_status_scan_init(s, t);
+        int r2 = hpack_status_scan_feed(s, bad, sizeof bad, true);
+        T_CHECK("values: a connection's blocks with one value changing: each judged on its own, memo or not",
+                ok && r1 == 0 && r2 == HPACK_ERR_HUFFMAN, "%d %d", r1, r2);
+        free(s);
+        free(t);
+    }
 }
 
 static void test_scanner_table(void)
@@ -1896,6 +2131,7 @@ int main(void)
     test_scanner();
     test_scanner_table();
     test_names();
+    test_values();
     test_request();
     test_request_indexed();
     test_robustness();

@@ -773,6 +773,13 @@ struct ref {
 static int ref_cb(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
 {
     struct ref *r = ctx;
+    /* RFC 9114 §4.2, §10.3 (RFC 9113 §8.2.1's rule): no NUL, LF or CR, no
+     * SP or HTAB at either end. */
+    if (vlen && (value[0] == ' ' || value[0] == '\t' || value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
+        r->bad = true;
+    for (size_t i = 0; i < vlen; i++)
+        if (value[i] == 0 || value[i] == '\r' || value[i] == '\n')
+            r->bad = true;
     if (nlen == 0 || name[0] != ':') {
         r->regular = true;
         return 0;
@@ -803,6 +810,19 @@ static int ref_result(const struct ref *r, uint16_t *st)
         return QPACK_ERR_NO_STATUS;
     *st = (uint16_t)r->st;
     return 0;
+}
+
+/* The static table's values all pass the field value rules. */
+static void test_static_values(void)
+{
+    bool ok = true;
+    for (unsigned i = 0; i < QPACK_STATIC_COUNT; i++) {
+        const char *name, *value;
+        qpack_static_entry(i, &name, &value);
+        ok &= T_QUIET("static values", hpack_value_check((const uint8_t *)value, strlen(value), false) == 0,
+                      "entry %u: \"%s\"", i, value);
+    }
+    T_CHECK("values: every static entry's value is a valid field value (indexed lines need no check)", ok, "see above");
 }
 
 static void test_status(void)
@@ -877,13 +897,33 @@ static void test_status(void)
         { "0000 5f0a 00", "empty :status: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
         { "0000 5f0a 03 393939", ":status 999 is three digits: 999", 0, 999 },
         { "0000 5f0a 82 6410", ":status with bad Huffman padding (30 + 10000): QPACK_ERR_HUFFMAN", QPACK_ERR_HUFFMAN, 0 },
-        { "0000 5f0a 89 ffffffffffffffffff", "a 9-octet Huffman :status value: QPACK_ERR_STATUS", QPACK_ERR_STATUS,
-          0 },
+        { "0000 5f0a 89 000000000000000003", "a 9-octet Huffman :status value (14 zeros): QPACK_ERR_STATUS",
+          QPACK_ERR_STATUS, 0 },
+        { "0000 5f0a 89 ffffffffffffffffff", "a 9-octet Huffman :status value holding EOS: QPACK_ERR_HUFFMAN",
+          QPACK_ERR_HUFFMAN, 0 },
         { "0000 d9 d9 80", "two :status then a dynamic reference: the QPACK error wins (QPACK_ERR_DYNAMIC)",
           QPACK_ERR_DYNAMIC, 0 },
         { "0000 d9 5f4d 05 6162", ":status then a truncated value: QPACK_ERR_TRUNCATED", QPACK_ERR_TRUNCATED, 0 },
-        { "0000 d9 5f4d 81 18", ":status then bad Huffman elsewhere: not decoded, 200", 0, 200 },
+        { "0000 d9 5f4d 81 18", ":status then bad Huffman padding in a value shb skips: QPACK_ERR_HUFFMAN (RFC 9204 "
+          "§4.1.2, RFC 7541 §5.2)", QPACK_ERR_HUFFMAN, 0 },
         { "0000 d9 ff24", ":status then static index 99: QPACK_ERR_INDEX", QPACK_ERR_INDEX, 0 },
+        /* Field values (RFC 9114 §4.2, §10.3, with RFC 9113 §8.2.1's rule). */
+        { "0000 d9 5f4d 03 610062", "a value with NUL: QPACK_ERR_STATUS (malformed)", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 03 610d62", "a value with CR: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 03 610a62", "a value with LF: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 02 2061", "a value with a leading SP: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 02 6109", "a value with a trailing HTAB: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 01 20", "a value of one SP: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 23 782d66 02 0d61", "a literal name's value with CR: QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 86 1fffffffb1ff", "a Huffman value \"a\\rb\": QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 85 1c7ffffd5f", "a Huffman value \"ab\\t\": QPACK_ERR_STATUS", QPACK_ERR_STATUS, 0 },
+        { "0000 d9 5f4d 07 61202c0980ff62", "inner SP, comma, HTAB and obs-text 0x80-0xff: 200", 0, 200 },
+        { "0000 d9 5f4d 00", "an empty value: 200", 0, 200 },
+        { "0000 d9 5f4d 84 ffffffff", "EOS inside a value shb skips: QPACK_ERR_HUFFMAN", QPACK_ERR_HUFFMAN, 0 },
+        { "0000 d9 5f4d 82 1fff", "8 bits of Huffman padding in a value shb skips: QPACK_ERR_HUFFMAN", QPACK_ERR_HUFFMAN,
+          0 },
+        { "0000 d9 5f4d 01 00 80", "a bad value, then a dynamic reference: the QPACK error wins", QPACK_ERR_DYNAMIC,
+          0 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         st = 7;
@@ -1197,6 +1237,7 @@ int main(void)
     test_truncation();
     test_request();
     test_status();
+    test_static_values();
     test_differential();
     test_encoder_stream();
     test_error_codes();

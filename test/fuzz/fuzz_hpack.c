@@ -12,9 +12,12 @@
  * promise when the complete decoder accepts a block:
  *   - the scanner accepts it too: every scanner error (a reference beyond the
  *     tables, a bad size update, a block cut mid-field, an integer overflow,
- *     bad Huffman in a :status value or in a string being inserted) is a
- *     decoding error of the complete decoder as well;
+ *     bad Huffman in a name or a value) is a decoding error of the complete
+ *     decoder as well;
  *   - the two dynamic tables stay in step (same capacity, size, and entries);
+ *   - s->values_bad exactly when a field the decoder gives has a value with
+ *     NUL, LF or CR, or SP or HTAB at either end (RFC 9113 §8.2.1), whatever
+ *     the split and whatever the earlier blocks left in the value memo;
  *   - no :status: s->status 0, not malformed; one :status of three digits
  *     100..999: that status, not malformed; a :status not of three digits,
  *     or a second one: s->malformed (RFC 9113 §8.3);
@@ -41,6 +44,7 @@ static uint8_t huff_dec[2 * BLOCK_MAX];
 
 /* The :status fields the complete decoder saw in one block. */
 struct fields {
+    bool values_bad; /* a value RFC 9113 §8.2.1 forbids */
     unsigned nstatus;
     uint8_t value[8];
     size_t vlen; /* of the first :status; longer values are cut at 8 (they are malformed anyway) */
@@ -49,6 +53,11 @@ struct fields {
 static int on_field(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
 {
     struct fields *f = ctx;
+    if (vlen && (value[0] == ' ' || value[0] == '\t' || value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
+        f->values_bad = true;
+    for (size_t i = 0; i < vlen; i++)
+        if (value[i] == 0 || value[i] == '\r' || value[i] == '\n')
+            f->values_bad = true;
     if (nlen == 7 && memcmp(name, ":status", 7) == 0) {
         if (f->nstatus++ == 0) {
             f->vlen = vlen;
@@ -210,7 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!alive)
             continue;
 
-        struct fields f = { 0, { 0 }, 0 };
+        struct fields f = { false, 0, { 0 }, 0 };
         int rc_d = hpack_decode(&dec_table, blk, n, scratch, sizeof scratch, on_field, &f);
         int rc_s = scan_block(blk, n, &sp);
         FZ_CHECK(rc_d <= 0 && rc_s <= 0, "results %d, %d", rc_d, rc_s);
@@ -221,6 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         FZ_CHECK(rc_s == 0, "the decoder accepts the block, the scanner says %d", rc_s);
         check_status(&f);
+        FZ_CHECK(scan.values_bad == f.values_bad, "values_bad: scanner %d, decoder's fields %d", scan.values_bad,
+                 f.values_bad);
         tables_agree();
     }
     return 0;

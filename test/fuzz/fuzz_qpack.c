@@ -14,8 +14,9 @@
  *     *status 0;
  *   - where qpack_decode accepts the section, qpack_status agrees with the
  *     fields it decoded: QPACK_ERR_STATUS when a :status is repeated or not
- *     three digits 100..999, when another pseudo-header appears, or when a
- *     pseudo-header follows a regular field; else QPACK_ERR_NO_STATUS
+ *     three digits 100..999, when another pseudo-header appears, when a
+ *     pseudo-header follows a regular field, or when a value holds NUL, LF
+ *     or CR or starts or ends with SP or HTAB; else QPACK_ERR_NO_STATUS
  *     without a :status; else 0 and that status (RFC 9114 §4.1.2, §4.3);
  *   - where qpack_decode finds a structural error (anything but a Huffman
  *     error), qpack_status finds the same one: it finds "every structural
@@ -39,6 +40,13 @@ struct fields {
 static int on_field(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
 {
     struct fields *f = ctx;
+    /* RFC 9114 §4.2, §10.3 (RFC 9113 §8.2.1's rule): no NUL, LF or CR in a
+     * value, no SP or HTAB at either end. */
+    if (vlen && (value[0] == ' ' || value[0] == '\t' || value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))
+        f->bad = true;
+    for (size_t i = 0; i < vlen; i++)
+        if (value[i] == 0 || value[i] == '\r' || value[i] == '\n')
+            f->bad = true;
     if (nlen == 0 || name[0] != ':') {
         f->regular = true;
         return 0;

@@ -371,6 +371,12 @@ module.exports = [
     every('h2-hpack-huffman-zero-padding', ':status Huffman-coded "200" padded with a 0 bit',
         thenOk((x, s) => x.headers(s, huffStatus([0x10, 0x00]), true)), connError8,
         { rfc: 'RFC 7541 §5.2: padding not of the EOS prefix (all ones) is a decoding error' }),
+    every('h2-hpack-huffman-value-padding', 'a Huffman-coded value of a field shb ignores (`x-foo`) padded with 0 bits',
+        thenOk((x, s) => x.headers(s, cat(STATUS_200, [0x00], hpackString('x-foo'), [0x81, 0x00]), true)), connError8,
+        { rfc: 'RFC 7541 §5.2: bad padding is a decoding error in any string, needed or not' }),
+    every('h2-hpack-huffman-value-eos', 'a Huffman-coded value of a field shb ignores (`x-foo`) holding EOS',
+        thenOk((x, s) => x.headers(s, cat(STATUS_200, [0x00], hpackString('x-foo'), [0x84, 0xff, 0xff, 0xff, 0xff]), true)),
+        connError8, { rfc: 'RFC 7541 §5.2: EOS in a string is a decoding error' }),
     every('h2-hpack-size-update-over', 'a dynamic table size update to 4,097 at the start of the block',
         thenOk((x, s) => x.headers(s, cat(hpackInt(4097, 5, 0x20), OK_BLOCK), true)), connError8,
         { rfc: 'RFC 7541 §6.3: above the maximum (the protocol\'s 4,096: shb never allows more) is a decoding error' }),
@@ -483,6 +489,37 @@ module.exports = [
     every('h2-uppercase-name', 'a field named `X-Upper`',
         (x, n, s) => respond(x, s, cat(STATUS_200, lit('X-Upper', '1'), lit('content-length', '2'))), streamError8,
         { rfc: 'RFC 9113 §8.2.1: an uppercase field name is malformed' }),
+    every('h2-value-nul', 'a field value with a NUL (`x-foo: a\\0b`)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', 'a\0b'), lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1: NUL, LF and CR in a value are malformed' }),
+    every('h2-value-cr', 'a field value with a CR (`x-foo: a\\rb`)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', 'a\rb'), lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1' }),
+    every('h2-value-lf', 'a field value with an LF (`x-foo: a\\nb`)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', 'a\nb'), lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1' }),
+    every('h2-value-leading-space', 'a field value that starts with a space (`x-foo: " a"`)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', ' a'), lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1: a value must not start or end with SP or HTAB' }),
+    every('h2-value-trailing-tab', 'a field value that ends with a tab (`x-foo: "a\\t"`)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', 'a\t'), lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1' }),
+    every('h2-value-huffman-cr', 'a Huffman-coded field value holding a CR (`x-foo: a\\rb`, the 30-bit code)',
+        (x, n, s) => respond(x, s, cat(STATUS_200, [0x00], hpackString('x-foo'), [0x86, 0x1f, 0xff, 0xff, 0xff, 0xb1, 0xff],
+            lit('content-length', '2'))), streamError8,
+        { rfc: 'RFC 9113 §8.2.1: the decoded value counts, whatever the coding' }),
+    every('h2-value-cr-in-continuation', 'a value `abc\\rdef` cut before the CR: HEADERS ends with `abc`, the CONTINUATION starts with the CR',
+        (x, n, s) => {
+            const block = cat(STATUS_200, lit('content-length', '2'), lit('x-foo', 'abc\rdef'));
+            const cut = block.length - 5;
+            x.frame(FT.HEADERS, 0, s, block.subarray(0, cut));
+            x.frame(FT.CONTINUATION, EH, s, block.subarray(cut));
+            x.frame(FT.DATA, ES, s, 'ok');
+        }, streamError8, { rfc: 'RFC 9113 §8.2.1: the value is judged whole, wherever the block is split' }),
+    every('h2-value-inner-ok', 'values with inner spaces, a tab, commas, quotes, a date and obs-text 0x80-0xff',
+        (x, n, s) => respond(x, s, cat(STATUS_200, lit('x-foo', Buffer.from('a b,\t"c"; d \x80\xff e', 'latin1')),
+            lit('date', 'Wed, 02 Dec 2026 06:06:12 GMT'), lit('content-length', '2'))), ok8kept,
+        { rfc: 'RFC 9113 §8.2.1 forbids only NUL, LF, CR anywhere and SP or HTAB at the ends' }),
     every('h2-trailers', 'HEADERS, DATA "ok", then trailers with END_STREAM',
         (x, n, s) => {
             x.headers(s, OK_BLOCK, false);
