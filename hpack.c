@@ -84,6 +84,11 @@
  *     the coding errors of values shb skips are decoding errors too (RFC
  *     7541 §5.2). The :status and content-length values, and inserted
  *     ones, are decoded besides, for what they say (short, or rare);
+ *   - a block that comes whole in one feed while the table is empty, and
+ *     leaves it empty, is remembered with what the scan said (hpack.h,
+ *     bmemo): the same bytes on the same empty table again are answered
+ *     from it after one compare (block_memo_hit). Anything the table holds
+ *     could change the answer, so nothing is remembered or answered then;
  *   - an error is sticky: later feeds return it again. It leaves the table
  *     in an unspecified (but valid) state: the connection is finished. */
 #include "hpack.h"
@@ -806,6 +811,7 @@ void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit)
     d->limit = limit > HPACK_TABLE_MAX ? HPACK_TABLE_MAX : limit;
     d->capacity = d->limit;
     d->vmemo_len = 0;
+    d->bmemo_len = 0;
 }
 
 static uint32_t slot_of(const struct hpack_decoder *d, uint32_t i) /* i: 1 = newest */
@@ -1067,6 +1073,7 @@ void hpack_status_scan_init(struct hpack_status_scan *s, struct hpack_decoder *t
     s->status = 0;
     s->indexing = table->capacity >= ENTRY_OVERHEAD;
     s->vmemo_pos = 0;
+    s->fed = false;
 }
 
 
@@ -1673,12 +1680,54 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     return true;
 }
 
+/* The block memo (hpack.h, bmemo): a whole block, on an empty table, the
+ * same as the memo's? Then the scan is what it was then. */
+static bool block_memo_hit(struct hpack_status_scan *s, const uint8_t *p, size_t n)
+{
+    struct hpack_decoder *d = s->table;
+    if (d->count || n != d->bmemo_len || d->capacity != d->bmemo_cap_in || !same_octets(d->bmemo, p, n))
+        return false;
+    const struct hpack_block_verdict *v = &d->bmemo_v;
+    d->capacity = d->bmemo_cap_out; /* its size updates; nothing to evict */
+    s->indexing = d->capacity >= ENTRY_OVERHEAD;
+    s->status = v->status;
+    s->malformed = v->malformed;
+    s->names_bad = v->names_bad;
+    s->status_late = v->status_late;
+    s->values_bad = v->values_bad;
+    s->clen_bad = v->clen_bad;
+    s->content_length = v->content_length;
+    return true;
+}
+
+static void block_memo_store(struct hpack_status_scan *s, const uint8_t *p, size_t n, uint32_t cap_in)
+{
+    struct hpack_decoder *d = s->table;
+    d->bmemo_len = (uint16_t)n;
+    d->bmemo_cap_in = cap_in;
+    d->bmemo_cap_out = d->capacity;
+    d->bmemo_v = (struct hpack_block_verdict){ s->status, s->malformed, s->names_bad, s->status_late,
+                                               s->values_bad, s->clen_bad, s->content_length };
+    memcpy(d->bmemo, p, n);
+}
+
 int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t n, bool last)
 {
     const uint8_t *end = n ? p + n : p; /* p may be NULL when n is 0 */
     int rc = 0;
     if (s->state == SS_FAILED)
         return -(int)s->ival;
+    /* A whole block in one piece, on an empty table: the block memo. */
+    const uint8_t *whole = NULL;
+    uint32_t cap_in = s->table->capacity;
+    if (last && !s->fed && n && n <= HPACK_BMEMO && s->table->count == 0) {
+        if (block_memo_hit(s, p, n)) {
+            s->fed = true;
+            return 0;
+        }
+        whole = p;
+    }
+    s->fed = s->fed || n;
     while (p < end && rc == 0) {
         switch (s->state) {
         case SS_FIELD: {
@@ -1787,6 +1836,8 @@ int hpack_status_scan_feed(struct hpack_status_scan *s, const uint8_t *p, size_t
     }
     if (rc == 0 && last && s->state != SS_FIELD)
         rc = HPACK_ERR_TRUNCATED; /* the block ended inside a representation */
+    if (rc == 0 && whole && s->table->count == 0)
+        block_memo_store(s, whole, n, cap_in);
     if (rc < 0) {
         s->state = SS_FAILED;
         s->ival = (uint64_t)-rc;

@@ -139,6 +139,14 @@ int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_reque
 
 #define HPACK_TABLE_MAX 4096 /* the most we ever allow: the protocol's default */
 #define HPACK_VMEMO 256      /* see vmemo below */
+#define HPACK_BMEMO 512      /* see bmemo below */
+
+/* What the status scanner found in a block (see struct hpack_status_scan). */
+struct hpack_block_verdict {
+    uint16_t status;
+    bool malformed, names_bad, status_late, values_bad, clen_bad;
+    int64_t content_length;
+};
 
 struct hpack_decoder {
     uint32_t limit;       /* the most a size update may set (<= HPACK_TABLE_MAX): see h2.c */
@@ -160,6 +168,16 @@ struct hpack_decoder {
      * would cost more than the rest of the response. */
     uint16_t vmemo_len;
     uint8_t vmemo[HPACK_VMEMO];
+    /* internal, the status scanner's: the connection's last block that
+     * came in one piece and found and left the table empty, what the
+     * scanner said of it, and the capacity before and after it. The same
+     * bytes on the same empty table say the same (the scan is a function of
+     * the two), so a server that sends the same block again and again (all
+     * but its date, which changes once a second) costs a compare. */
+    uint16_t bmemo_len;          /* 0: none */
+    uint32_t bmemo_cap_in, bmemo_cap_out;
+    struct hpack_block_verdict bmemo_v;
+    uint8_t bmemo[HPACK_BMEMO];
 };
 
 void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit);
@@ -230,6 +248,7 @@ struct hpack_status_scan {
     uint32_t cmax;       /* internal: what col may take before the entry is too big for the table */
     struct hpack_value_check vchk; /* internal: the current value's check */
     uint32_t vmemo_pos;  /* internal: where this block's next Huffman value falls in table->vmemo */
+    bool fed;            /* internal: a non-empty fragment of this block has been fed */
     uint8_t col[HPACK_SCAN_COLLECT]; /* internal: the literal being inserted (never cleared) */
 };
 

@@ -1592,6 +1592,82 @@ static void test_values(void)
     }
 }
 
+/* The block memo (hpack.h, bmemo): a connection whose blocks come whole
+ * against a twin fed byte by byte (which never uses the memo), block after
+ * block, each block sent twice or three times: the same verdict, the same
+ * table capacity and entries after every block. */
+static void test_block_memo(void)
+{
+    static const char *const blocks[] = {
+        NULL, /* nginx's: server, date, content-type, content-length, Huffman-coded (built below) */
+        "88 00 05 782d666f6f 03 610d62",       /* values_bad */
+        "88 00 01 58 01 62",                   /* names_bad */
+        "08 03 32306f",                        /* malformed :status */
+        "0f 0d 02 3130 0f 0d 02 3131 88",      /* clen_bad, status_late */
+        "3f e1 1f 88",                         /* size update to 4096: capacity changes */
+        "20 88 0f 0d 01 35",                   /* size update to 0, content-length 5 */
+        "3f e1 1f 88 40 01 61 01 62",          /* capacity 4096, an insert: no memo after it */
+        "88 be",                               /* refers to it */
+        "20 8d",                               /* empties the table: 404 */
+        "88 00 05 782d666f6f 82 507f",         /* Huffman " a": values_bad */
+        "88 0f 0d 82 081f",
+    };
+    struct hpack_decoder *ta = malloc(sizeof *ta), *tb = malloc(sizeof *tb);
+    struct hpack_status_scan *sa = malloc(sizeof *sa), *sb = malloc(sizeof *sb);
+    hpack_decoder_init(ta, HPACK_TABLE_MAX);
+    hpack_decoder_init(tb, HPACK_TABLE_MAX);
+    bool ok = true;
+    int hits = 0;
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        uint8_t b[256];
+        size_t n = 0;
+        if (blocks[i]) {
+            n = unhex(blocks[i], b, sizeof b);
+        } else {
+            static const char *const v[] = { "nginx/1.22.1", "Wed, 02 Dec 2026 06:06:12 GMT", "text/plain", "14" };
+            b[n++] = 0x88;
+            for (int f = 0; f < 4; f++) {
+                b[n++] = 0x0f;
+                b[n++] = (uint8_t)((uint8_t[]){ 39, 18, 16, 13 }[f]); /* server, date, content-type, content-length */
+                size_t vn = strlen(v[f]);
+                b[n++] = (uint8_t)(0x80 | hpack_huffman_encoded_len((const uint8_t *)v[f], vn));
+                n += hpack_huffman_encode((const uint8_t *)v[f], vn, b + n);
+            }
+        }
+        for (int rep = 0; rep < 3; rep++) {
+            hpack_status_scan_init(sa, ta);
+            hpack_status_scan_init(sb, tb);
+            bool before = ta->bmemo_len == n && memcmp(ta->bmemo, b, n) == 0 && ta->count == 0 &&
+                          ta->capacity == ta->bmemo_cap_in;
+            uint8_t *copy = memdup(b, n);
+            int ra = hpack_status_scan_feed(sa, copy, n, true);
+            free(copy);
+            int rb = 0;
+            for (size_t k = 0; k < n && rb == 0; k++) {
+                copy = memdup(b + k, 1);
+                rb = hpack_status_scan_feed(sb, copy, 1, k + 1 == n);
+                free(copy);
+            }
+            hits += before;
+            ok &= T_QUIET("block memo", ra == rb && ra == 0 && sa->status == sb->status &&
+                                            sa->malformed == sb->malformed && sa->names_bad == sb->names_bad &&
+                                            sa->status_late == sb->status_late && sa->values_bad == sb->values_bad &&
+                                            sa->clen_bad == sb->clen_bad && sa->content_length == sb->content_length &&
+                                            tables_equal(ta, tb),
+                          "block %zu round %d: rc %d/%d status %u/%u values_bad %d/%d clen %lld/%lld cap %u/%u", i,
+                          rep, ra, rb, (unsigned)sa->status, (unsigned)sb->status, sa->values_bad, sb->values_bad,
+                          (long long)sa->content_length, (long long)sb->content_length, ta->capacity, tb->capacity);
+        }
+    }
+    T_CHECK("scan: the block memo gives what a scan gives, block after block (a connection's repeated blocks, "
+            "size updates, inserts and references between them)",
+            ok && hits >= 12, "%d memo hits", hits);
+    free(sa);
+    free(sb);
+    free(ta);
+    free(tb);
+}
+
 static void test_scanner_table(void)
 {
     /* RFC 7541 C.5 and C.6: three responses on one connection, table 256:
@@ -2132,6 +2208,7 @@ int main(void)
     test_scanner_table();
     test_names();
     test_values();
+    test_block_memo();
     test_request();
     test_request_indexed();
     test_robustness();

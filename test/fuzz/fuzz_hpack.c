@@ -15,6 +15,8 @@
  *     bad Huffman in a name or a value) is a decoding error of the complete
  *     decoder as well;
  *   - the two dynamic tables stay in step (same capacity, size, and entries);
+ *   - a block that finds and leaves the table empty, fed again whole,
+ *     gives the same verdict (the block memo, hpack.h's bmemo);
  *   - s->values_bad exactly when a field the decoder gives has a value with
  *     NUL, LF or CR, or SP or HTAB at either end (RFC 9113 §8.2.1), whatever
  *     the split and whatever the earlier blocks left in the value memo;
@@ -220,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
 
         struct fields f = { false, 0, { 0 }, 0 };
+        bool empty_before = scan_table.count == 0;
         int rc_d = hpack_decode(&dec_table, blk, n, scratch, sizeof scratch, on_field, &f);
         int rc_s = scan_block(blk, n, &sp);
         FZ_CHECK(rc_d <= 0 && rc_s <= 0, "results %d, %d", rc_d, rc_s);
@@ -233,6 +236,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(scan.values_bad == f.values_bad, "values_bad: scanner %d, decoder's fields %d", scan.values_bad,
                  f.values_bad);
         tables_agree();
+        if (empty_before && scan_table.count == 0 && n > 0) {
+            /* Again, whole, on the table it left (empty, the same capacity
+             * its size updates set): the block memo's answer, or a fresh
+             * scan's, must be the first one. */
+            struct hpack_status_scan first = scan;
+            hpack_status_scan_init(&scan, &scan_table);
+            int r = hpack_status_scan_feed(&scan, fz_place(blk, n), n, true);
+            FZ_CHECK(r == 0 && scan.status == first.status && scan.malformed == first.malformed &&
+                         scan.names_bad == first.names_bad && scan.status_late == first.status_late &&
+                         scan.values_bad == first.values_bad && scan.clen_bad == first.clen_bad &&
+                         scan.content_length == first.content_length && scan_table.count == 0 &&
+                         scan_table.capacity == dec_table.capacity,
+                     "the same block again: rc %d status %u/%u values_bad %d/%d", r, scan.status, first.status,
+                     scan.values_bad, first.values_bad);
+        }
     }
     return 0;
 }
