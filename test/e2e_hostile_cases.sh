@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # test/e2e_hostile_cases.sh — the hostile-server case table
 # (test/hostile/cases_*.js, played by test/hostile_server.js in its "table"
-# scenario) against one build of shb.
+# scenario for HTTP/1.1, HTTP/2 and TLS, and by test/hostile_quic_server.js
+# for QUIC/HTTP/3) against one build of shb.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e_hostile_cases.sh
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile_cases.sh
 #   HOSTILE_CASES='h1-cl-* h2-goaway-*' bash test/e2e_hostile_cases.sh   # only these
+#   HOSTILE_CASES='h3-*' bash test/e2e_hostile_cases.sh                  # QUIC only
 #
-# One server (cleartext, with TLS 1.3 on a second port) serves every case:
-# the name of the current case is written to a control file that the server
-# reads at each connection. Every case asserts, besides its own expectation
-# (a jq expression over the JSON report, from the table):
+# One TCP server (cleartext, with TLS 1.3 on a second port) and one UDP
+# server (QUIC) serve every case: the name of the current case is written
+# to a control file that the servers read at each connection (for QUIC:
+# each new client address). Every case asserts, besides its own expectation
+# (a jq expression over the JSON report, from the table; or, for a case
+# whose verdict is a non-zero exit, that status and exactly one stderr line
+# matching the case's ERE), and the case's `server` jq over the lines the
+# server logged for it, where it has one:
 #   - shb exits 0 within the case's deadline (a hang is a FAIL, bounded);
 #   - the report is complete and consistent (json_run_ok: total == ok +
 #     errors, errorKinds sum to errors), and total == -n;
@@ -51,6 +57,26 @@ PLAIN_PORT=$HOSTILE_PORT PLAIN_LOG=$HOSTILE_LOG
 start_hostile hostile-table-tls table "$CONTROL" --tls "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
     { echo "FAIL $P setup: the TLS table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
 TLS_PORT=$HOSTILE_PORT TLS_LOG=$HOSTILE_LOG
+start_hostile_quic hostile-table-quic "$CONTROL" "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
+    { echo "FAIL $P setup: the QUIC table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
+UDP_PORT=$HQUIC_PORT UDP_LOG=$HQUIC_LOG
+
+# The definitions the h3 cases' `server` expressions use (test/hostile/cases.js),
+# over the slurped lines test/hostile_quic_server.js logged for the case.
+HQDEFS='def datagrams: [.[] | select(.event == "datagram")];
+    def initials: [datagrams[] | select(.long and .type == 0 and .version == "00000001")];
+    def conns: [initials[].scid] | unique | length;
+    def replies: [.[] | select(.event == "reply")];
+    def hs: [.[] | select(.event == "handshake")];
+    def est: [.[] | select(.event == "established")];
+    def bad: [.[] | select(.event == "misbehave")];
+    def closes: [.[] | select(.event == "close")];
+    def resets: [.[] | select(.event == "reset")];
+    def stops: [.[] | select(.event == "stop")];
+    def errs: [.[] | select(.event == "error")];
+    def requests: [.[] | select(.event == "request")];
+    def responses: [.[] | select(.event == "response")];
+    def appFrames: [.[] | select(.event == "packet" and .space == "app") | .frames[]];'
 
 if ! node test/hostile/cases.js --list "${HOSTILE_CASES:-}" >"$T/cases.tsv" 2>"$T/cases.err"; then
     echo "FAIL $P setup: the case table does not load: $(head -n 3 "$T/cases.err" | tr '\n' ' ')"
@@ -60,7 +86,7 @@ fi
 # e2e_diag_extra: what the server logged for this case.
 e2e_diag_extra() {
     [ -s "${CASE_LOG:-}" ] || return 0
-    tail -n +"$((before + 1))" "$CASE_LOG" | jq -c -s '{opens: ([.[] | select(.event == "case")] | length),
+    server_log | jq -c -s '{opens: ([.[] | select(.event == "case")] | length),
            requests: ([.[] | select(.event == "request")] | length),
            closes: ([.[] | select(.event == "close") | .how] | group_by(.) | map({(.[0]): length}) | add),
            errors: ([.[] | select(.event == "error") | .message] | unique | .[:3])}' 2>/dev/null |
@@ -82,10 +108,22 @@ if [ "$SHB_FLAVOUR" = asan ]; then
     finish
 fi
 
-CASE="" CASE_LOG="" before=0 MAX_RSS=0 MAX_RSS_CASE=""
-while IFS=$'\t' read -r CASE tls args deadline expr; do
+# server_log: the lines the server logged for this case (the QUIC server
+# tags each with its case; the TCP servers' lines since the case began).
+server_log() {
+    if [ "$proto" = h3 ]; then
+        jq -c --arg c "$CASE" 'select(.case == $c)' "$CASE_LOG" 2>/dev/null
+    else
+        tail -n +"$((before + 1))" "$CASE_LOG"
+    fi
+}
+
+CASE="" CASE_LOG="" before=0 MAX_RSS=0 MAX_RSS_CASE="" proto=""
+while IFS=$'\t' read -r CASE tls args deadline expr proto sexpr xexit xerr; do
     [ -n "$CASE" ] || continue
-    if [ "$tls" = 1 ]; then
+    if [ "$proto" = h3 ]; then
+        url=https://127.0.0.1:$UDP_PORT/ CASE_LOG=$UDP_LOG
+    elif [ "$tls" = 1 ]; then
         url=https://127.0.0.1:$TLS_PORT/ CASE_LOG=$TLS_LOG
     else
         url=http://127.0.0.1:$PLAIN_PORT/ CASE_LOG=$PLAIN_LOG
@@ -95,7 +133,16 @@ while IFS=$'\t' read -r CASE tls args deadline expr; do
     before=$(wc -l <"$CASE_LOG")
     # shellcheck disable=SC2086  # args is a word list from the table
     SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
-    json_run_ok "" "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened}'
+    if [ "$xexit" != 0 ]; then
+        # A verdict that ends the run before any report (RFC 9000 §6.2: no
+        # version in common): the status, and one line saying why.
+        one_line_exit "$xexit"
+        if [ "$xerr" != - ] && ! grep -qE -- "$xerr" <<<"$ERR_LINE"; then
+            want "stderr does not match /$xerr/: $ERR_LINE"
+        fi
+    else
+        json_run_ok "" "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened, quic: .quic.connectionCloses}'
+    fi
     [ "$SHB_MS" -le $((deadline * 1000)) ] || want "took ${SHB_MS} ms, over the case's ${deadline} s"
     rss=$(tail -n 1 "$T/rss" 2>/dev/null)
     if ! [ "$rss" -ge 0 ] 2>/dev/null; then
@@ -105,7 +152,15 @@ while IFS=$'\t' read -r CASE tls args deadline expr; do
     elif [ "$rss" -gt "$MAX_RSS" ]; then
         MAX_RSS=$rss MAX_RSS_CASE=$CASE
     fi
-    tail -n +"$((before + 1))" "$CASE_LOG" | jq -e -s --arg c "$CASE" \
+    if [ "$sexpr" != - ]; then
+        # The server logs shb's last datagrams (its CONNECTION_CLOSE) as
+        # they arrive, which may be just after shb has exited.
+        sleep 0.15
+        if ! server_log | jq -e -s "$HQDEFS $sexpr" >/dev/null 2>&1; then
+            want "server log: expected $sexpr (got $(server_log | jq -c -s "$HQDEFS"' {conns: (try conns catch null), hs: (hs | length), est: (est | length), bad: (bad | length), requests: (requests | length), responses: (responses | length), replies: (replies | length), closes: [closes[] | .code], errs: [errs[] | .message] | unique | .[:3]}' 2>/dev/null | head -c 600))"
+        fi
+    fi
+    server_log | jq -e -s --arg c "$CASE" \
         'any(.[]; .event == "case" and .case == $c and .known)' >/dev/null 2>&1 ||
         want "the server logged no connection playing $CASE"
     finish

@@ -1,17 +1,29 @@
-// test/hostile_quic_server.js — a misbehaving HTTP/3 server, for
-// test/e2e_hostile_udp.sh: unlike test/hostile_udp_server.js it completes a
-// real QUIC v1 + TLS 1.3 handshake with the client, and only then breaks a
-// rule of RFC 9000 / 9114 / 9204 the way MODE says, so that the test sees
-// the client's reaction to a server it has already accepted.
+// test/hostile_quic_server.js — the misbehaving HTTP/3 server of the
+// hostile case table (test/hostile/cases_h3.js, judged by
+// test/e2e_hostile_cases.sh): a real QUIC v1 + TLS 1.3 server in plain Node
+// (node:crypto only; the TLS messages of test/hostile/tls13.js) that breaks
+// a rule of RFC 9000 / 9001 / 9114 / 9204 the way the current case says:
+// before the handshake (a `raw` case sees every datagram and answers as it
+// likes: silence, garbage, Version Negotiation, Retry, ...), during it
+// (transport parameters, coalesced packets, floods) or after it (frames on
+// the request, control and other streams; QUIC frames).
 //
-//   node test/hostile_quic_server.js PORT LOG MODE CERT KEY
+//   node test/hostile_quic_server.js PORT LOG table CONTROL CERT KEY
 //
-// CERT and KEY are PEM files: an ECDSA P-256 certificate and its key (the
-// pair gen_certs makes in test/lib.sh). Binds 127.0.0.1:PORT, prints
-// "listening PORT" on stdout once ready, and appends one JSON line per event
-// to LOG (appendFileSync: on disk before the reply goes out). Every line has
-// "event", "from" (the client's port; one per connection, shb opens a socket
-// per connection) and "t" (ms since start):
+// CONTROL is a file naming the current case; it is read when a new
+// connection starts (a datagram from a client address and port not seen
+// before: shb opens one socket per connection; or an Initial from a known
+// one for a new original DCID, the port reused), and the connection plays
+// that case to its end. CERT and KEY are PEM files: an ECDSA P-256
+// certificate and its key (gen_certs in test/lib.sh). Binds 127.0.0.1:PORT,
+// prints "listening PORT" on stdout once ready, and appends one JSON line per
+// event to LOG (appendFileSync: on disk before the reply goes out). Every
+// line of a connection has "event", "case" (its case's name), "from" (the
+// client's port) and "t" (ms since start):
+//   {"event":"case", "known"}                 a connection starts (once each)
+//   {"event":"datagram", "len", "long", "type", "version" (hex), "dcid",
+//    "scid"}                                  raw cases: every datagram
+//   {"event":"reply", "kind", "len", "dcid", "scid"}   raw cases: x.reply()
 //   {"event":"packet", "space" (initial, handshake, app), "pn", "frames"
 //    (their types: ack, crypto, stream, close, ...)}   one per client packet
 //   {"event":"handshake", "odcid", "scid" (hex), "maxStreamDataBidiLocal"
@@ -19,56 +31,62 @@
 //   {"event":"established"}                   the client's Finished arrived
 //   {"event":"request", "stream"}             a request stream ended (FIN)
 //   {"event":"response", "stream"}            answered with 200 "hello"
-//   {"event":"misbehave", "what", "stream"}   the mode did its thing
+//   {"event":"misbehave", "what", "stream"}   the case did its thing (x.did)
 //   {"event":"close", "code" (hex), "frameType", "app" (an application
 //    close, 0x1d), "reason"}                  the client's CONNECTION_CLOSE
 //   {"event":"reset", "stream", "code"}       the client's RESET_STREAM
+//   {"event":"stop", "stream", "code"}        the client's STOP_SENDING
 //   {"event":"error", "message"}              odd input; never fatal
-//   {"event":"datagram", "len", "first"}      every datagram, with HQ_DEBUG=1
 //
-// Modes (each applied once per connection, on its first request stream):
-//   ok                   answers every request: HEADERS (:status 200) + DATA
-//                        "hello" + FIN; the server's own check
-//   ack-unsent           an ACK of a packet number the client never sent
-//                        (RFC 9000 §13.1: PROTOCOL_VIOLATION)
-//   flow-overrun         STREAM data past the client's
-//                        initial_max_stream_data_bidi_local (§4.1:
-//                        FLOW_CONTROL_ERROR)
-//   max-streams-0        initial_max_streams_bidi 0, never raised: the client
-//                        cannot open a request stream at all (§4.6)
-//   qpack-overflow       a response field section whose first integer
-//                        overflows 62 bits (RFC 9204 §4.1.1, §2.2.3)
-//   no-status            a response field section without :status
-//                        (RFC 9114 §4.3.2: malformed)
-//   reset-control        RESET_STREAM on our control stream (RFC 9114
-//                        §6.2.1: H3_CLOSED_CRITICAL_STREAM)
-//   data-before-headers  a DATA frame before any HEADERS (RFC 9114 §4.1:
-//                        H3_FRAME_UNEXPECTED)
-//   second-settings      a second SETTINGS frame on our control stream
-//                        (RFC 9114 §7.2.4: H3_FRAME_UNEXPECTED)
-//   after-fin            the response as in mode ok, then, in the next
-//                        packet, 5 bytes of the same stream at its final
-//                        size, no FIN (RFC 9000 §4.5: FINAL_SIZE_ERROR, a
-//                        SHOULD, not required for a stream already closed)
-//   coalesced-bad        during the handshake, not after it: the ServerHello's
-//                        Initial, a corrupted copy (the AEAD tag's last byte
-//                        flipped) of the first Handshake packet, and that
-//                        packet itself, in one datagram (RFC 9000 §12.2,
-//                        RFC 9001 §5.3: only the bad packet is dropped)
-//   amplify              during the handshake: after the ServerHello's
-//                        Initial, 30 datagrams of 1200 bytes, each a copy of
-//                        that Initial under a packet number of its own, and
-//                        10 of random bytes, then the Handshake packets
-//                        (RFC 9000 §8.1 binds the server, not the client:
-//                        the client drops or ignores them)
-// Requests after the first on a connection are answered as in mode ok.
-// Whatever the mode, every ack-eliciting packet is acknowledged, so what the
-// test sees is the client's own reaction, not a silent server.
+// What a case may say (besides the table's own fields, test/hostile/cases.js):
+//   raw(x, msg, h)      no QUIC at all: each datagram of the connection, h
+//                       its long header ({version, type, dcid, scid}, or
+//                       null); x.reply(buf, kind) answers it
+//   tp                  transport parameters: {id: number (a varint) |
+//                       Buffer (bytes) | null (left out)} over ours, or a
+//                       function (conn) returning that
+//   handshake           'coalesced-bad' or 'amplify' (below)
+//   controlStream       the first bytes of our control stream (stream 3);
+//                       default: type 0x00 and SETTINGS
+//                       (MAX_FIELD_SECTION_SIZE 16384); null: none
+//   onEstablished(x)    the client's Finished arrived (HANDSHAKE_DONE and
+//                       the control stream are queued already)
+//   onRequest(x, n, id) the n-th request (from 1) of the connection ended
+//                       on stream id; default x.ok(id)
+// CaseIO (x): ok(id), headers(id, section[, fin]) (a QPACK field section,
+// prefix included), data(id, bytes[, fin]), frame(id, type, payload[,
+// fin]) (any HTTP/3 frame), write(id, bytes[, fin]) (raw stream bytes),
+// control(bytes[, fin]) (our control stream), uni(bytes[, fin]) (a new
+// unidirectional stream of ours: its id), quicFrame(bytes) (any QUIC frame
+// in the next 1-RTT packet), packetEnd() (what follows goes in a packet of
+// its own), resetStream(id, code[, size]), stopSending(id, code),
+// close(code[, {app, frameType, reason}]), later(ms, fn), did(what[, id]),
+// log(obj), conn (the connection: largest client packet number, the
+// client's transport parameters, what we sent on each stream).
+//
+// Building blocks, as cases use them: every request stream's FIN gets
+// MAX_STREAMS (the initial_max_streams_bidi of the case plus those
+// answered) and MAX_DATA, so a run of any length never waits for credit;
+// every ack-eliciting packet is acknowledged, so what a case sees is the
+// client's own reaction, not a silent server. handshake 'coalesced-bad':
+// the ServerHello's Initial, a corrupted copy (the AEAD tag's last byte
+// flipped) of the first Handshake packet, and that packet itself, in one
+// datagram (RFC 9000 §12.2, RFC 9001 §5.3: only the bad packet is dropped);
+// 'amplify': after the ServerHello's Initial, 30 datagrams of 1200 bytes,
+// each a copy of that Initial under a packet number of its own, and 10 of
+// random bytes, then the Handshake packets (§8.1 binds the server).
 //
 // What is left out on purpose: no retransmission (loopback does not lose),
-// no Retry, no HelloRetryRequest (the client's one key share must be
+// no real Retry, no HelloRetryRequest (the client's one key share must be
 // X25519), TLS_AES_128_GCM_SHA256 only, the client's Finished not verified,
 // no key update, no 0-RTT.
+//
+// HOSTILE_SEEDS=DIR: the 1-RTT payloads (frames, before protection) each
+// case sent on its first connection become a seed for fuzz_quic_conn
+// (test/fuzz/fuzz_quic_conn.c: [flags: initial_max_streams_bidi 7 (or 0)]
+// [limits 0], then one record per packet, [hdr 2: 1-RTT, no time passes]
+// [pn op 0: the next] [length, 2 bytes] [payload]), written at exit as
+// DIR/fuzz_quic_conn/hostile-CASE (test/fuzz/hostile_seeds.sh).
 //
 // Stops on SIGTERM/SIGINT. No dependencies; node 18+.
 'use strict';
@@ -78,21 +96,24 @@ const fs = require('node:fs');
 const crypto = require('node:crypto');
 const tls13 = require('./hostile/tls13.js');
 
-const MODES = ['ok', 'ack-unsent', 'flow-overrun', 'max-streams-0', 'qpack-overflow', 'no-status',
-    'reset-control', 'data-before-headers', 'second-settings', 'after-fin', 'coalesced-bad', 'amplify'];
-const [portArg, logfile, mode, certFile, keyFile] = process.argv.slice(2);
+const [portArg, logfile, scenario, control, certFile, keyFile] = process.argv.slice(2);
 const port = Number(portArg);
-if (!Number.isInteger(port) || port < 1 || port > 65535 || !logfile || !MODES.includes(mode) ||
+if (!Number.isInteger(port) || port < 1 || port > 65535 || !logfile || scenario !== 'table' || !control ||
     !certFile || !keyFile) {
-    process.stderr.write(`usage: node hostile_quic_server.js PORT LOG ${MODES.join('|')} CERT KEY\n`);
+    process.stderr.write('usage: node hostile_quic_server.js PORT LOG table CONTROL CERT KEY\n');
     process.exit(2);
 }
+const CASES = require('./hostile/cases.js').byName();
 const certDer = new crypto.X509Certificate(fs.readFileSync(certFile)).raw;
 const signKey = crypto.createPrivateKey(fs.readFileSync(keyFile));
 
 const t0 = Date.now();
 function log(conn, o) {
-    fs.appendFileSync(logfile, JSON.stringify({ ...o, from: conn ? conn.port : undefined, t: Date.now() - t0 }) + '\n');
+    fs.appendFileSync(logfile, JSON.stringify({ ...o, case: conn ? conn.name : undefined,
+        from: conn ? conn.port : undefined, t: Date.now() - t0 }) + '\n');
+}
+function readControl() {
+    try { return fs.readFileSync(control, 'utf8').trim(); } catch (e) { return ''; }
 }
 
 // --- varints (RFC 9000 §16) ---------------------------------------------------
@@ -353,23 +374,34 @@ function parseTransportParams(buf) {
 }
 const tpInt = (v) => (v ? new Reader(v).varint() : 0);
 
-// Our transport parameters (RFC 9000 §18.2). §7.3: the client checks both
-// connection IDs against what it saw in the long headers.
+// Our transport parameters (RFC 9000 §18.2), with the case's over them.
+// §7.3: the client checks both connection IDs against what it saw in the
+// long headers.
 function transportParams(conn) {
-    const int = (id, v) => { const b = varint(v); return Buffer.concat([varint(id), varint(b.length), b]); };
-    const bytes = (id, b) => Buffer.concat([varint(id), varint(b.length), b]);
-    return Buffer.concat([
-        bytes(0x00, conn.odcid),                 // original_destination_connection_id
-        int(0x01, 30000),                        // max_idle_timeout (ms)
-        int(0x03, 1472),                         // max_udp_payload_size
-        int(0x04, 1 << 24),                      // initial_max_data
-        int(0x05, 1 << 18),                      // initial_max_stream_data_bidi_local
-        int(0x06, 1 << 18),                      // initial_max_stream_data_bidi_remote
-        int(0x07, 1 << 18),                      // initial_max_stream_data_uni
-        int(0x08, mode === 'max-streams-0' ? 0 : 100), // initial_max_streams_bidi
-        int(0x09, 100),                          // initial_max_streams_uni
-        bytes(0x0f, conn.scid),                  // initial_source_connection_id
+    const tp = new Map([
+        [0x00, conn.odcid],                      // original_destination_connection_id
+        [0x01, 30000],                           // max_idle_timeout (ms)
+        [0x03, 1472],                            // max_udp_payload_size
+        [0x04, 1 << 24],                         // initial_max_data
+        [0x05, 1 << 18],                         // initial_max_stream_data_bidi_local
+        [0x06, 1 << 18],                         // initial_max_stream_data_bidi_remote
+        [0x07, 1 << 18],                         // initial_max_stream_data_uni
+        [0x08, 100],                             // initial_max_streams_bidi
+        [0x09, 100],                             // initial_max_streams_uni
+        [0x0f, conn.scid],                       // initial_source_connection_id
     ]);
+    const more = typeof conn.kase.tp === 'function' ? conn.kase.tp(conn) : conn.kase.tp || {};
+    for (const [id, v] of Object.entries(more)) {
+        if (v === null) tp.delete(Number(id));
+        else tp.set(Number(id), v);
+    }
+    conn.maxStreamsBase = typeof tp.get(0x08) === 'number' ? tp.get(0x08) : 0;
+    const parts = [];
+    for (const [id, v] of tp) {
+        const b = Buffer.isBuffer(v) ? v : varint(v);
+        parts.push(varint(id), varint(b.length), b);
+    }
+    return Buffer.concat(parts);
 }
 
 function encryptedExtensions(conn) {
@@ -408,15 +440,17 @@ function answerClientHello(conn, msg) {
 }
 
 // CRYPTO data goes out in frames of at most 1000 bytes: each fits a packet.
-// Mode coalesced-bad makes the first Handshake one 200 bytes, so that the
-// Initial and two copies of that packet fit one datagram of the client's
+// handshake 'coalesced-bad' makes the first Handshake one 200 bytes, so that
+// the Initial and two copies of that packet fit one datagram of the client's
 // max_udp_payload_size (1500 for shb).
 function queueCrypto(conn, space, data) {
     const sp = conn.spaces[space];
     for (let o = 0, n; o < data.length; o += n) {
-        n = mode === 'coalesced-bad' && space === 'handshake' && o === 0 ? 200 : 1000;
+        const small = conn.kase.handshake === 'coalesced-bad' && space === 'handshake' && o === 0;
+        n = small ? 200 : 1000;
         const chunk = data.subarray(o, o + n);
         sp.out.push(fr.crypto(sp.cryptoOut, chunk));
+        if (small) sp.out.push(PACKET_END); // the 200 bytes alone in their packet
         sp.cryptoOut += chunk.length;
     }
 }
@@ -450,7 +484,8 @@ function nextMessage(sp) {
     return msg;
 }
 
-// --- HTTP/3 (RFC 9114) and the modes ---------------------------------------------------
+
+// --- HTTP/3 (RFC 9114) and the cases ------------------------------------------------------
 
 const h3frame = (type, payload) => Buffer.concat([varint(type), varint(payload.length), payload]);
 const HEADERS_200 = h3frame(0x01, Buffer.from([0x00, 0x00, 0xd9])); // RFC 9204 §4.5.2: static 25 = :status 200
@@ -459,8 +494,48 @@ const SETTINGS = h3frame(0x04, Buffer.concat([varint(0x06), varint(16384)])); //
 
 function sendStream(conn, id, data, fin) {
     const off = conn.sent.get(id) || 0;
-    conn.spaces.app.out.push(fr.stream(id, off, data, fin));
+    conn.spaces.app.out.push(fr.stream(id, off, data, !!fin));
     conn.sent.set(id, off + data.length);
+}
+
+// What a case acts through (see the top of this file).
+class CaseIO {
+    constructor(conn) { this.conn = conn; }
+    ok(id) { respondOk(this.conn, id); }
+    write(id, bytes, fin) { sendStream(this.conn, id, Buffer.from(bytes), fin); }
+    frame(id, type, payload, fin) { this.write(id, h3frame(type, Buffer.from(payload)), fin); }
+    headers(id, section, fin) { this.frame(id, 0x01, section, fin); }
+    data(id, bytes, fin) { this.frame(id, 0x00, bytes, fin); }
+    control(bytes, fin) { this.write(3, bytes, fin); }
+    uni(bytes, fin) {
+        const id = this.conn.nextUni;
+        this.conn.nextUni += 4;
+        this.write(id, bytes, fin);
+        return id;
+    }
+    quicFrame(bytes) { this.conn.spaces.app.out.push(Buffer.from(bytes)); }
+    packetEnd() { this.conn.spaces.app.out.push(PACKET_END); }
+    resetStream(id, code, size) {
+        this.quicFrame(fr.resetStream(id, code, size === undefined ? this.conn.sent.get(id) || 0 : size));
+    }
+    stopSending(id, code) { this.quicFrame(Buffer.concat([varint(0x05), varint(id), varint(code)])); }
+    close(code, o = {}) {
+        const reason = Buffer.from(o.reason || '');
+        this.quicFrame(Buffer.concat([varint(o.app ? 0x1d : 0x1c), varint(code),
+            o.app ? Buffer.alloc(0) : varint(o.frameType || 0), varint(reason.length), reason]));
+    }
+    later(ms, fn) {
+        setTimeout(() => {
+            try {
+                fn();
+                flush(this.conn);
+            } catch (e) {
+                log(this.conn, { event: 'error', message: String(e && e.stack || e) });
+            }
+        }, ms);
+    }
+    did(what, id) { log(this.conn, { event: 'misbehave', what, stream: id }); }
+    log(o) { log(this.conn, o); }
 }
 
 // The client's Finished arrived: HANDSHAKE_DONE (RFC 9001 §4.1.2) and our
@@ -469,7 +544,10 @@ function established(conn) {
     conn.established = true;
     log(conn, { event: 'established' });
     conn.spaces.app.out.push(fr.handshakeDone());
-    sendStream(conn, 3, Buffer.concat([Buffer.from([0x00]), SETTINGS]), false);
+    const cs = conn.kase.controlStream === undefined ? Buffer.concat([Buffer.from([0x00]), SETTINGS])
+        : conn.kase.controlStream;
+    if (cs !== null) sendStream(conn, 3, Buffer.from(cs), false);
+    if (conn.kase.onEstablished) conn.kase.onEstablished(conn.x);
 }
 
 function respondOk(conn, id) {
@@ -477,70 +555,16 @@ function respondOk(conn, id) {
     log(conn, { event: 'response', stream: id });
 }
 
-// A request stream ended: the first one of the connection gets the mode.
+// A request stream ended: the case answers it.
 function onRequest(conn, id) {
     log(conn, { event: 'request', stream: id });
     conn.answered++;
     // Room for the next requests and their bytes (§4.1, §4.6): a run of any
     // length never waits for credit from this server.
-    conn.spaces.app.out.push(fr.maxStreamsBidi((mode === 'max-streams-0' ? 0 : 100) + conn.answered));
+    conn.spaces.app.out.push(fr.maxStreamsBidi(conn.maxStreamsBase + conn.answered));
     conn.spaces.app.out.push(fr.maxData((1 << 24) + conn.received));
-    const first = !conn.misbehaved;
-    conn.misbehaved = true;
-    const did = (what) => log(conn, { event: 'misbehave', what, stream: id });
-    if (!first || mode === 'ok' || mode === 'max-streams-0' || mode === 'coalesced-bad' || mode === 'amplify') {
-        return respondOk(conn, id);
-    }
-    switch (mode) {
-    case 'ack-unsent': {
-        // §13.1: acknowledging a packet never sent is a PROTOCOL_VIOLATION.
-        const largest = conn.spaces.app.ranges.length ? conn.spaces.app.ranges[0][1] : 0;
-        conn.spaces.app.out.push(fr.ack([[largest + 1000, largest + 1000]]));
-        did(`ack of packet ${largest + 1000}, the client's largest being ${largest}`);
-        break;
-    }
-    case 'flow-overrun': {
-        // §4.1: data past the stream's limit; 16 bytes at offset limit - 8.
-        const limit = conn.maxStreamDataBidiLocal;
-        conn.spaces.app.out.push(fr.stream(id, Math.max(0, limit - 8), Buffer.alloc(16, 0x41), false));
-        did(`16 bytes at offset ${Math.max(0, limit - 8)}, the stream's limit being ${limit}`);
-        break;
-    }
-    case 'qpack-overflow': {
-        // An indexed field line (0b11xxxxxx) whose 6-bit prefix integer
-        // goes on for 10 more bytes: 6 + 70 bits, past 2^62 (RFC 9204 §4.1.1).
-        const fs = Buffer.concat([Buffer.from([0x00, 0x00, 0xff]), Buffer.alloc(9, 0xff), Buffer.from([0x7f])]);
-        sendStream(conn, id, Buffer.concat([h3frame(0x01, fs), DATA_HELLO]), true);
-        did('HEADERS with an overflowing QPACK integer');
-        break;
-    }
-    case 'no-status':
-        // Static index 31 (accept-encoding: gzip, deflate, br) and nothing else.
-        sendStream(conn, id, Buffer.concat([h3frame(0x01, Buffer.from([0x00, 0x00, 0xdf])), DATA_HELLO]), true);
-        did('HEADERS without :status');
-        break;
-    case 'reset-control':
-        conn.spaces.app.out.push(fr.resetStream(3, 0x0102, conn.sent.get(3) || 0)); // H3_INTERNAL_ERROR
-        did('RESET_STREAM on the control stream');
-        break;
-    case 'data-before-headers':
-        sendStream(conn, id, Buffer.concat([DATA_HELLO, HEADERS_200, DATA_HELLO]), true);
-        did('DATA before HEADERS');
-        break;
-    case 'second-settings':
-        sendStream(conn, 3, SETTINGS, false);
-        did('a second SETTINGS on the control stream');
-        break;
-    case 'after-fin': {
-        // §4.5: nothing at or past the final size. The response ends the
-        // packet; the 5 bytes go in the next one, without a FIN.
-        respondOk(conn, id);
-        const size = conn.sent.get(id);
-        conn.spaces.app.out.push(PACKET_END, fr.stream(id, size, Buffer.from('extra'), false));
-        did(`5 bytes at offset ${size}, the stream's final size being ${size}`);
-        break;
-    }
-    }
+    if (conn.kase.onRequest) conn.kase.onRequest(conn.x, conn.answered, id);
+    else respondOk(conn, id);
 }
 
 // STREAM data from the client: request streams (client bidirectional, id %
@@ -575,17 +599,28 @@ function newSpace() {
         cryptoPending: new Map(), cryptoBuf: Buffer.alloc(0), cryptoOut: 0 };
 }
 
-function newConn(rinfo, dcid, scid) {
-    const keys = initialKeys(dcid);
+// A connection of a case: QUIC state is set up at its first Initial.
+function newConn(rinfo, name) {
     const conn = {
-        address: rinfo.address, port: rinfo.port, odcid: Buffer.from(dcid), dcid: Buffer.from(scid),
-        scid: crypto.randomBytes(8), spaces: { initial: newSpace(), handshake: newSpace(), app: newSpace() },
+        address: rinfo.address, port: rinfo.port, name, kase: CASES.get(name) || null,
+        spaces: { initial: newSpace(), handshake: newSpace(), app: newSpace() },
         clientTp: null, maxStreamDataBidiLocal: 0, established: false, streams: new Map(), sent: new Map(),
-        received: 0, answered: 0, misbehaved: false, closed: false, coalesced: false, amplified: false,
+        received: 0, answered: 0, closed: false, coalesced: false, amplified: false, nextUni: 7,
+        quic: false, maxStreamsBase: 100,
     };
+    if (conn.kase && !/^h3-/.test(name)) conn.kase = null;
+    conn.x = new CaseIO(conn);
+    return conn;
+}
+
+function startQuic(conn, dcid, scid) {
+    const keys = initialKeys(dcid);
+    conn.quic = true;
+    conn.odcid = Buffer.from(dcid);
+    conn.dcid = Buffer.from(scid);
+    conn.scid = crypto.randomBytes(8);
     conn.spaces.initial.recv = keys.recv;
     conn.spaces.initial.send = keys.send;
-    return conn;
 }
 
 function onFrames(conn, space, frames) {
@@ -605,17 +640,65 @@ function onFrames(conn, space, frames) {
                 reason: f.reason, space });
         } else if (f.type === 'reset') {
             log(conn, { event: 'reset', stream: f.id, code: '0x' + f.code.toString(16) });
+        } else if (f.type === 'stop') {
+            log(conn, { event: 'stop', stream: f.id, code: '0x' + f.code.toString(16) });
         } else if (f.type === 'path_challenge') {
             sp.out.push(Buffer.concat([Buffer.from([0x1b]), f.data])); // §8.2.2: echo it
         }
     }
 }
 
+// The invariant part of a long header (RFC 9000 §17.2): null when m is
+// not one (short header, too short, a connection ID over 20 bytes).
+function parseLong(m) {
+    if (m.length < 7 || !(m[0] & 0x80)) return null;
+    const version = m.readUInt32BE(1);
+    let o = 5;
+    const dl = m[o++];
+    if (dl > 20 || o + dl >= m.length) return null;
+    const dcid = m.subarray(o, o + dl);
+    o += dl;
+    const sl = m[o++];
+    if (sl > 20 || o + sl > m.length) return null;
+    const scid = m.subarray(o, o + sl);
+    return { version, type: (m[0] >> 4) & 3, dcid, scid };
+}
+
+// A raw case: the datagram goes to the case, and x.reply() answers it.
+function onRaw(conn, msg, rinfo, h) {
+    const hex = (b) => b.toString('hex');
+    log(conn, { event: 'datagram', len: msg.length, long: !!(msg[0] & 0x80), type: h ? h.type : null,
+        version: h ? h.version.toString(16).padStart(8, '0') : null, dcid: h ? hex(h.dcid) : null,
+        scid: h ? hex(h.scid) : null });
+    conn.x.reply = (out, kind) => {
+        const ph = parseLong(out);
+        log(conn, { event: 'reply', kind: kind || conn.name, len: out.length, dcid: ph ? hex(ph.dcid) : null,
+            scid: ph ? hex(ph.scid) : null });
+        sock.send(out, rinfo.port, rinfo.address);
+    };
+    conn.kase.raw(conn.x, msg, h);
+}
+
 // One datagram: every packet coalesced in it (RFC 9000 §12.2), in order.
 function onDatagram(msg, rinfo) {
-    if (process.env.HQ_DEBUG) log({ port: rinfo.port }, { event: 'datagram', len: msg.length, first: msg[0] });
     const key = `${rinfo.address}:${rinfo.port}`;
     let conn = conns.get(key);
+    // A new connection: a client address and port not seen before, or an
+    // Initial for a connection ID that is neither the first one this
+    // address used nor ours (the kernel gives a port to a new socket once
+    // the old one is closed: one process plays many cases in a row).
+    const h = parseLong(msg);
+    const initial = h && h.version === 1 && h.type === 0;
+    if (conn && initial && conn.firstDcid && !h.dcid.equals(conn.firstDcid) &&
+        !(conn.scid && h.dcid.equals(conn.scid))) conn = null;
+    if (!conn) {
+        conn = newConn(rinfo, readControl());
+        conns.set(key, conn);
+        log(conn, { event: 'case', known: conn.kase !== null });
+    }
+    if (initial && !conn.firstDcid) conn.firstDcid = Buffer.from(h.dcid);
+    if (!conn.kase) return;
+    if (conn.kase.raw) return onRaw(conn, msg, rinfo, h);
     let o = 0;
     while (o < msg.length) {
         const first = msg[o];
@@ -636,13 +719,12 @@ function onDatagram(msg, rinfo) {
             end = pnOff + len;
             if (end > msg.length) throw new Error('long header Length past the datagram');
             space = type === 0 ? 'initial' : 'handshake';
-            if (!conn) {
+            if (!conn.quic) {
                 if (type !== 0 || msg.length < 1200) return; // §14.1: a client's first datagram is padded
-                conn = newConn(rinfo, dcid, scid);
-                conns.set(key, conn);
+                startQuic(conn, dcid, scid);
             }
         } else {
-            if (!conn) return;
+            if (!conn.quic) return;
             space = 'app';
             pnOff = o + 1 + conn.scid.length;
             end = msg.length;
@@ -662,7 +744,7 @@ function onDatagram(msg, rinfo) {
         if (ackEliciting(frames)) sp.ackDue = true;
         onFrames(conn, space, frames);
     }
-    if (conn) flush(conn);
+    flush(conn);
 }
 
 // In a space's out queue: the packet ends here, what follows goes in the next.
@@ -670,9 +752,11 @@ const PACKET_END = Buffer.alloc(0);
 
 // Sends what each space has queued, led by an ACK when one is due, one
 // packet a datagram. An ack-eliciting Initial is padded to fill a 1200-byte
-// datagram (§14.1). Modes coalesced-bad and amplify change the first
-// datagrams that carry the ServerHello.
+// datagram (§14.1). handshake 'coalesced-bad' and 'amplify' change the
+// first datagrams that carry the ServerHello.
 function flush(conn) {
+    if (!conn.quic) return;
+    const hs = conn.kase.handshake;
     const out = []; // {space, pkt, payload (of an ack-eliciting Initial)}
     for (const space of ['initial', 'handshake', 'app']) {
         const sp = conn.spaces[space];
@@ -693,7 +777,7 @@ function flush(conn) {
             // coalesced-bad: the ServerHello's Initial is padded to 700
             // bytes only; with the two Handshake packets that follow it in
             // its datagram it still passes 1200.
-            const pad = mode === 'coalesced-bad' && !conn.coalesced ? 700 : 1200 - 50;
+            const pad = hs === 'coalesced-bad' && !conn.coalesced ? 700 : 1200 - 50;
             if (eliciting) payload = Buffer.concat([payload, fr.padding(Math.max(0, pad - payload.length))]);
             out.push({ space, pkt: buildPacket(conn, space, payload), payload: eliciting ? payload : null });
         }
@@ -701,7 +785,7 @@ function flush(conn) {
     const send = (b) => sock.send(b, conn.port, conn.address);
     const iInit = out.findIndex((o) => o.payload);
     const iHs = out.findIndex((o) => o.space === 'handshake');
-    if (mode === 'coalesced-bad' && !conn.coalesced && iInit >= 0 && iHs > iInit) {
+    if (hs === 'coalesced-bad' && !conn.coalesced && iInit >= 0 && iHs > iInit) {
         // RFC 9000 §12.2, RFC 9001 §5.3: an undecryptable packet is
         // discarded, the rest of its datagram still read. The bad copy
         // keeps the good one's packet number: dropping it must not mark
@@ -717,7 +801,7 @@ function flush(conn) {
     }
     for (let i = 0; i < out.length; i++) {
         send(out[i].pkt);
-        if (mode === 'amplify' && !conn.amplified && out[i].payload) {
+        if (hs === 'amplify' && !conn.amplified && out[i].payload) {
             // §8.1 limits what a server sends before it has validated the
             // client's address; a client owes nothing to one that breaks it.
             conn.amplified = true;
@@ -746,34 +830,33 @@ sock.on('error', (e) => {
     log(null, { event: 'error', message: String(e) });
 });
 sock.bind(port, '127.0.0.1', () => { bound = true; process.stdout.write(`listening ${port}\n`); });
-// HOSTILE_SEEDS=DIR: the 1-RTT payloads (frames, before protection) this
-// mode sent on its first connection become a seed for fuzz_quic_conn
-// (test/fuzz/fuzz_quic_conn.c: [flags: initial_max_streams_bidi 7 (or 0)]
-// [limits 0], then one record per packet, [hdr 2: 1-RTT, no time passes]
-// [pn op 0: the next] [length, 2 bytes] [payload]), written at exit as
-// DIR/fuzz_quic_conn/hostile-quic-MODE (test/fuzz/hostile_seeds.sh).
+
+// HOSTILE_SEEDS (see the top): per case, its first connection's 1-RTT payloads.
 const SEEDS = process.env.HOSTILE_SEEDS || null;
 const SEED_MAX = 16384;
-let seedConn = null;
-const seedParts = [];
-let seedBytes = 0;
+const seeds = new Map(); // case name -> {conn, parts, bytes}
 function seedRecord(conn, payload) {
-    if (!SEEDS || (seedConn && seedConn !== conn) || seedBytes >= SEED_MAX) return;
-    seedConn = conn;
+    if (!SEEDS) return;
+    let s = seeds.get(conn.name);
+    if (!s) seeds.set(conn.name, (s = { conn, parts: [], bytes: 0 }));
+    if (s.conn !== conn || s.bytes >= SEED_MAX) return;
     const rec = Buffer.concat([Buffer.from([2, 0, payload.length >> 8, payload.length & 0xff]), payload]);
-    seedParts.push(rec);
-    seedBytes += rec.length;
+    s.parts.push(rec);
+    s.bytes += rec.length;
 }
-function writeSeed() {
-    if (!SEEDS || seedParts.length === 0) return;
+function writeSeeds() {
+    if (!SEEDS) return;
     const dir = `${SEEDS}/fuzz_quic_conn`;
     try {
         fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(`${dir}/hostile-quic-${mode}`,
-            Buffer.concat([Buffer.from([mode === 'max-streams-0' ? 0 : 7, 0]), ...seedParts]));
+        for (const [name, s] of seeds) {
+            if (s.parts.length === 0) continue;
+            fs.writeFileSync(`${dir}/hostile-${name}`,
+                Buffer.concat([Buffer.from([s.conn.maxStreamsBase === 0 ? 0 : 7, 0]), ...s.parts]));
+        }
     } catch (e) {
         process.stderr.write(`seed: ${e.message}\n`);
     }
 }
-process.on('SIGTERM', () => { writeSeed(); process.exit(0); });
-process.on('SIGINT', () => { writeSeed(); process.exit(0); });
+process.on('SIGTERM', () => { writeSeeds(); process.exit(0); });
+process.on('SIGINT', () => { writeSeeds(); process.exit(0); });

@@ -562,6 +562,22 @@ start_hostile() {
     HOSTILE_PORT=$NODE_PORT HOSTILE_LOG=$NODE_LOG HOSTILE_PID=$NODE_PID
 }
 
+# start_hostile_quic NAME CONTROL CERT KEY: starts test/hostile_quic_server.js
+# (the QUIC/HTTP/3 cases of the hostile table, test/hostile/cases_h3.js;
+# CONTROL names the current case) on a fresh port, free for UDP (pick_port
+# asks ss for TCP and UDP alike), in $LIB_TMP/NAME/; a port that turns out
+# taken ends the server before it says "listening", and another is tried.
+# Its log (one JSON line per event, each with its case's name) is written
+# synchronously. Sets HQUIC_PORT, HQUIC_LOG, HQUIC_PID.
+start_hostile_quic() {
+    local name=$1
+    shift
+    start_node_server "$LIB_ROOT/test/hostile_quic_server.js" "$name" table "$@" || return 1
+    wait_udp "$NODE_PORT" "$NODE_PID" 5 || return 1
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    HQUIC_PORT=$NODE_PORT HQUIC_LOG=$NODE_LOG HQUIC_PID=$NODE_PID
+}
+
 # stop_server PID: stops one server this library started (TERM, then KILL
 # after 2 s) before lib_cleanup would, and forgets it.
 stop_server() {

@@ -6,9 +6,10 @@
 # (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
 # test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2), test/e2e_tls.sh
 # (https://, both protocols), test/e2e_hostile.sh (misbehaving servers:
-# test/hostile_server.js), test/e2e_hostile_udp.sh (--http3 against UDP
-# servers that misbehave before any handshake: test/hostile_udp_server.js)
-# test/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
+# test/hostile_server.js), test/e2e_hostile_cases.sh (the hostile case
+# table: HTTP/1.1, HTTP/2 and TLS cases played by test/hostile_server.js,
+# QUIC/HTTP/3 ones, before, during and after the handshake, by
+# test/hostile_quic_server.js), test/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
 # test/udp_impair.js) and test/e2e_longrun.sh (stream id exhaustion, key
 # updates, far packet numbers through the test build's knobs; flat memory)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
@@ -175,8 +176,7 @@ suite e2e 300 test/e2e.sh "end-to-end"
 suite e2e-h2 300 test/e2e_h2.sh "end-to-end HTTP/2"
 suite e2e-tls 300 test/e2e_tls.sh "end-to-end TLS"
 suite e2e-hostile 360 test/e2e_hostile.sh "end-to-end hostile servers"
-suite e2e-hostile-cases 480 test/e2e_hostile_cases.sh "hostile-server case table"
-suite e2e-hostile-udp 240 test/e2e_hostile_udp.sh "end-to-end hostile UDP servers"
+suite e2e-hostile-cases 600 test/e2e_hostile_cases.sh "hostile-server case table"
 suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 
