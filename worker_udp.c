@@ -365,7 +365,10 @@ static void qc_finished(struct loop *l, struct qc *c)
             loop_charge(l, ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE);
             break;
         }
-        kind = ci->kind == QUIC_CLOSE_LOCAL ? ERR_PROTOCOL : ERR_CLOSED;
+        /* Ours: the server's error (`protocol`), or TLS failing after the
+         * handshake (`tls`, as over TCP: an unexpected post-handshake
+         * message); the server's: `closed`. */
+        kind = ci->kind != QUIC_CLOSE_LOCAL ? ERR_CLOSED : ci->tls_alert ? ERR_TLS : ERR_PROTOCOL;
         break;
     case QUIC_CLOSE_IDLE:
         if (handshake)

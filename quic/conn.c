@@ -41,7 +41,11 @@
 #define OUR_UNI_MAX 3             /* HTTP/3: control, QPACK encoder, QPACK decoder */
 #define CHUNK_CAP 4096u           /* stream frames remembered for retransmission (ApplicationData) */
 #define CHUNKS_PER_PKT 64
-#define CID_SLOTS 4               /* the server's connection IDs kept (active_connection_id_limit) */
+/* The server's spare connection IDs kept. With the one in use they are the
+ * active_connection_id_limit we advertise (CID_SLOTS + 1): RFC 9000 §5.1.1
+ * counts the connection ID in use among the active ones, and one more than
+ * the limit is a CONNECTION_ID_LIMIT_ERROR, not a spare to keep. */
+#define CID_SLOTS 3
 #define CRYPTO_OUT_INITIAL 4096   /* ClientHello (and a second one after HelloRetryRequest) */
 #define CRYPTO_OUT_HANDSHAKE 512  /* (empty Certificate and) Finished */
 #define ACK_DELAY_NS 2000000ull   /* one ack-eliciting packet waits at most this for company */
@@ -160,7 +164,7 @@ struct quic_conn {
     uint16_t token_len;
     bool any_packet;          /* a packet was processed: Retry and VN are no longer acceptable */
     struct peer_cid cids[CID_SLOTS];
-    uint64_t retire_queue[CID_SLOTS * 2];
+    uint64_t retire_queue[(CID_SLOTS + 1) * 2];
     unsigned retire_n;
 
     /* TLS. */
@@ -449,7 +453,7 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
     tp.initial_max_stream_data_bidi_local = cfg->stream_window;
     tp.initial_max_stream_data_uni = 1u << 16;
     tp.initial_max_streams_uni = UNI_MAX;
-    tp.active_connection_id_limit = CID_SLOTS;
+    tp.active_connection_id_limit = CID_SLOTS + 1;
     tp.max_ack_delay = OUR_MAX_ACK_DELAY_MS;
     tp.initial_scid.present = true;
     tp.initial_scid.len = CID_LEN;
@@ -554,9 +558,17 @@ static void crypto_feed(struct quic_conn *c, enum quic_space s, const uint8_t *p
         int alert = rc == TLS13_ERR_FALLBACK_TLS12 ? 70 /* protocol_version: QUIC needs 1.3 */
                     : rc <= TLS13_ERR_PEER_ALERT_BASE ? TLS13_ERR_PEER_ALERT_BASE - rc
                                                       : -rc;
+        /* After the handshake (a post-handshake message in 1-RTT CRYPTO,
+         * RFC 9001 §4.1.3) it is no failed handshake but our close for the
+         * server's error, with its alert (RFC 9001 §4.8). */
+        bool after = c->state != QUIC_HANDSHAKING;
         c->close.tls_alert = alert;
-        set_close(c, QUIC_CLOSE_HANDSHAKE, false, QUIC_CRYPTO_ERROR(alert), QUIC_FT_CRYPTO, "TLS handshake failed",
-                  20);
+        if (after)
+            set_close(c, QUIC_CLOSE_LOCAL, false, QUIC_CRYPTO_ERROR(alert), QUIC_FT_CRYPTO,
+                      "TLS message after the handshake", 31);
+        else
+            set_close(c, QUIC_CLOSE_HANDSHAKE, false, QUIC_CRYPTO_ERROR(alert), QUIC_FT_CRYPTO, "TLS handshake failed",
+                      20);
     }
 }
 

@@ -1015,6 +1015,59 @@ static void reset_dgram(uint8_t *d, size_t n, bool our_cid, const struct tc *t)
     memcpy(d + n - 16, token, 16);
 }
 
+/* A TLS message the client cannot take after the handshake (1-RTT CRYPTO,
+ * RFC 9001 §4.1.3): our close, CRYPTO_ERROR with unexpected_message (RFC
+ * 9001 §4.8), not a failed handshake (it once was QUIC_CLOSE_HANDSHAKE, and
+ * the requests on the connection were counted as if the server had closed). */
+static void test_crypto_after_handshake(void)
+{
+    struct tc t;
+    const uint8_t f[] = { QUIC_FT_CRYPTO, 0x00, 0x04, 0xfe, 0x00, 0x00, 0x00 };
+    established(&t, true);
+    srv_packet(&t, f, sizeof f);
+    const struct quic_close_info *ci = quic_conn_close_info(t.c);
+    T_CHECK("crypto after the handshake: our close, CRYPTO_ERROR unexpected_message",
+            ci->kind == QUIC_CLOSE_LOCAL && !ci->app && ci->code == 0x10a && ci->tls_alert == 10 && !ci->during_handshake,
+            "kind %d code 0x%llx alert %d during %d", ci->kind, (unsigned long long)ci->code, ci->tls_alert,
+            ci->during_handshake);
+    tc_free(&t);
+}
+
+/* RFC 9000 §5.1.1: the connection ID in use is one of the active ones, so
+ * with the limit we advertise (4) the server may give 3 more; a 4th is
+ * CONNECTION_ID_LIMIT_ERROR (the client once kept 4 spares besides the one
+ * in use, 5 active, and said nothing). */
+static void test_cid_limit(void)
+{
+    struct tc t;
+    struct out o;
+    established(&t, true);
+    move_cid(&t, &o); /* sequence 9 in use, every earlier one retired */
+    for (unsigned seq = 10; seq <= 13; seq++) {
+        uint8_t f[64], *p = f;
+        *p++ = QUIC_FT_NEW_CONNECTION_ID;
+        *p++ = (uint8_t)seq;
+        *p++ = 9; /* retire prior to: nothing new */
+        *p++ = sizeof new_cid;
+        memcpy(p, new_cid, sizeof new_cid);
+        p[0] = (uint8_t)seq; /* a connection ID of its own */
+        p += sizeof new_cid;
+        memcpy(p, token, sizeof token);
+        p[0] = (uint8_t)seq;
+        p += sizeof token;
+        srv_packet(&t, f, (size_t)(p - f));
+        const struct quic_close_info *ci = quic_conn_close_info(t.c);
+        if (seq < 13)
+            T_CHECK("cid limit: up to the advertised limit (4 active) is kept", ci->kind == QUIC_CLOSE_NONE,
+                    "seq %u: kind %d code 0x%llx", seq, ci->kind, (unsigned long long)ci->code);
+        else
+            T_CHECK("cid limit: a 5th active connection ID is CONNECTION_ID_LIMIT_ERROR",
+                    ci->kind == QUIC_CLOSE_LOCAL && ci->code == QUIC_CONNECTION_ID_LIMIT_ERROR,
+                    "kind %d code 0x%llx", ci->kind, (unsigned long long)ci->code);
+    }
+    tc_free(&t);
+}
+
 static void test_stateless_reset(void)
 {
     struct tc t;
@@ -1692,6 +1745,8 @@ int main(void)
     test_pto();
     test_peer_close();
     test_stateless_reset();
+    test_cid_limit();
+    test_crypto_after_handshake();
     test_key_update();
     test_our_key_update();
     test_far_pn();
