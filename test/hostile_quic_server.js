@@ -609,6 +609,7 @@ function newConn(rinfo, name) {
         quic: false, maxStreamsBase: 100,
     };
     if (conn.kase && !/^h3-/.test(name)) conn.kase = null;
+    conn.clientTpInt = (id) => (conn.clientTp ? tpInt(conn.clientTp[id]) : 0);
     conn.x = new CaseIO(conn);
     return conn;
 }

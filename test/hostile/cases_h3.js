@@ -236,6 +236,344 @@ module.exports = [
         server: '(hs | length) == 2 and (bad | length) == 2 and (responses | length) == 20 and (errs | length) == 0' +
             ' and all(bad[]; .what | startswith("30 copies")) and (closes | length) == 2 and all(closes[]; .code == "0x100")',
     }, 'RFC 9000 §8.1 binds the server; §19.6: CRYPTO already received is ignored, §12.2: junk dropped'),
+
+    // --- HTTP/3 frames on the request stream (RFC 9114 §4.1, §7) -------------------
+    connError('h3-headers-truncated', 'a HEADERS frame declaring 10 bytes, the stream ending (FIN) after 3', (x, id) => {
+        x.write(id, cat(vs(0x01, 10), STATUS_200), true);
+        x.did('HEADERS truncated by FIN', id);
+    }, 'H3_FRAME_ERROR', '0x106', 'RFC 9114 §7.1: a frame truncated by the stream\'s end, H3_FRAME_ERROR'),
+    connError('h3-data-truncated', 'HEADERS, then a DATA frame declaring 100 bytes, the stream ending after 5', (x, id) => {
+        x.write(id, cat(h3frame(0x01, Buffer.from(STATUS_200)), vs(0x00, 100), Buffer.from('hello')), true);
+        x.did('DATA truncated by FIN', id);
+    }, 'H3_FRAME_ERROR', '0x106', 'RFC 9114 §7.1: H3_FRAME_ERROR'),
+    connError('h3-h2-frame', 'an HTTP/2-only frame type (0x06, PING in HTTP/2) before HEADERS', (x, id) => {
+        x.frame(id, 0x06, Buffer.alloc(8));
+        x.ok(id);
+        x.did('frame type 0x06 on a request stream', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §7.2.8: HTTP/2 frame types are H3_FRAME_UNEXPECTED'),
+    connError('h3-push-promise', 'a PUSH_PROMISE on the request stream (the client never sent MAX_PUSH_ID)', (x, id) => {
+        x.frame(id, 0x05, cat(vs(0), STATUS_200));
+        x.ok(id);
+        x.did('PUSH_PROMISE without MAX_PUSH_ID', id);
+    }, 'H3_ID_ERROR', '0x108', 'RFC 9114 §7.2.5, §4.6: a push ID above the (absent) maximum, H3_ID_ERROR'),
+    connError('h3-settings-on-request', 'a SETTINGS frame on the request stream', (x, id) => {
+        x.write(id, SETTINGS);
+        x.ok(id);
+        x.did('SETTINGS on a request stream', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §7.2.4: SETTINGS elsewhere than the control stream, H3_FRAME_UNEXPECTED'),
+    connError('h3-goaway-on-request', 'a GOAWAY frame on the request stream', (x, id) => {
+        x.frame(id, 0x07, vs(0));
+        x.ok(id);
+        x.did('GOAWAY on a request stream', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §7.2.6: GOAWAY elsewhere than the control stream, H3_FRAME_UNEXPECTED'),
+    connError('h3-data-after-trailers', 'HEADERS, DATA, trailers (HEADERS), then DATA again', (x, id) => {
+        // Trailers: static 31 (accept-encoding), no pseudo-header.
+        x.write(id, cat(h3frame(0x01, Buffer.from(STATUS_200)), HELLO, h3frame(0x01, Buffer.from([0x00, 0x00, 0xdf])), HELLO), true);
+        x.did('DATA after the trailers', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §4.1: DATA after the trailer section, H3_FRAME_UNEXPECTED'),
+    allOk('h3-reserved-frame', 'a reserved frame type (0x21, 0x1f * N + 0x21) with 50 bytes before HEADERS', {
+        onRequest: first((x, id) => {
+            x.frame(id, 0x21, Buffer.alloc(50, 0x5a));
+            x.ok(id);
+            x.did('reserved frame type 0x21 before HEADERS', id);
+        }),
+    }, 'RFC 9114 §7.2.8, §9: unknown and reserved frame types are ignored'),
+    allOk('h3-interim-103', 'a 103 (Early Hints) response before the 200', {
+        onRequest: first((x, id) => {
+            x.headers(id, [0x00, 0x00, 0xd8]); // static 24: :status 103
+            x.ok(id);
+            x.did('103 before the final response', id);
+        }),
+    }, 'RFC 9114 §4.1: any number of interim responses precede the final one'),
+    allOk('h3-many-fields', '2000 small header fields (static 31, accept-encoding) after :status', {
+        onRequest: first((x, id) => {
+            x.headers(id, cat(STATUS_200, Buffer.alloc(2000, 0xdf)));
+            x.data(id, 'hello', true);
+            x.log({ event: 'response', stream: id });
+            x.did('2000 fields in one section', id);
+        }),
+    }, 'RFC 9114 §4.2.2: within SETTINGS_MAX_FIELD_SECTION_SIZE (shb sets none) a section of any field count is read'),
+    streamError('h3-status-101', ':status 101 (a literal field line)', (x, id) => {
+        // Literal with static name reference 24 (:status), value "101".
+        x.headers(id, cat([0x00, 0x00, 0x5f, 0x09, 0x03], Buffer.from('101')));
+        x.data(id, 'hello', true);
+        x.did(':status 101', id);
+    }, 'RFC 9114 §4.5: no 101 (Switching Protocols) in HTTP/3; malformed, a stream error'),
+    streamError('h3-trailer-pseudo', 'a trailer section carrying :status', (x, id) => {
+        x.write(id, cat(h3frame(0x01, Buffer.from(STATUS_200)), HELLO, h3frame(0x01, Buffer.from(STATUS_200))), true);
+        x.did('trailers with :status', id);
+    }, 'RFC 9114 §4.3: pseudo-headers in trailers make the message malformed'),
+    streamError('h3-huffman-bad', 'a Huffman-coded :status whose padding is not all ones', (x, id) => {
+        // Literal with static name reference 24 (:status), value "200"
+        // Huffman-coded: 00010 00000 00000, then one padding bit 0 (RFC
+        // 7541 Appendix B; shb decodes :status, and only it).
+        x.headers(id, [0x00, 0x00, 0x5f, 0x09, 0x82, 0x10, 0x00]);
+        x.data(id, 'hello', true);
+        x.did('Huffman padding of zeros', id);
+    }, 'RFC 9204 §4.1.2, RFC 7541 §5.2: padding other than the EOS prefix is a decoding error'),
+    streamError('h3-headers-1mb', 'a HEADERS frame declaring 1 MB (a 1 MB header value), the first 1000 bytes sent', (x, id) => {
+        x.write(id, cat(vs(0x01, 1 << 20), STATUS_200, [0x5f, 0x10, 0x7f], Buffer.alloc(994, 0x61)));
+        x.did('HEADERS of 1 MB', id);
+    }, 'RFC 9114 §4.2.2, §10.5: a client may refuse a field section too large for it (H3_EXCESSIVE_LOAD), a stream error'),
+    connError('h3-qpack-ric', 'a field section prefix with a nonzero Required Insert Count (encoded 2; shb allows no dynamic table)', (x, id) => {
+        x.write(id, cat(h3frame(0x01, Buffer.from([0x02, 0x00, 0xd9])), HELLO), true);
+        x.did('Required Insert Count 1', id);
+    }, 'QPACK_DECOMPRESSION_FAILED', '0x200', 'RFC 9204 §4.5.1.1: a Required Insert Count the decoder\'s table cannot have, a connection error'),
+
+    // --- the server's unidirectional streams (RFC 9114 §6.2) ------------------------
+    connError('h3-missing-settings', 'a control stream whose first frame is GOAWAY, not SETTINGS', (x, id) => {
+        x.control(cat([0x00], h3frame(0x07, vs(100))));
+        x.ok(id);
+        x.did('control stream without SETTINGS first', id);
+    }, 'H3_MISSING_SETTINGS', '0x10a', 'RFC 9114 §6.2.1: H3_MISSING_SETTINGS', { controlStream: null }),
+    connError('h3-second-control', 'a second control stream', (x, id) => {
+        x.uni(CONTROL);
+        x.ok(id);
+        x.did('a second control stream', id);
+    }, 'H3_STREAM_CREATION_ERROR', '0x103', 'RFC 9114 §6.2.1: H3_STREAM_CREATION_ERROR'),
+    connError('h3-control-fin', 'its control stream ended (FIN)', (x, id) => {
+        x.control(Buffer.alloc(0), true);
+        x.ok(id);
+        x.did('FIN on the control stream', id);
+    }, 'H3_CLOSED_CRITICAL_STREAM', '0x104', 'RFC 9114 §6.2.1: the control stream never closes, H3_CLOSED_CRITICAL_STREAM'),
+    connError('h3-push-stream', 'a push stream (type 0x01), the client having sent no MAX_PUSH_ID', (x, id) => {
+        x.uni(cat(vs(0x01, 0), h3frame(0x01, Buffer.from(STATUS_200))));
+        x.ok(id);
+        x.did('a push stream', id);
+    }, 'H3_ID_ERROR', '0x108', 'RFC 9114 §4.6: a push ID without MAX_PUSH_ID, H3_ID_ERROR'),
+    connError('h3-cancel-push', 'CANCEL_PUSH on its control stream', (x, id) => {
+        x.control(h3frame(0x03, vs(0)));
+        x.ok(id);
+        x.did('CANCEL_PUSH', id);
+    }, 'H3_ID_ERROR', '0x108', 'RFC 9114 §7.2.3: a push ID never allowed, H3_ID_ERROR'),
+    connError('h3-max-push-id', 'MAX_PUSH_ID from the server', (x, id) => {
+        x.control(h3frame(0x0d, vs(10)));
+        x.ok(id);
+        x.did('MAX_PUSH_ID', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §7.2.7: a client receiving MAX_PUSH_ID, H3_FRAME_UNEXPECTED'),
+    connError('h3-data-on-control', 'a DATA frame on its control stream', (x, id) => {
+        x.control(HELLO);
+        x.ok(id);
+        x.did('DATA on the control stream', id);
+    }, 'H3_FRAME_UNEXPECTED', '0x105', 'RFC 9114 §7.2.1: H3_FRAME_UNEXPECTED'),
+    connError('h3-settings-h2-id', 'SETTINGS with identifier 0x02 (HTTP/2\'s ENABLE_PUSH)', (x, id) => {
+        x.control(cat([0x00], h3frame(0x04, vs(0x02, 0))));
+        x.ok(id);
+        x.did('SETTINGS identifier 0x02', id);
+    }, 'H3_SETTINGS_ERROR', '0x109', 'RFC 9114 §7.2.4.1: HTTP/2 setting identifiers, H3_SETTINGS_ERROR', { controlStream: null }),
+    connError('h3-settings-twice', 'SETTINGS with MAX_FIELD_SECTION_SIZE twice', (x, id) => {
+        x.control(cat([0x00], h3frame(0x04, vs(0x06, 100, 0x06, 200))));
+        x.ok(id);
+        x.did('one setting twice', id);
+    }, 'H3_SETTINGS_ERROR', '0x109', 'RFC 9114 §7.2.4: the same identifier twice MAY be H3_SETTINGS_ERROR', { controlStream: null }),
+    connError('h3-goaway-rising', 'GOAWAY 100, then GOAWAY 104', (x, id) => {
+        x.control(cat(h3frame(0x07, vs(100)), h3frame(0x07, vs(104))));
+        x.did('GOAWAY ids rising', id);
+    }, 'H3_ID_ERROR', '0x108', 'RFC 9114 §5.2: an id above an earlier GOAWAY\'s, H3_ID_ERROR'),
+    connError('h3-goaway-not-bidi', 'GOAWAY with id 2 (not a client bidirectional stream)', (x, id) => {
+        x.control(h3frame(0x07, vs(2)));
+        x.did('GOAWAY 2', id);
+    }, 'H3_ID_ERROR', '0x108', 'RFC 9114 §7.2.6: a server\'s GOAWAY names a client-initiated bidirectional stream, else H3_ID_ERROR'),
+    allOk('h3-unknown-uni', 'a unidirectional stream of a reserved type (0x21) carrying 100 bytes, then FIN', {
+        onRequest: first((x, id) => {
+            x.uni(cat(vs(0x21), Buffer.alloc(100, 0x7a)), true);
+            x.ok(id);
+            x.did('a stream of type 0x21', id);
+        }),
+    }, 'RFC 9114 §6.2, §6.2.3: unknown stream types are read and discarded'),
+    allOk('h3-unknown-control-frame', 'a reserved frame type (0x21) on its control stream after SETTINGS', {
+        onRequest: first((x, id) => {
+            x.control(h3frame(0x21, Buffer.alloc(20)));
+            x.ok(id);
+            x.did('frame 0x21 on the control stream', id);
+        }),
+    }, 'RFC 9114 §7.2.8, §9: ignored'),
+    allOk('h3-qpack-streams', 'QPACK encoder and decoder streams, the encoder\'s carrying Set Dynamic Table Capacity 0', {
+        onRequest: first((x, id) => {
+            x.uni(cat(vs(0x02), [0x20]));
+            x.uni(vs(0x03));
+            x.ok(id);
+            x.did('QPACK streams', id);
+        }),
+    }, 'RFC 9204 §4.2, §4.3.1: a capacity of 0 is within the client\'s maximum (0)'),
+    connError('h3-qpack-capacity', 'Set Dynamic Table Capacity 100 on its QPACK encoder stream (the client allowed 0)', (x, id) => {
+        x.uni(cat(vs(0x02), [0x3f, 0x45]));
+        x.ok(id);
+        x.did('capacity 100', id);
+    }, 'QPACK_ENCODER_STREAM_ERROR', '0x201', 'RFC 9204 §4.3.1: a capacity above SETTINGS_QPACK_MAX_TABLE_CAPACITY, QPACK_ENCODER_STREAM_ERROR'),
+    connError('h3-qpack-insert', 'an Insert With Literal Name on its QPACK encoder stream (a table of capacity 0)', (x, id) => {
+        x.uni(cat(vs(0x02), [0x41, 0x61, 0x01, 0x62]));
+        x.ok(id);
+        x.did('an insert into no table', id);
+    }, 'QPACK_ENCODER_STREAM_ERROR', '0x201', 'RFC 9204 §3.2.2, §4.3.2: an entry larger than the capacity, QPACK_ENCODER_STREAM_ERROR'),
+
+    // --- QUIC frames after the handshake (RFC 9000 §19) ------------------------------
+    connError('h3-stream-unopened', 'STREAM data on client bidirectional stream 400, never opened', (x, id) => {
+        x.quicFrame(cat(vs(0x0e, 400, 0, 5), Buffer.from('hello')));
+        x.did('STREAM on stream 400', id);
+    }, 'STREAM_STATE_ERROR', '0x5', 'RFC 9000 §19.8: a locally initiated stream not yet created, STREAM_STATE_ERROR'),
+    connError('h3-stream-send-only', 'STREAM data on stream 2 (the client\'s own control stream, send-only)', (x, id) => {
+        x.quicFrame(cat(vs(0x0e, 2, 0, 5), Buffer.from('hello')));
+        x.did('STREAM on stream 2', id);
+    }, 'STREAM_STATE_ERROR', '0x5', 'RFC 9000 §19.8: a send-only stream, STREAM_STATE_ERROR'),
+    connError('h3-stream-server-bidi', 'STREAM data on stream 1 (server bidirectional; the client allowed none)', (x, id) => {
+        x.quicFrame(cat(vs(0x0e, 1, 0, 5), Buffer.from('hello')));
+        x.did('STREAM on stream 1', id);
+    }, 'STREAM_LIMIT_ERROR', '0x4', 'RFC 9000 §4.6, §19.8: a stream above the limit given (0), STREAM_LIMIT_ERROR'),
+    connError('h3-reset-unopened', 'RESET_STREAM for client bidirectional stream 400, never opened', (x, id) => {
+        x.resetStream(400, 0x10c, 0);
+        x.did('RESET_STREAM 400', id);
+    }, 'STREAM_STATE_ERROR', '0x5', 'RFC 9000 §19.4: a locally initiated stream not yet created, STREAM_STATE_ERROR'),
+    connError('h3-stop-receive-only', 'STOP_SENDING for its own control stream (3: receive-only for the client)', (x, id) => {
+        x.stopSending(3, 0x10c);
+        x.did('STOP_SENDING 3', id);
+    }, 'STREAM_STATE_ERROR', '0x5', 'RFC 9000 §19.5: STOP_SENDING for a receive-only stream, STREAM_STATE_ERROR'),
+    connError('h3-max-stream-data-recv-only', 'MAX_STREAM_DATA for its own control stream (3)', (x, id) => {
+        x.quicFrame(vs(0x11, 3, 1 << 20));
+        x.did('MAX_STREAM_DATA 3', id);
+    }, 'STREAM_STATE_ERROR', '0x5', 'RFC 9000 §19.10: MAX_STREAM_DATA for a receive-only stream, STREAM_STATE_ERROR'),
+    connError('h3-retire-unissued', 'RETIRE_CONNECTION_ID 1 (the client issued only sequence 0)', (x, id) => {
+        x.quicFrame(vs(0x19, 1));
+        x.did('RETIRE_CONNECTION_ID 1', id);
+    }, 'PROTOCOL_VIOLATION', '0xa', 'RFC 9000 §19.16: a sequence number never sent, PROTOCOL_VIOLATION'),
+    connError('h3-unknown-quic-frame', 'a QUIC frame of unknown type 0x21', (x, id) => {
+        x.quicFrame([0x21, 0x00]);
+        x.did('frame type 0x21', id);
+    }, 'FRAME_ENCODING_ERROR', '0x7', 'RFC 9000 §12.4: an unknown frame type, FRAME_ENCODING_ERROR'),
+    connError('h3-new-token-empty', 'NEW_TOKEN with an empty token', (x, id) => {
+        x.quicFrame([0x07, 0x00]);
+        x.did('NEW_TOKEN empty', id);
+    }, 'FRAME_ENCODING_ERROR', '0x7', 'RFC 9000 §19.7: an empty token, FRAME_ENCODING_ERROR'),
+    connError('h3-ack-negative', 'an ACK whose gap takes the smallest packet number below 0', (x, id) => {
+        const ranges = x.conn.spaces.app.ranges;
+        const largest = ranges.length ? ranges[0][1] : 0;
+        x.quicFrame(vs(0x02, largest, 0, 1, 0, largest + 5, 0));
+        x.did(`ACK of ${largest} with a gap of ${largest + 5}`, id);
+    }, 'FRAME_ENCODING_ERROR', '0x7', 'RFC 9000 §19.3.1: a computed packet number below 0, FRAME_ENCODING_ERROR'),
+    connError('h3-ncid-over-limit', 'NEW_CONNECTION_IDs up to one past the client\'s active_connection_id_limit', (x, id) => {
+        const limit = x.conn.clientTp[0x0e] ? x.conn.clientTpInt(0x0e) : 2;
+        // The connection ID in use (sequence 0) is one of the active ones:
+        // sequences 1..limit make limit + 1.
+        for (let seq = 1; seq <= limit; seq++) x.quicFrame(cat(vs(0x18, seq, 0, 8), crypto.randomBytes(8), crypto.randomBytes(16)));
+        x.did(`NEW_CONNECTION_ID 1..${limit}, the limit being ${limit}`, id);
+    }, 'CONNECTION_ID_LIMIT_ERROR', '0x9', 'RFC 9000 §5.1.1: more active connection IDs than active_connection_id_limit, CONNECTION_ID_LIMIT_ERROR'),
+    allOk('h3-ncid-retire-prior', 'NEW_CONNECTION_IDs up to the limit, then one retiring all before it (retire_prior_to)', {
+        onRequest: first((x, id) => {
+            const limit = x.conn.clientTpInt(0x0e) || 2;
+            for (let seq = 1; seq < limit; seq++) x.quicFrame(cat(vs(0x18, seq, 0, 8), crypto.randomBytes(8), crypto.randomBytes(16)));
+            x.quicFrame(cat(vs(0x18, limit, limit, 8), crypto.randomBytes(8), crypto.randomBytes(16)));
+            x.ok(id);
+            x.did(`NEW_CONNECTION_ID 1..${limit}, the last retiring those before it`, id);
+        }),
+    }, 'RFC 9000 §5.1.2, §19.15: the client retires them and carries on with the new one'),
+    allOk('h3-handshake-done-twice', 'HANDSHAKE_DONE again, in the first response\'s packet', {
+        onRequest: first((x, id) => { x.quicFrame([0x1e]); x.ok(id); x.did('HANDSHAKE_DONE again', id); }),
+    }, 'RFC 9000 §19.20: only a server receiving it is in error'),
+    allOk('h3-limits-decrease', 'MAX_DATA 1, MAX_STREAM_DATA 1 and MAX_STREAMS 1 (below what it gave)', {
+        onRequest: first((x, id) => {
+            x.quicFrame(vs(0x10, 1));
+            x.quicFrame(vs(0x11, id, 1));
+            x.quicFrame(vs(0x12, 1));
+            x.ok(id);
+            x.did('limits lowered', id);
+        }),
+    }, 'RFC 9000 §19.9, §19.10, §19.11: a limit that does not increase is ignored'),
+    allOk('h3-new-token', 'a NEW_TOKEN of 32 bytes', {
+        onRequest: first((x, id) => { x.quicFrame(cat(vs(0x07, 32), crypto.randomBytes(32))); x.ok(id); x.did('NEW_TOKEN', id); }),
+    }, 'RFC 9000 §19.7, §8.1.3: a token for later connections; a client may keep or drop it'),
+    allOk('h3-ping-flood', '1000 PING frames and 20 PADDING-only packets with the first response', {
+        onRequest: first((x, id) => {
+            for (let k = 0; k < 20; k++) { x.quicFrame(Buffer.alloc(1000)); x.packetEnd(); }
+            x.quicFrame(Buffer.alloc(1000, 0x01));
+            x.ok(id);
+            x.did('1000 PINGs, 20 PADDING-only packets', id);
+        }),
+    }, 'RFC 9000 §19.1, §19.2: PING and PADDING only elicit (or not) an ACK'),
+    allOk('h3-ack-delay-huge', 'an ACK of the client\'s largest packet with ack delay 2^62-1', {
+        onRequest: first((x, id) => {
+            const ranges = x.conn.spaces.app.ranges;
+            x.quicFrame(cat(vs(0x02, ranges[0][1]), Buffer.from('ffffffffffffffff', 'hex'), vs(0, 0)));
+            x.ok(id);
+            x.did('ack delay 2^62-1', id);
+        }),
+    }, 'RFC 9002 §5.3: ack delay is capped at max_ack_delay once the handshake is confirmed'),
+    {
+        ...connError('h3-close-transport', 'CONNECTION_CLOSE INTERNAL_ERROR (a transport close) on the first request', (x, id) => {
+            x.close(0x1, { reason: 'bye' });
+            x.did('CONNECTION_CLOSE 0x1', id);
+        }, '', '', 'RFC 9000 §10.2.2: the server closed; both requests in flight `closed`, shb sends nothing more'),
+        expect: { errors: { closed: 8 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"server INTERNAL_ERROR": 4}' },
+        server: '(hs | length) == 4 and (bad | length) == 4 and (errs | length) == 0 and (closes | length) == 0',
+    },
+    {
+        ...connError('h3-close-app', 'CONNECTION_CLOSE H3_INTERNAL_ERROR (an application close) on the first request', (x, id) => {
+            x.close(0x102, { app: true });
+            x.did('CONNECTION_CLOSE 0x102 (application)', id);
+        }, '', '', 'RFC 9000 §10.2.2, RFC 9114 §8: both requests in flight `closed`'),
+        expect: { errors: { closed: 8 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"server H3_INTERNAL_ERROR": 4}' },
+        server: '(hs | length) == 4 and (bad | length) == 4 and (errs | length) == 0 and (closes | length) == 0',
+    },
+    {
+        ...streamError('h3-reset-mid-body', 'HEADERS and half a DATA frame, then RESET_STREAM H3_INTERNAL_ERROR', (x, id) => {
+            x.write(id, cat(h3frame(0x01, Buffer.from(STATUS_200)), vs(0x00, 10), Buffer.from('hello')));
+            x.resetStream(id, 0x102);
+            x.did('RESET_STREAM mid-body', id);
+        }, 'RFC 9000 §19.4, RFC 9114 §4.1.1: the response is cut off: a `stream reset`'),
+        expect: { ok: 6, errors: { 'stream reset': 2 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb H3_NO_ERROR": 2}' },
+    },
+    allOk('h3-stop-sending', 'STOP_SENDING H3_NO_ERROR on the request stream (the request all sent), then the response', {
+        onRequest: first((x, id) => { x.stopSending(id, 0x100); x.ok(id); x.did('STOP_SENDING H3_NO_ERROR', id); }),
+    }, 'RFC 9114 §4.1.1: a server may stop the request body and still answer'),
+    {
+        ...allOk('h3-goaway-mid-run', 'GOAWAY 8 at the first request of each connection, every request answered', {
+            onRequest: (x, n, id) => {
+                if (n === 1) {
+                    x.control(h3frame(0x07, vs(8)));
+                    x.did('GOAWAY 8', id);
+                }
+                x.ok(id);
+            },
+        }, 'RFC 9114 §5.2: no request above the GOAWAY\'s id goes out on that connection; shb opens another'),
+        expect: { ok: 20, jq: '.requests.connectErrors == 0 and .connectionsOpened == 10 and .quic.connectionCloses == {"shb H3_NO_ERROR": 10}' },
+        server: '(hs | length) == 10 and (bad | length) == 10 and (responses | length) == 20 and all(requests[]; .stream < 8)' +
+            ' and (closes | length) == 10 and all(closes[]; .code == "0x100")',
+        deadline: 5,
+    },
+    {
+        // shb once counted these `closed`, as if the server had closed.
+        ...connError('h3-crypto-1rtt-bad', 'a CRYPTO frame in 1-RTT carrying a TLS message of unknown type (0xfe)', (x, id) => {
+            x.quicFrame(cat(vs(0x06, 0, 4), [0xfe, 0, 0, 0]));
+            x.did('CRYPTO 1-RTT, message type 0xfe', id);
+        }, '', '0x10a', 'RFC 9001 §4.1.3, §4.8: a post-handshake TLS message it cannot take, CRYPTO_ERROR (unexpected_message); TLS failed after the handshake: `tls`'),
+        expect: { errors: { tls: 8 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb CRYPTO_ERROR unexpected_message": 4}' },
+    },
+    allOk('h3-idle-timeout-0', 'max_idle_timeout 0 (no idle timeout of its own)', { tp: { 0x01: 0 },
+        onRequest: first((x, id) => { x.ok(id); x.did('max_idle_timeout 0', id); }) },
+    'RFC 9000 §10.1, §18.2: 0 (or absent) disables the server\'s idle timeout; the client\'s own applies'),
 ];
+
+// Before the handshake is over: the server's transport parameters.
+const tpError = (name, does, tp, rfc) => ({
+    name, proto: 'h3', args: '-n 4 -c 2 --connect-timeout 2s --timeout 3s', deadline: 5, does, rfc, tp,
+    expect: { errors: { 'tls handshake': 4 }, jq: '.requests.connectErrors == 4 and .quic.connectionCloses == {"shb TRANSPORT_PARAMETER_ERROR": 4}' },
+    // RFC 9000 §10.2.3: the close may go in more than one packet number space.
+    server: '(hs | length) == 4 and (requests | length) == 0 and ([closes[] | .from] | unique | length) == 4 and all(closes[]; .code == "0x8")',
+});
+module.exports.push(
+    tpError('h3-tp-cid-limit-1', 'active_connection_id_limit 1', { 0x0e: 1 },
+        'RFC 9000 §18.2: a value below 2 is TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-wrong-odcid', 'an original_destination_connection_id that is not the client\'s', { 0x00: crypto.randomBytes(8) },
+        'RFC 9000 §7.3: a connection ID that does not match, TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-wrong-iscid', 'an initial_source_connection_id other than its long headers\' SCID', { 0x0f: crypto.randomBytes(8) },
+        'RFC 9000 §7.3: TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-no-odcid', 'no original_destination_connection_id', { 0x00: null },
+        'RFC 9000 §7.3, §18.2: a server must send it; its absence is TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-stateless-reset-len', 'a stateless_reset_token of 8 bytes', { 0x02: crypto.randomBytes(8) },
+        'RFC 9000 §18.2: the token is 16 bytes, TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-max-udp-small', 'max_udp_payload_size 1000', { 0x03: 1000 },
+        'RFC 9000 §18.2: below 1200 is invalid, TRANSPORT_PARAMETER_ERROR'),
+    tpError('h3-tp-ack-delay-exp', 'ack_delay_exponent 21', { 0x0a: 21 },
+        'RFC 9000 §18.2: above 20 is invalid, TRANSPORT_PARAMETER_ERROR'),
+);
 
 module.exports.wire = { varint, vs, cat, h3frame, SETTINGS, CONTROL, STATUS_200, HELLO };
