@@ -77,13 +77,13 @@ const allOk = (name, does, more, rfc) => ({
     ...more,
 });
 
-// Before the handshake: -n 4 -c 2 --connect-timeout 1s is two rounds of two
-// connections, each given up after 1 s and charged one request.
-const TIMEOUT_ARGS = '-n 4 -c 2 --connect-timeout 1s';
+// Before the handshake: -n 4 -c 2 --connect-timeout 500ms is two rounds of
+// two connections, each given up after 0.5 s and charged one request.
+const TIMEOUT_ARGS = '-n 4 -c 2 --connect-timeout 500ms';
 const connectTimeouts = (name, does, raw, rfc, server = '(replies | length) >= 4') => ({
     name, proto: 'h3', args: TIMEOUT_ARGS, deadline: 8, does, rfc, raw,
     expect: { errors: { 'connect timeout': 4 },
-        jq: '.requests.connectErrors == 4 and .quic.retries == 0 and .quic.packetsReceived == 0 and .durationSeconds >= 1.8' },
+        jq: '.requests.connectErrors == 4 and .quic.retries == 0 and .quic.packetsReceived == 0 and .durationSeconds >= 0.9' },
     server: `conns == 4 and ${server}`,
 });
 
@@ -102,10 +102,10 @@ module.exports = [
     connectTimeouts('h3-silent', 'never answers a datagram', () => {},
         'RFC 9000 §10.1, §7: no handshake, --connect-timeout', '(replies | length) == 0'),
     {
-        name: 'h3-silent-z', proto: 'h3', args: '-z 2s -c 2 --connect-timeout 5s', deadline: 8, raw: () => {},
-        does: 'never answers, a -z 2s run with --connect-timeout 5s',
+        name: 'h3-silent-z', proto: 'h3', args: '-z 1s -c 2 --connect-timeout 5s', deadline: 6, raw: () => {},
+        does: 'never answers, a -z 1s run with --connect-timeout 5s',
         rfc: 'the run ends at -z, nothing is counted for connections never up',
-        expect: { ok: 0, jq: '.requests.total == 0 and .durationSeconds >= 1.8 and .durationSeconds <= 4' },
+        expect: { ok: 0, jq: '.requests.total == 0 and .durationSeconds >= 0.9 and .durationSeconds <= 3' },
         server: 'conns == 2',
     },
     connectTimeouts('h3-garbage', '1..1200 random bytes in answer to every datagram',
@@ -194,19 +194,19 @@ module.exports = [
 
     // --- no request stream at all ----------------------------------------------------
     {
-        name: 'h3-max-streams-0', proto: 'h3', args: '-n 4 -c 2 -p 2 --connect-timeout 1s --timeout 3s', deadline: 6,
+        name: 'h3-max-streams-0', proto: 'h3', args: '-n 4 -c 2 -p 2 --connect-timeout 500ms --timeout 3s', deadline: 5,
         does: 'initial_max_streams_bidi 0, never raised', tp: { 0x08: 0 },
         rfc: 'RFC 9000 §4.6: no request can go out; given up after --connect-timeout, one `refused` each (as HTTP/2 with MAX_CONCURRENT_STREAMS 0)',
-        expect: { errors: { refused: 4 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb H3_NO_ERROR": 4} and .durationSeconds >= 1.8' },
+        expect: { errors: { refused: 4 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb H3_NO_ERROR": 4} and .durationSeconds >= 0.9' },
         // The STREAMS_BLOCKED the client sends (§4.6) is a "flow" frame.
         server: '(closes | length) == 4 and all(closes[]; .code == "0x100") and (hs | length) == 4 and (est | length) == 4' +
             ' and (requests | length) == 0 and (appFrames | index("flow")) != null',
     },
     {
-        name: 'h3-max-streams-0-z', proto: 'h3', args: '-z 2s -c 2 --connect-timeout 5s', deadline: 6,
-        does: 'initial_max_streams_bidi 0, a -z 2s run with --connect-timeout 5s', tp: { 0x08: 0 },
+        name: 'h3-max-streams-0-z', proto: 'h3', args: '-z 1s -c 2 --connect-timeout 5s', deadline: 5,
+        does: 'initial_max_streams_bidi 0, a -z 1s run with --connect-timeout 5s', tp: { 0x08: 0 },
         rfc: 'RFC 9000 §4.6: the run ends at -z, no hang',
-        expect: { ok: 0, jq: '.durationSeconds >= 1.8 and .durationSeconds <= 4' },
+        expect: { ok: 0, jq: '.durationSeconds >= 0.9 and .durationSeconds <= 3' },
         server: '(hs | length) == 2 and (requests | length) == 0',
     },
 
