@@ -322,8 +322,13 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
         struct h3_req *r = &c->reqs[k];
         if (r->id == UINT64_MAX)
             continue;
+        /* §5.2: provably not processed, so sent again. As HTTP/2's refusals
+         * (worker_tcp.c) and H3_REQUEST_REJECTED (on_stream_reset), the
+         * attempt counts towards MAX_RETRIES only from a connection that
+         * answered nothing: a server that sends GOAWAY 0 on every
+         * connection would otherwise have the run retry forever. */
         if (retry_above_goaway && r->id >= c->peer.goaway_id)
-            loop_retry(l, r->retries, false, ERR_REFUSED); /* §5.2: provably not processed */
+            loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
         else
             loop_error(l, kind);
         r->id = UINT64_MAX;

@@ -547,6 +547,15 @@ module.exports = [
         }, '', '0x10a', 'RFC 9001 §4.1.3, §4.8: a post-handshake TLS message it cannot take, CRYPTO_ERROR (unexpected_message); TLS failed after the handshake: `tls`'),
         expect: { errors: { tls: 8 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb CRYPTO_ERROR unexpected_message": 4}' },
     },
+    {
+        // shb once retried these forever: the run never ended.
+        name: 'h3-goaway-0', proto: 'h3', args: '-n 4 -c 2 -p 2 --connect-timeout 2s --timeout 3s', deadline: 8,
+        does: 'GOAWAY 0 at the first request of every connection, nothing answered',
+        rfc: 'RFC 9114 §5.2: every request is above the GOAWAY, unprocessed, sent again; from connections that answered nothing, `refused` after shb\'s 15 retries',
+        onRequest: (x, n, id) => { if (n === 1) { x.control(h3frame(0x07, vs(0))); x.did('GOAWAY 0', id); } },
+        expect: { errors: { refused: 4 }, jq: '.requests.connectErrors == 0 and .quic.connectionCloses == {"shb H3_NO_ERROR": .connectionsOpened}' },
+        server: '(responses | length) == 0 and (closes | length) == (hs | length) and all(closes[]; .code == "0x100")',
+    },
     allOk('h3-idle-timeout-0', 'max_idle_timeout 0 (no idle timeout of its own)', { tp: { 0x01: 0 },
         onRequest: first((x, id) => { x.ok(id); x.did('max_idle_timeout 0', id); }) },
     'RFC 9000 §10.1, §18.2: 0 (or absent) disables the server\'s idle timeout; the client\'s own applies'),
