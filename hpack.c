@@ -134,6 +134,10 @@ static const uint8_t field_class[256] = {
 #define VC_HUFF 0x20  /* the value is Huffman-coded */
 #define VC_HBAD 0x40  /* ... and its coding is bad: EOS in it or an invalid code (RFC 7541 §5.2) */
 #define VC_BAD (VC_CTL | VC_LEAD | VC_LAST)
+/* A name's (hpack_name_check: QPACK's literal names; hpack.c's own scanner
+ * checks names its own way, name_octets), in the same v: */
+#define VC_NAME 0x80  /* the check is a name's */
+#define NC_BAD FC_NAME /* an octet RFC 9113 §8.2.1 forbids in a name, a leading ':' apart */
 _Static_assert(VC_LEAD == FC_WS << 1 && VC_MORE >> 1 == VC_LEAD, "value_step's shifts");
 
 /* One more value octet, of class t: no branch (the Huffman validator takes
@@ -143,6 +147,15 @@ static inline uint8_t value_step(uint8_t v, uint8_t t)
 {
     return (uint8_t)((v & (VC_CTL | VC_LEAD | VC_HUFF | VC_HBAD)) | (t & (FC_CTL | FC_WS)) | VC_MORE |
                      ((t & FC_WS) << 1 & ~((v & VC_MORE) >> 1)));
+}
+
+/* One more name octet c: a ':' first is a pseudo-header's (RFC 9113 §8.3,
+ * line_kind's business in qpack.c), anywhere else FC_NAME's. */
+static inline uint8_t name_step(uint8_t v, uint8_t c)
+{
+    if (!(v & VC_MORE) && c == ':')
+        return (uint8_t)(v | VC_MORE);
+    return (uint8_t)(v | VC_MORE | (field_class[c] & FC_NAME));
 }
 
 /* Raw value octets b[0..n). */
@@ -291,7 +304,7 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out)
  *   caller gets the loop it needs. */
 static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsigned *nbitsp, const uint8_t *in,
                                                            size_t n, uint8_t *out, size_t cap, size_t *op,
-                                                           uint8_t *vcp)
+                                                           uint8_t *vcp, bool name)
 {
     uint64_t acc = *accp;
     unsigned nbits = *nbitsp;
@@ -334,7 +347,7 @@ static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsig
             }
             out[o++] = (uint8_t)sym;
         } else {
-            vc = value_step(vc, field_class[sym]);
+            vc = name ? name_step(vc, (uint8_t)sym) : value_step(vc, field_class[sym]);
         }
         acc <<= len;
         nbits -= len;
@@ -351,13 +364,19 @@ static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsig
 static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
                            size_t *op)
 {
-    return huff_core(accp, nbitsp, in, n, out, cap, op, NULL);
+    return huff_core(accp, nbitsp, in, n, out, cap, op, NULL, false);
 }
 
 /* Validates Huffman-coded value octets in[0..n) (huff_core with out NULL). */
 static inline int huff_check(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *vcp)
 {
-    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp);
+    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp, false);
+}
+
+/* The same for a name's octets. */
+static inline int huff_check_name(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *vcp)
+{
+    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp, true);
 }
 
 /* The string's input is exhausted and the bits left are no whole code: they
@@ -394,6 +413,22 @@ static inline void value_start(struct hpack_value_check *c, bool huff)
 
 static inline void value_feed(struct hpack_value_check *c, const uint8_t *p, size_t n)
 {
+    if (c->v & VC_NAME) {
+        if (!(c->v & VC_HUFF)) {
+            for (size_t i = 0; i < n; i++)
+                c->v = name_step(c->v, p[i]);
+            return;
+        }
+        if (c->v & VC_HBAD)
+            return;
+        uint64_t acc = (uint64_t)c->acc << 32;
+        unsigned nbits = c->nbits;
+        if (huff_check_name(&acc, &nbits, p, n, &c->v) != 0)
+            c->v |= VC_HBAD;
+        c->acc = (uint32_t)(acc >> 32);
+        c->nbits = (uint8_t)nbits;
+        return;
+    }
     if (!(c->v & VC_HUFF)) {
         c->v = value_raw(c->v, p, n);
         return;
@@ -414,6 +449,8 @@ static inline int value_end(const struct hpack_value_check *c)
 {
     if ((c->v & VC_HUFF) && ((c->v & VC_HBAD) || huff_end((uint64_t)c->acc << 32, c->nbits) != 0))
         return HPACK_ERR_HUFFMAN; /* RFC 7541 §5.2 */
+    if (c->v & VC_NAME)
+        return (c->v & NC_BAD) ? 1 : 0;
     return (c->v & VC_BAD) ? 1 : 0;
 }
 
@@ -443,6 +480,20 @@ int hpack_value_check_end(const struct hpack_value_check *c)
 int hpack_value_check(const uint8_t *p, size_t n, bool huff)
 {
     return value_whole(p, n, huff);
+}
+
+void hpack_name_check_start(struct hpack_value_check *c, bool huff)
+{
+    value_start(c, huff);
+    c->v |= VC_NAME;
+}
+
+int hpack_name_check(const uint8_t *p, size_t n, bool huff)
+{
+    struct hpack_value_check c;
+    hpack_name_check_start(&c, huff);
+    value_feed(&c, p, n);
+    return value_end(&c);
 }
 
 /* ------------------------------------------------------- static table */

@@ -64,6 +64,13 @@ void hpack_value_check_feed(struct hpack_value_check *c, const uint8_t *p, size_
 int hpack_value_check_end(const struct hpack_value_check *c);
 /* The same for a whole value. */
 int hpack_value_check(const uint8_t *p, size_t n, bool huff);
+/* Field names, checked the same way (start, then hpack_value_check_feed and
+ * _end, or whole): 1 when an octet RFC 9113 §8.2.1 forbids in a name is in
+ * it (0x00-0x20, 'A'-'Z', 0x7f-0xff, a ':' other than a leading one, which
+ * makes a pseudo-header: §8.3 is the caller's). For QPACK's literal names
+ * (RFC 9114 §4.2: the same rule); hpack.c's scanner has its own. */
+void hpack_name_check_start(struct hpack_value_check *c, bool huff);
+int hpack_name_check(const uint8_t *p, size_t n, bool huff);
 
 /* Static table (Appendix A), 1-based index 1..61. */
 #define HPACK_STATIC_COUNT 61

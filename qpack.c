@@ -591,6 +591,9 @@ static inline int line_done(struct qpack_status_verdict *v, const struct line *l
  * bad Huffman in it, whether shb needs the value or not, cannot be decoded
  * (RFC 9204 §4.1.2, RFC 7541 §5.2): QPACK_ERR_HUFFMAN, a connection error of
  * type QPACK_DECOMPRESSION_FAILED (§2.2.3). */
+/* Literal names get the same verdicts (hpack_name_check: RFC 9114 §4.2,
+ * §10.3; RFC 9113 §8.2.1's rule: no uppercase, controls, SP, DEL, octets
+ * above 0x7f, or a ':' other than a pseudo-header's first). */
 static inline int value_verdict(struct qpack_status_verdict *v, int r)
 {
     if (r < 0)
@@ -613,6 +616,13 @@ static int slow_line_done(struct qpack_status_scan *s)
         .value = { s->value, s->vlen, s->vhuff },
     };
     s->state = SQ_LINE;
+    /* Like the value, the name is judged as the line ends, as on the fast
+     * path: an error in the line's structure comes first on both. */
+    if (s->sidx < 0) {
+        int rc = value_verdict(&s->v, s->nres);
+        if (rc)
+            return rc;
+    }
     if (!s->indexed) { /* the value went by in pieces, through s->vchk */
         int rc = value_verdict(&s->v, hpack_value_check_end(&s->vchk));
         if (rc)
@@ -646,6 +656,8 @@ static int scan_int_done(struct qpack_status_scan *s)
         return 0;
     case SQ_NLEN:
         s->nlen = s->left = (uint32_t)v;
+        hpack_name_check_start(&s->vchk, s->nhuff);
+        s->nres = 0;
         s->state = v ? SQ_NAME : SQ_VLEN0;
         return 0;
     case SQ_VLEN:
@@ -736,11 +748,16 @@ static int scan_step(struct qpack_status_scan *s, const uint8_t **pp, const uint
         *pp = p + 1;
         s->vhuff = *p & 0x80;
         return scan_int_first(s, *p, 7, SQ_VLEN);
-    case SQ_NAME:
-        *pp = p + scan_string(s, p, end, s->nlen, s->name, sizeof s->name);
-        if (s->left == 0)
-            s->state = SQ_VLEN0;
+    case SQ_NAME: {
+        size_t k = scan_string(s, p, end, s->nlen, s->name, sizeof s->name);
+        hpack_value_check_feed(&s->vchk, p, k);
+        *pp = p + k;
+        if (s->left != 0)
+            return 0;
+        s->nres = (int8_t)hpack_value_check_end(&s->vchk); /* judged as the line ends */
+        s->state = SQ_VLEN0;
         return 0;
+    }
     case SQ_VALUE: {
         size_t k = scan_string(s, p, end, s->vlen, s->value, sizeof s->value);
         hpack_value_check_feed(&s->vchk, p, k);
@@ -778,6 +795,8 @@ static inline __attribute__((always_inline)) int scan_whole(struct qpack_status_
                 rc = 0;
             break;
         }
+        if (l.sidx < 0 && (rc = value_verdict(&v, hpack_name_check(l.name.p, l.name.len, l.name.huff))) != 0)
+            break;
         if (!l.indexed && (rc = value_verdict(&v, hpack_value_check(l.value.p, l.value.len, l.value.huff))) != 0)
             break;
         if ((rc = line_done(&v, &l)) != 0)

@@ -128,11 +128,13 @@ struct qpack_status_scan {
         bool malformed;  /* a :status repeated or bad, another pseudo-header, or one after a regular field */
         uint16_t status; /* the first good :status */
     } v;                /* internal: what the lines so far say */
+    int8_t nres;        /* internal: what vchk said of the line's literal name (in v's padding) */
     int err;            /* internal: 0, or the sticky QPACK_ERR_* */
     uint32_t nlen, vlen; /* internal: the literal name's and value's encoded lengths */
     uint32_t left;      /* internal: octets of the current string still to come */
     uint64_t ival;      /* internal: the integer being read */
-    struct hpack_value_check vchk; /* internal: the value being read, checked as it goes by */
+    struct hpack_value_check vchk; /* internal: the literal name, then the value, being read, checked as
+                                    * they go by */
 };
 
 void qpack_status_scan_init(struct qpack_status_scan *s);

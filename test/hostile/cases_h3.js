@@ -38,6 +38,14 @@ const SETTINGS = h3frame(0x04, vs(0x06, 16384));
 const CONTROL = cat([0x00], SETTINGS); // our control stream's first bytes
 const STATUS_200 = [0x00, 0x00, 0xd9];  // QPACK: no dynamic table, static 25 (:status 200)
 const HELLO = h3frame(0x00, Buffer.from('hello'));
+// A literal field line with a literal name, both raw (RFC 9204 §4.5.6):
+// 001 N H and the name's length in 3 bits (under 7 here), the name, then H
+// and the value's length in 7 bits (under 127), the value.
+const litName = (name, value) => {
+    const n = Buffer.from(name, 'latin1'), v = Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1');
+    if (n.length >= 7 || v.length >= 127) throw new Error('litName: too long for one-octet lengths');
+    return cat([0x20 | n.length], n, [v.length], v);
+};
 
 // --- shapes -------------------------------------------------------------------------
 
@@ -293,6 +301,41 @@ module.exports = [
             x.did('2000 fields in one section', id);
         }),
     }, 'RFC 9114 §4.2.2: within SETTINGS_MAX_FIELD_SECTION_SIZE (shb sets none) a section of any field count is read'),
+    // --- field names and values (RFC 9114 §4.2, §10.3; RFC 9113 §8.2.1's rules) ----------
+    streamError('h3-name-uppercase', 'a literal field name with uppercase letters (`X-Foo: a`)', (x, id) => {
+        x.headers(id, cat(STATUS_200, litName('X-Foo', 'a')));
+        x.data(id, 'hello', true);
+        x.did('an uppercase name', id);
+    }, 'RFC 9114 §4.2: uppercase in a field name makes the message malformed'),
+    streamError('h3-name-space', 'a literal field name with a space in it (`x foo: a`)', (x, id) => {
+        x.headers(id, cat(STATUS_200, litName('x foo', 'a')));
+        x.data(id, 'hello', true);
+        x.did('a name with a space', id);
+    }, 'RFC 9114 §4.2, §10.3: a name is a token'),
+    streamError('h3-value-nul', 'a field value with a NUL (`x-foo: a\\0b`)', (x, id) => {
+        x.headers(id, cat(STATUS_200, litName('x-foo', 'a\0b')));
+        x.data(id, 'hello', true);
+        x.did('a NUL in a value', id);
+    }, 'RFC 9114 §10.3 (RFC 9113 §8.2.1\'s rule): NUL, LF and CR in a value are malformed'),
+    streamError('h3-value-trailing-space', 'a field value that ends with a space (`x-foo: "a "`)', (x, id) => {
+        x.headers(id, cat(STATUS_200, litName('x-foo', 'a ')));
+        x.data(id, 'hello', true);
+        x.did('a value ending in a space', id);
+    }, 'RFC 9114 §10.3 (RFC 9113 §8.2.1\'s rule): no SP or HTAB at either end'),
+    streamError('h3-value-huffman-padding', 'a Huffman-coded value of a field shb ignores (`x-foo`) padded with 0 bits', (x, id) => {
+        // "a" is the 5-bit code 00011: one octet 00011|000, padding of zeros.
+        x.headers(id, cat(STATUS_200, [0x25], Buffer.from('x-foo'), [0x81, 0x18])); // H set, 1 octet
+        x.data(id, 'hello', true);
+        x.did('bad Huffman padding in a value', id);
+    }, 'RFC 9204 §4.1.2, RFC 7541 §5.2: bad padding is a decoding error in any string; the stream\'s QPACK_DECOMPRESSION_FAILED (§6: nothing else is out of step without a dynamic table)'),
+    allOk('h3-fields-inner-ok', 'names with digits and dashes, values with inner spaces, a tab, commas, quotes and obs-text', {
+        onRequest: first((x, id) => {
+            x.headers(id, cat(STATUS_200, litName('x-a1b2', 'a b\t"c", d'), litName('x-obs', Buffer.from([0x80, 0xff]))));
+            x.data(id, 'hello', true);
+            x.log({ event: 'response', stream: id });
+            x.did('fine names and values', id);
+        }),
+    }, 'RFC 9114 §4.2, §10.3: only NUL, LF, CR anywhere and SP or HTAB at the ends are out in values; names are tokens'),
     streamError('h3-status-101', ':status 101 (a literal field line)', (x, id) => {
         // Literal with static name reference 24 (:status), value "101".
         x.headers(id, cat([0x00, 0x00, 0x5f, 0x09, 0x03], Buffer.from('101')));
