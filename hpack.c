@@ -296,20 +296,14 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out)
  * return the bits that make no whole code yet are back in *accp / *nbitsp,
  * so a string may be decoded in pieces. Returns 0, HPACK_ERR_HUFFMAN (EOS
  * in the string, §5.2) or HPACK_ERR_TOO_LONG (out full and another symbol
- * decoded; *op is then cap).
- *   With vcp set it is the validator of field values that are not kept:
- *   the same decoding, but each symbol only goes through value_step into
- *   *vcp (out, cap and op unused), so nothing but the bits between calls is
- *   kept. Both are this one function, inlined with vcp constant, so each
- *   caller gets the loop it needs. */
-static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsigned *nbitsp, const uint8_t *in,
-                                                           size_t n, uint8_t *out, size_t cap, size_t *op,
-                                                           uint8_t *vcp, bool name)
+ * decoded; *op is then cap). Strings that are only checked, not kept, take
+ * huff_walk instead. */
+static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
+                           size_t *op)
 {
     uint64_t acc = *accp;
     unsigned nbits = *nbitsp;
-    size_t i = 0, o = vcp ? 0 : *op;
-    uint8_t vc = vcp ? *vcp : 0;
+    size_t i = 0, o = *op;
     int rc = 0;
     for (;;) {
         while (nbits <= 56 && i < n) {
@@ -340,43 +334,46 @@ static inline __attribute__((always_inline)) int huff_core(uint64_t *accp, unsig
             rc = HPACK_ERR_HUFFMAN;
             break;
         }
-        if (!vcp) {
-            if (o == cap) {
-                rc = HPACK_ERR_TOO_LONG;
-                break;
-            }
-            out[o++] = (uint8_t)sym;
-        } else {
-            vc = name ? name_step(vc, (uint8_t)sym) : value_step(vc, field_class[sym]);
+        if (o == cap) {
+            rc = HPACK_ERR_TOO_LONG;
+            break;
         }
+        out[o++] = (uint8_t)sym;
         acc <<= len;
         nbits -= len;
     }
     *accp = acc;
     *nbitsp = nbits;
-    if (vcp)
-        *vcp = vc;
-    else
-        *op = o;
+    *op = o;
     return rc;
 }
 
-static inline int huff_run(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *out, size_t cap,
-                           size_t *op)
+/* Huffman-coded octets in[0..n) of a string that is only checked: the
+ * code's tree is walked 4 bits at a time from node *nodep (huff_nib, two
+ * lookups an octet and no branch), and each symbol that ends goes through
+ * value_step (or name_step) into v. EOS sets VC_HBAD (§5.2); the rest of
+ * the walk is then meaningless, and value_end says only that. Several
+ * times cheaper than decoding (huff_run): most of a response's values are
+ * only checked, never kept. */
+static inline __attribute__((always_inline)) uint8_t huff_walk(uint8_t *nodep, uint8_t v, const uint8_t *in, size_t n,
+                                                               bool name)
 {
-    return huff_core(accp, nbitsp, in, n, out, cap, op, NULL, false);
-}
-
-/* Validates Huffman-coded value octets in[0..n) (huff_core with out NULL). */
-static inline int huff_check(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *vcp)
-{
-    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp, false);
-}
-
-/* The same for a name's octets. */
-static inline int huff_check_name(uint64_t *accp, unsigned *nbitsp, const uint8_t *in, size_t n, uint8_t *vcp)
-{
-    return huff_core(accp, nbitsp, in, n, NULL, 0, NULL, vcp, true);
+    unsigned node = *nodep;
+    uint32_t seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t e = huff_nib[node][in[i] >> 4];
+        uint8_t s = (uint8_t)(e >> 8);
+        if (e & HV_SYM)
+            v = name ? name_step(v, s) : value_step(v, field_class[s]);
+        uint32_t f = huff_nib[e & 0xff][in[i] & 15];
+        s = (uint8_t)(f >> 8);
+        if (f & HV_SYM)
+            v = name ? name_step(v, s) : value_step(v, field_class[s]);
+        node = f & 0xff;
+        seen |= e | f;
+    }
+    *nodep = (uint8_t)node;
+    return (seen & HV_EOS) ? (uint8_t)(v | VC_HBAD) : v;
 }
 
 /* The string's input is exhausted and the bits left are no whole code: they
@@ -406,49 +403,35 @@ long hpack_huffman_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 
 static inline void value_start(struct hpack_value_check *c, bool huff)
 {
-    c->acc = 0;
-    c->nbits = 0;
+    c->node = 0;
     c->v = huff ? VC_HUFF : 0;
 }
 
 static inline void value_feed(struct hpack_value_check *c, const uint8_t *p, size_t n)
 {
+    if (c->v & VC_HBAD)
+        return; /* EOS came: nothing more to learn */
     if (c->v & VC_NAME) {
-        if (!(c->v & VC_HUFF)) {
+        if (c->v & VC_HUFF) {
+            c->v = huff_walk(&c->node, c->v, p, n, true);
+        } else {
             for (size_t i = 0; i < n; i++)
                 c->v = name_step(c->v, p[i]);
-            return;
         }
-        if (c->v & VC_HBAD)
-            return;
-        uint64_t acc = (uint64_t)c->acc << 32;
-        unsigned nbits = c->nbits;
-        if (huff_check_name(&acc, &nbits, p, n, &c->v) != 0)
-            c->v |= VC_HBAD;
-        c->acc = (uint32_t)(acc >> 32);
-        c->nbits = (uint8_t)nbits;
         return;
     }
-    if (!(c->v & VC_HUFF)) {
+    if (c->v & VC_HUFF)
+        c->v = huff_walk(&c->node, c->v, p, n, false); /* between pieces the node is all that is kept */
+    else
         c->v = value_raw(c->v, p, n);
-        return;
-    }
-    if (c->v & VC_HBAD)
-        return; /* the decoding is lost: nothing more to learn */
-    /* Between pieces under 30 bits are pending (a longer run would hold a
-     * whole code, every code being 30 bits at most), all in acc's top half. */
-    uint64_t acc = (uint64_t)c->acc << 32;
-    unsigned nbits = c->nbits;
-    if (huff_check(&acc, &nbits, p, n, &c->v) != 0)
-        c->v |= VC_HBAD;
-    c->acc = (uint32_t)(acc >> 32);
-    c->nbits = (uint8_t)nbits;
 }
 
 static inline int value_end(const struct hpack_value_check *c)
 {
-    if ((c->v & VC_HUFF) && ((c->v & VC_HBAD) || huff_end((uint64_t)c->acc << 32, c->nbits) != 0))
-        return HPACK_ERR_HUFFMAN; /* RFC 7541 §5.2 */
+    /* RFC 7541 §5.2: EOS, or an end other than at a code's end or after
+     * up to 7 bits of EOS's ones (huff_accept). */
+    if ((c->v & VC_HUFF) && ((c->v & VC_HBAD) || !huff_accept[c->node]))
+        return HPACK_ERR_HUFFMAN;
     if (c->v & VC_NAME)
         return (c->v & NC_BAD) ? 1 : 0;
     return (c->v & VC_BAD) ? 1 : 0;

@@ -52,8 +52,7 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out); /* out >
  * the coding is checked as hpack_huffman_decode does, RFC 7541 §5.2).
  * Shared with qpack.c; hpack.c's scanner uses the same code inline. */
 struct hpack_value_check {
-    uint32_t acc;  /* internal: Huffman bits of a code cut between pieces (under 30, from bit 31) */
-    uint8_t nbits; /* internal */
+    uint8_t node;  /* internal: Huffman-coded: where in the code's tree the octets so far end */
     uint8_t v;     /* internal: what the octets so far say */
 };
 void hpack_value_check_start(struct hpack_value_check *c, bool huff);

@@ -194,6 +194,87 @@ int main(int argc, char **argv)
                 e = len[i] << 8 | i;
         printf("%s0x%03x,", t % 8 ? " " : "\n    ", e);
     }
+    printf("\n};\n\n");
+
+    /* The code's tree, for the validator: internal nodes numbered as the
+     * codes are walked in symbol order, the root 0; a child is a node
+     * (>= 0) or a symbol (-1 - symbol). A complete code of 257 leaves has
+     * 256 internal nodes. */
+    static int child[256][2];
+    int nodes = 1;
+    for (unsigned i = 0; i < 256; i++)
+        child[i][0] = child[i][1] = -1000;
+    for (unsigned i = 0; i < NSYM; i++) {
+        int at = 0;
+        for (unsigned b = len[i]; b-- > 0;) {
+            unsigned bit = code[i] >> b & 1;
+            if (b == 0) {
+                if (child[at][bit] != -1000)
+                    die("two codes share a prefix", 0);
+                child[at][bit] = -1 - (int)i;
+            } else {
+                if (child[at][bit] == -1000) {
+                    if (nodes == 256)
+                        die("more than 256 internal nodes", 0);
+                    child[at][bit] = nodes++;
+                } else if (child[at][bit] < 0) {
+                    die("a code is a prefix of another", 0);
+                }
+                at = child[at][bit];
+            }
+        }
+    }
+    if (nodes != 256)
+        die("expected 256 internal nodes", 0);
+    /* Four bits at a time from every node: at most one symbol ends among
+     * them, the shortest code being 5 bits. Entry: the node reached (bits
+     * 0-7), the symbol that ended (bits 8-15) and HV_SYM, or HV_EOS when
+     * the bits run into EOS (RFC 7541 §5.2: an error). */
+    printf("/* The validator (hpack.c, value_feed): from internal node N of the\n"
+           " * code's tree (0 the root) the next 4 bits X lead to huff_nib[N][X]:\n"
+           " * the node reached (bits 0-7), the symbol that ended on the way (bits\n"
+           " * 8-15, with HV_SYM; at most one can, codes being 5 bits or more), or\n"
+           " * HV_EOS when the bits reach EOS (RFC 7541 §5.2: an error). */\n");
+    printf("#define HV_SYM 0x10000u\n#define HV_EOS 0x20000u\n");
+    printf("static const uint32_t huff_nib[256][16] = {");
+    for (int nd = 0; nd < 256; nd++) {
+        printf("\n    {");
+        for (unsigned x = 0; x < 16; x++) {
+            int at = nd;
+            uint32_t e = 0;
+            for (unsigned b = 4; b-- > 0;) {
+                int c = child[at][x >> b & 1];
+                if (c >= 0) {
+                    at = c;
+                } else if (-1 - c == 256) {
+                    e = 0x20000u;
+                    at = 0;
+                    break;
+                } else {
+                    e = 0x10000u | (uint32_t)(-1 - c) << 8;
+                    at = 0;
+                }
+            }
+            printf("%s0x%05x", x ? ", " : "", (unsigned)(e | (uint32_t)at));
+        }
+        printf("},");
+    }
+    printf("\n};\n\n");
+    /* Where a string may end (§5.2): at the root, or up to 7 bits down the
+     * all-ones path (the start of EOS: padding). */
+    int accept[256] = { 0 };
+    accept[0] = 1;
+    for (int at = 0, d = 1; d <= 7; d++) {
+        at = child[at][1];
+        if (at < 0)
+            die("EOS is not 30 ones", 0);
+        accept[at] = 1;
+    }
+    printf("/* 1 where a string may end: the root, or padding of at most 7 one bits\n"
+           " * (RFC 7541 §5.2). */\n");
+    printf("static const uint8_t huff_accept[256] = {");
+    for (int nd = 0; nd < 256; nd++)
+        printf("%s%d,", nd % 32 ? " " : "\n    ", accept[nd]);
     printf("\n};\n\n#endif\n");
     return 0;
 }

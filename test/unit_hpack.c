@@ -1431,6 +1431,74 @@ static size_t value_block(uint8_t *out, uint8_t kind, const uint8_t *v, size_t v
     return o;
 }
 
+/* The reference for hpack_value_check / hpack_name_check on Huffman input:
+ * decode it whole (hpack_huffman_decode), then the rules over the octets. */
+static int ref_check(const uint8_t *p, size_t n, bool name)
+{
+    uint8_t out[64];
+    long dl = hpack_huffman_decode(p, n, out, sizeof out);
+    if (dl < 0)
+        return (int)dl;
+    bool bad = false;
+    for (long i = 0; i < dl; i++) {
+        uint8_t c = out[i];
+        if (name)
+            bad |= c <= 0x20 || (c >= 'A' && c <= 'Z') || c >= 0x7f || (c == ':' && i > 0);
+        else
+            bad |= c == 0 || c == '\r' || c == '\n';
+    }
+    if (!name && dl && (out[0] == ' ' || out[0] == '\t' || out[dl - 1] == ' ' || out[dl - 1] == '\t'))
+        bad = true;
+    return bad ? 1 : 0;
+}
+
+/* The checks walk the code's tree 4 bits at a time (hpack.c, huff_walk);
+ * the decoder reads it by code length. On random octets (mostly bad
+ * coding) and on encodings of random strings (all good coding, some bad
+ * octets), split at every point, the two must agree exactly. */
+static void test_huffman_check_vs_decoder(void)
+{
+    uint8_t str[24], enc[64];
+    unsigned tried = 0, bad_coding = 0, bad_octets = 0;
+    bool ok = true;
+    for (unsigned k = 0; k < 40000 && ok; k++) {
+        size_t n;
+        if (k & 1) {
+            n = rnd_below(9);
+            for (size_t i = 0; i < n; i++)
+                enc[i] = (uint8_t)rnd();
+        } else {
+            size_t sn = rnd_below(sizeof str);
+            for (size_t i = 0; i < sn; i++)
+                str[i] = rnd_below(4) ? (uint8_t)(' ' + rnd_below(95)) : (uint8_t)rnd();
+            n = hpack_huffman_encode(str, sn, enc);
+        }
+        for (int name = 0; name < 2 && ok; name++) {
+            int want = ref_check(enc, n, name);
+            bad_coding += want < 0;
+            bad_octets += want > 0;
+            for (size_t cut = 0; cut <= n && ok; cut++) {
+                struct hpack_value_check c;
+                if (name)
+                    hpack_name_check_start(&c, true);
+                else
+                    hpack_value_check_start(&c, true);
+                hpack_value_check_feed(&c, enc, cut);
+                hpack_value_check_feed(&c, enc + cut, n - cut);
+                int got = hpack_value_check_end(&c);
+                int whole = name ? hpack_name_check(enc, n, true) : hpack_value_check(enc, n, true);
+                ok = T_QUIET("huffman check", got == want && whole == want, "%s of %zu octets cut at %zu: %d/%d, "
+                             "reference %d", name ? "name" : "value", n, cut, got, whole, want);
+                tried++;
+            }
+        }
+    }
+    T_CHECK("huffman check: the 4-bit tree walk agrees with the decoder and the rules on 40,000 strings, at every "
+            "split (bad coding, bad octets and good ones all met)",
+            ok && bad_coding > 1000 && bad_octets > 1000, "tried %u, bad coding %u, bad octets %u", tried, bad_coding,
+            bad_octets);
+}
+
 static void test_values(void)
 {
     {
@@ -2208,6 +2276,7 @@ int main(void)
     test_scanner_table();
     test_names();
     test_values();
+    test_huffman_check_vs_decoder();
     test_block_memo();
     test_request();
     test_request_indexed();
