@@ -137,7 +137,7 @@ build/fuzz/obj/%.o: %.c $(HDRS) build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(fuzz_OBJ) $(HDRS)
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(wildcard test/*.h) $(fuzz_OBJ) $(HDRS)
 	@mkdir -p build/fuzz
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(fuzz_OBJ) $(BEARSSL_A)
