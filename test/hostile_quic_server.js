@@ -95,6 +95,7 @@ const dgram = require('node:dgram');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
 const tls13 = require('./hostile/tls13.js');
+const { varint } = require('./hostile/wire.js');
 
 const [portArg, logfile, scenario, control, certFile, keyFile] = process.argv.slice(2);
 const port = Number(portArg);
@@ -116,22 +117,7 @@ function readControl() {
     try { return fs.readFileSync(control, 'utf8').trim(); } catch (e) { return ''; }
 }
 
-// --- varints (RFC 9000 §16) ---------------------------------------------------
-
-function varint(v) {
-    if (v < 0x40) return Buffer.from([v]);
-    if (v < 0x4000) return Buffer.from([0x40 | (v >> 8), v & 0xff]);
-    if (v < 0x40000000) {
-        const b = Buffer.alloc(4);
-        b.writeUInt32BE(v);
-        b[0] |= 0x80;
-        return b;
-    }
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64BE(BigInt(v));
-    b[0] |= 0xc0;
-    return b;
-}
+// --- varints (RFC 9000 §16: written by wire.js's varint) ------------------------
 
 // A reader over a Buffer: varints as Numbers (exact up to 2^53, which is
 // more than any value this server meets), and byte strings.

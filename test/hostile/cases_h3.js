@@ -14,23 +14,10 @@
 'use strict';
 
 const crypto = require('crypto');
+const { varint } = require('./wire.js');
 
 // --- wire helpers (RFC 9000 §16, §19; RFC 9114 §7; RFC 9204 §4.5) ------------------
 
-function varint(v) {
-    if (v < 0x40) return Buffer.from([v]);
-    if (v < 0x4000) return Buffer.from([0x40 | (v >> 8), v & 0xff]);
-    if (v < 0x40000000) {
-        const b = Buffer.alloc(4);
-        b.writeUInt32BE(v);
-        b[0] |= 0x80;
-        return b;
-    }
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64BE(BigInt(v));
-    b[0] |= 0xc0;
-    return b;
-}
 const cat = (...b) => Buffer.concat(b.map((x) => (Buffer.isBuffer(x) ? x : Buffer.from(x))));
 const vs = (...v) => cat(...v.map(varint));
 const h3frame = (type, payload) => cat(varint(type), varint(payload.length), payload);

@@ -1,7 +1,8 @@
 // test/hostile/wire.js — the bytes the hostile cases are made of: HTTP/2
 // frames (RFC 9113 §4.1) and HPACK (RFC 7541) written by hand, so that a case
-// can put any value in any field. Shared by test/hostile_server.js and the
-// case tables next to this file. No npm dependencies; node 18.
+// can put any value in any field, and QUIC's variable-length integers (RFC
+// 9000 §16). Shared by test/hostile_server.js, test/hostile_quic_server.js
+// and the case tables next to this file. No npm dependencies; node 18.
 'use strict';
 
 const FT = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6,
@@ -61,5 +62,22 @@ const idx = (i) => hpackInt(i, 7, 0x80);
 const STATUS_200 = idx(8);
 const OK_BLOCK = Buffer.concat([STATUS_200, lit('content-length', '2')]);
 
+// varint(v): a QUIC variable-length integer in its shortest form (RFC 9000
+// §16), v below 2^53.
+function varint(v) {
+    if (v < 0x40) return Buffer.from([v]);
+    if (v < 0x4000) return Buffer.from([0x40 | (v >> 8), v & 0xff]);
+    if (v < 0x40000000) {
+        const b = Buffer.alloc(4);
+        b.writeUInt32BE(v);
+        b[0] |= 0x80;
+        return b;
+    }
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64BE(BigInt(v));
+    b[0] |= 0xc0;
+    return b;
+}
+
 module.exports = { FT, FL, ERR, SET, bytes, frame, u32, settings, goaway, hpackInt, hpackString, lit, idx,
-    STATUS_200, OK_BLOCK };
+    STATUS_200, OK_BLOCK, varint };
