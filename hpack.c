@@ -79,8 +79,8 @@
  *     it 16 octets at a time into a small buffer (name_huff), so their
  *     coding errors are decoding errors;
  *   - every value is checked (RFC 9113 §8.2.1: s->values_bad; see hpack.h)
- *     as it goes by, through value_feed (a table lookup an octet, or the
- *     Huffman decoder run as a validator with no output, huff_check), so
+ *     as it goes by, through value_feed (a table lookup an octet, or for
+ *     Huffman the code's tree walked 4 bits at a time, huff_walk), so
  *     the coding errors of values shb skips are decoding errors too (RFC
  *     7541 §5.2). The :status and content-length values, and inserted
  *     ones, are decoded besides, for what they say (short, or rare);

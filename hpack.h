@@ -47,9 +47,10 @@ size_t hpack_huffman_encode(const uint8_t *in, size_t n, uint8_t *out); /* out >
 /* Field values (RFC 9113 §8.2.1; RFC 9114 §4.2, §10.3 for HTTP/3): no NUL,
  * LF or CR anywhere, no SP or HTAB first or last; anything else is fine,
  * obs-text (0x80-0xff) included. A value is checked as its octets go by,
- * in any number of pieces, raw or Huffman-coded (then decoded on the fly,
- * only into the check: the state between pieces is all that is kept, and
- * the coding is checked as hpack_huffman_decode does, RFC 7541 §5.2).
+ * in any number of pieces, raw or Huffman-coded (then the code's tree is
+ * walked as the octets come, symbols going only into the check: one node
+ * is all that is kept between pieces, and the coding is checked as
+ * hpack_huffman_decode does, RFC 7541 §5.2).
  * Shared with qpack.c; hpack.c's scanner uses the same code inline. */
 struct hpack_value_check {
     uint8_t node;  /* internal: Huffman-coded: where in the code's tree the octets so far end */
@@ -270,8 +271,8 @@ struct hpack_status_scan {
  *
  * Field values (RFC 9113 §8.2.1, see hpack_value_check): every value is
  * checked too, literal or from the dynamic table (the static table's are
- * all fine), Huffman-coded ones decoded for it on the fly into nothing but
- * the check, so bad Huffman in any value is a decoding error (RFC 7541
+ * all fine), Huffman-coded ones walked for it symbol by symbol into
+ * nothing but the check, so bad Huffman in any value is a decoding error (RFC 7541
  * §5.2) even where shb has no use for the value. s->values_bad: one holds
  * a NUL, LF or CR, or starts or ends with SP or HTAB; the response is
  * malformed (§8.1.1), which the scanner only reports. content-length (static name index 28, a dynamic entry, or a
