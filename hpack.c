@@ -437,10 +437,13 @@ static inline int value_end(const struct hpack_value_check *c)
     return (c->v & VC_BAD) ? 1 : 0;
 }
 
-static inline int value_whole(const uint8_t *p, size_t n, bool huff)
+/* A whole value (or, with name, a whole name) p[0..n). */
+static inline int value_whole(const uint8_t *p, size_t n, bool huff, bool name)
 {
     struct hpack_value_check c;
     value_start(&c, huff);
+    if (name)
+        c.v |= VC_NAME;
     value_feed(&c, p, n);
     return value_end(&c);
 }
@@ -462,7 +465,7 @@ int hpack_value_check_end(const struct hpack_value_check *c)
 
 int hpack_value_check(const uint8_t *p, size_t n, bool huff)
 {
-    return value_whole(p, n, huff);
+    return value_whole(p, n, huff, false);
 }
 
 void hpack_name_check_start(struct hpack_value_check *c, bool huff)
@@ -473,10 +476,7 @@ void hpack_name_check_start(struct hpack_value_check *c, bool huff)
 
 int hpack_name_check(const uint8_t *p, size_t n, bool huff)
 {
-    struct hpack_value_check c;
-    hpack_name_check_start(&c, huff);
-    value_feed(&c, p, n);
-    return value_end(&c);
+    return value_whole(p, n, huff, true);
 }
 
 /* ------------------------------------------------------- static table */
@@ -1402,7 +1402,7 @@ static int value_memo(struct hpack_status_scan *s, const uint8_t *p, uint64_t n)
         s->vmemo_pos = (uint32_t)next;
         return 0;
     }
-    int r = value_whole(p, (size_t)n, true);
+    int r = value_whole(p, (size_t)n, true, false);
     if (r != 0 || next > HPACK_VMEMO) {
         s->vmemo_pos = VMEMO_OFF;
         return r;
@@ -1695,7 +1695,7 @@ static bool scan_field_fast(struct hpack_status_scan *s, const uint8_t **pp, con
     bool huff = *p & 0x80;
     if (!int_quick(&p, end, 7, &len) || len > (uint64_t)(end - p))
         return false;
-    int vbad = huff ? value_memo(s, p, len) : value_whole(p, (size_t)len, false); /* RFC 9113 §8.2.1 */
+    int vbad = huff ? value_memo(s, p, len) : value_whole(p, (size_t)len, false, false); /* RFC 9113 §8.2.1 */
     if (vbad < 0)
         return false; /* bad Huffman: the state machine reports it */
     if (status) {
