@@ -18,7 +18,7 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c h1.c h2.c h3.c hpack.c qpack.c stats.c report.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
+CORE = cli.c h1.c h2.c h3.c hpack.c pace.c qpack.c stats.c report.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
        tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
@@ -67,23 +67,23 @@ build/glibc/%.o: %.c $(HDRS) build/inc/.stamp
 
 shb: $(musl_OBJ) $(BEARSSL_A)
 	@$(if $(Q),echo "  LD      $@ (static, musl)")
-	$(Q)$(MUSLCC) -static -O2 -o $@ $(musl_OBJ) $(BEARSSL_A) -lpthread
+	$(Q)$(MUSLCC) -static -O2 -o $@ $(musl_OBJ) $(BEARSSL_A) -lpthread -lm
 
 asan: build/asan/shb
 build/asan/shb: $(asan_OBJ)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -fsanitize=address,undefined -o $@ $(asan_OBJ) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) -fsanitize=address,undefined -o $@ $(asan_OBJ) $(BEARSSL_A) -lpthread -lm
 
 glibc: build/glibc/shb
 build/glibc/shb: $(glibc_OBJ)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread -lm
 
 # Unit tests: sanitized glibc build, one binary per test/unit_*.c.
 build/test/%: test/%.c $(wildcard test/*.h) $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
 # The handshake test replays the RFC 8448-style traces' own ClientHellos
 # through entry points that exist only with -DSHB_TEST.
@@ -91,7 +91,7 @@ HS_TEST_OBJS = $(filter-out build/asan/tls13/handshake.o,$(asan_CORE))
 build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c $(wildcard test/*.h) $(HS_TEST_OBJS) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread -lm
 
 # The QUIC connection test plays the server through quic/conn.c's SHB_TEST
 # hooks, replaying a real server's handshake (test/quic_conn_trace.h).
@@ -99,14 +99,14 @@ CONN_TEST_OBJS = $(filter-out build/asan/quic/conn.o,$(asan_CORE))
 build/test/unit_quic_conn: test/unit_quic_conn.c quic/conn.c $(wildcard test/*.h) $(CONN_TEST_OBJS) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_quic_conn.c quic/conn.c $(CONN_TEST_OBJS) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_quic_conn.c quic/conn.c $(CONN_TEST_OBJS) $(BEARSSL_A) -lpthread -lm
 
 # The recorder that made test/quic_conn_trace.h (a dev tool, never run by
 # make test; usage at the top of test/quic_record.c).
 build/test/quic_record: test/quic_record.c $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
 # The BearSSL link check runs as a static musl binary: the shipping path.
 build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp

@@ -367,6 +367,8 @@ void cli_print_help(FILE *f, unsigned default_threads)
           "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
           "      --timeout <TIMEOUT>\n"
           "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
+          "  -q, --rate <RATE>\n"
+          "          Send this many requests per second in total, on a fixed schedule whatever the server does (the open model); latency then counts from when each request was due. FROM..TO ramps linearly over -z (e.g. 1000..20000)\n"
           "      --warmup <WARMUP>\n"
           "          Send requests for this long first, and keep the ones that complete meanwhile out of the report (e.g. 2s; inside -z's duration, on top of -n's count)\n"
           "  -t, --threads <THREADS>\n",
@@ -401,6 +403,7 @@ enum opt_id {
     OPT_CONNECT_TIMEOUT,
     OPT_TIMEOUT,
     OPT_WARMUP,
+    OPT_RATE,
     OPT_DISABLE_KEEPALIVE,
     OPT_HTTP2,
     OPT_HTTP3,
@@ -429,6 +432,7 @@ static const struct opt_spec opt_specs[] = {
     {OPT_CONNECT_TIMEOUT, 0, "connect-timeout", "--connect-timeout", true},
     {OPT_TIMEOUT, 0, "timeout", "--timeout", true},
     {OPT_WARMUP, 0, "warmup", "--warmup", true},
+    {OPT_RATE, 'q', "rate", "-q/--rate", true},
     {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
     {OPT_HTTP2, 0, "http2", "--http2", false},
     {OPT_HTTP3, 0, "http3", "--http3", false},
@@ -607,6 +611,49 @@ static void add_header(struct parser *p, const struct opt_spec *s, const char *v
     o->headers[o->nheaders++] = (struct shb_header){name, value};
 }
 
+/* One rate of -q: a positive decimal number of requests per second ("2000",
+ * "0.5"; not ".5" or "5.", so "10...20" is a typo, not 10 to 0.2), len bytes
+ * at v. NULL when it is one, else what is wrong. */
+static const char *rate_problem(const char *v, size_t len, double *out)
+{
+    char buf[32];
+    size_t digits = 0, dots = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (v[i] == '.')
+            dots++;
+        else if (v[i] >= '0' && v[i] <= '9')
+            digits++;
+        else
+            return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+    }
+    if (digits == 0 || dots > 1 || len >= sizeof buf || v[0] == '.' || v[len - 1] == '.')
+        return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    double r = strtod(buf, NULL);
+    if (!(r > 0))
+        return "a rate must be more than 0 requests per second";
+    if (r > CLI_RATE_MAX)
+        return "too large (at most 100000000 requests per second)";
+    *out = r;
+    return NULL;
+}
+
+/* -q RATE, or -q FROM..TO: a ramp (over -z, check_combinations). */
+static void set_rate(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    const char *dots = strstr(v, "..");
+    const char *why = rate_problem(v, dots ? (size_t)(dots - v) : strlen(v), &o->rate_from);
+    o->rate_to = o->rate_from;
+    if (!why && dots)
+        why = rate_problem(dots + 2, strlen(dots + 2), &o->rate_to);
+    if (why)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else
+        o->rate_ramp = dots != NULL;
+}
+
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
@@ -634,6 +681,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
+    case OPT_RATE: set_rate(p, s, v); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
@@ -741,6 +789,8 @@ static void check_combinations(struct parser *p)
     /* The warm-up is inside -z's duration: something must be left to measure. */
     if (p->given[OPT_WARMUP] && p->given[OPT_DURATION] && o->warmup_ns >= o->duration_ns)
         fail(p, "--warmup must be shorter than -z/--duration (the warm-up is part of the duration)");
+    if (o->rate_ramp && !p->given[OPT_DURATION])
+        fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
 }
 
 static void check_url(struct parser *p)

@@ -37,11 +37,15 @@ struct shb_opts {
     uint64_t connect_timeout_ns; /* --connect-timeout, default 5s */
     uint64_t timeout_ns;         /* --timeout, per request, default 30s; 0 = none */
     uint64_t warmup_ns;          /* --warmup; 0 = none */
+    double rate_from, rate_to;   /* -q, requests per second in total; 0 = not given (closed model) */
+    bool rate_ramp;              /* -q FROM..TO: rate_from to rate_to over -z */
     bool disable_keepalive;
     bool http2, http3, json;
     const char *url_text;        /* the URL argument as given */
     struct shb_url url;
 };
+
+#define CLI_RATE_MAX 1e8 /* -q: requests per second */
 
 enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = -1 };
 

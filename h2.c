@@ -155,7 +155,7 @@ static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"; /* §3.4 
 #define SF_QUEUED 0x08     /* in the body queue */
 
 struct h2_stream {
-    uint64_t tag;
+    uint64_t tag, tag2;
     int64_t clen;          /* the final response's content-length, -1: none or not checked (§8.1.1) */
     uint64_t data;         /* DATA payload received, padding excluded */
     uint32_t head_bytes;   /* the response's field blocks so far, 1xx included (H2_MAX_FIELD_BLOCK) */
@@ -350,13 +350,13 @@ static inline int lookup(const struct h2_conn *c, uint32_t id, struct h2_stream 
     return 0;
 }
 
-static void emit(struct h2_conn *c, enum h2_event_kind kind, uint64_t tag, uint32_t id, uint16_t status,
+static void emit(struct h2_conn *c, enum h2_event_kind kind, uint64_t tag, uint64_t tag2, uint32_t id, uint16_t status,
                  uint32_t code, bool started)
 {
     if (!c->fn)
         return;
     struct h2_event ev = {
-        .kind = kind, .tag = tag, .stream_id = id, .status = status, .error_code = code,
+        .kind = kind, .tag = tag, .tag2 = tag2, .stream_id = id, .status = status, .error_code = code,
         .response_started = started,
         /* A GOAWAY that kept some stream of ours says the server works; it
          * just closes connections (e.g. every N requests). */
@@ -482,12 +482,12 @@ static void close_stream(struct h2_conn *c, struct h2_stream *s)
 /* The response ended (END_STREAM after final headers / data / trailers). */
 static int complete(struct h2_conn *c, struct h2_stream *s)
 {
-    uint64_t tag = s->tag;
+    uint64_t tag = s->tag, tag2 = s->tag2;
     uint32_t id = s->id;
     uint16_t status = s->status;
     bool body_left = body_pending(c, s);
     close_stream(c, s);
-    emit(c, H2_EV_RESPONSE, tag, id, status, 0, true);
+    emit(c, H2_EV_RESPONSE, tag, tag2, id, status, 0, true);
     /* The server answered before our body was all sent (§8.1): stop sending
      * and close our half, or the stream would stay open on the server. */
     return body_left ? ctl32(c, FT_RST_STREAM, id, EC_CANCEL) : 0;
@@ -497,11 +497,11 @@ static int complete(struct h2_conn *c, struct h2_stream *s)
  * the server broke a rule: H2_EV_MALFORMED, not the server's own reset. */
 static int stream_error(struct h2_conn *c, struct h2_stream *s, uint32_t code)
 {
-    uint64_t tag = s->tag;
+    uint64_t tag = s->tag, tag2 = s->tag2;
     uint32_t id = s->id;
     close_stream(c, s);
     int rc = ctl32(c, FT_RST_STREAM, id, code);
-    emit(c, H2_EV_MALFORMED, tag, id, 0, code, false);
+    emit(c, H2_EV_MALFORMED, tag, tag2, id, 0, code, false);
     return rc;
 }
 
@@ -555,11 +555,11 @@ static int conn_error(struct h2_conn *c, int err)
         struct h2_stream *s = &c->slots[i];
         if (!s->id)
             continue;
-        uint64_t tag = s->tag;
+        uint64_t tag = s->tag, tag2 = s->tag2;
         uint32_t id = s->id;
         bool started = s->flags & SF_STARTED;
         close_stream(c, s);
-        emit(c, H2_EV_ABORTED, tag, id, 0, 0, started);
+        emit(c, H2_EV_ABORTED, tag, tag2, id, 0, 0, started);
     }
     return err;
 }
@@ -629,7 +629,7 @@ bool h2_can_start(const struct h2_conn *c)
            slot_of(c, c->next_id)->id == 0 && c->out_len + c->hdr_bytes <= c->out_normal;
 }
 
-uint32_t h2_start(struct h2_conn *c, uint64_t tag)
+uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2)
 {
     if (!h2_can_start(c))
         return 0;
@@ -640,6 +640,7 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag)
     memset(s, 0, sizeof *s);
     s->id = id;
     s->tag = tag;
+    s->tag2 = tag2;
     s->clen = -1;
     s->send_window = c->peer_initial_window;
     c->open++;
@@ -763,16 +764,16 @@ void h2_conn_lost(struct h2_conn *c, h2_event_fn fn, void *ctx)
         struct h2_stream *s = &c->slots[i];
         if (!s->id)
             continue;
-        uint64_t tag = s->tag;
+        uint64_t tag = s->tag, tag2 = s->tag2;
         uint32_t id = s->id;
         bool started = s->flags & SF_STARTED;
         close_stream(c, s);
         /* Streams above a GOAWAY's last id were already reported as RETRY
          * when it arrived; the test stays for safety. */
         if (c->goaway && id > c->goaway_last)
-            emit(c, H2_EV_RETRY, tag, id, 0, 0, false);
+            emit(c, H2_EV_RETRY, tag, tag2, id, 0, 0, false);
         else
-            emit(c, H2_EV_ABORTED, tag, id, 0, 0, started);
+            emit(c, H2_EV_ABORTED, tag, tag2, id, 0, 0, started);
     }
 }
 
@@ -1071,10 +1072,10 @@ static int on_goaway(struct h2_conn *c, const uint8_t *u)
         struct h2_stream *s = &c->slots[i];
         if (!s->id || s->id <= c->goaway_last)
             continue;
-        uint64_t tag = s->tag;
+        uint64_t tag = s->tag, tag2 = s->tag2;
         uint32_t id = s->id;
         close_stream(c, s);
-        emit(c, H2_EV_RETRY, tag, id, 0, 0, false);
+        emit(c, H2_EV_RETRY, tag, tag2, id, 0, 0, false);
     }
     /* An error code means the connection is going away now: the streams at
      * or below last-stream-id are aborted (conn_error reports them). */
@@ -1126,13 +1127,13 @@ static int on_unit(struct h2_conn *c, const uint8_t *u)
         if (!s)
             return 0; /* already closed on our side */
         uint32_t code = rd32(u);
-        uint64_t tag = s->tag;
+        uint64_t tag = s->tag, tag2 = s->tag2;
         uint32_t id = s->id;
         close_stream(c, s);
         if (code == EC_REFUSED_STREAM) /* not processed: safe to retry (§8.7) */
-            emit(c, H2_EV_RETRY, tag, id, 0, 0, false);
+            emit(c, H2_EV_RETRY, tag, tag2, id, 0, 0, false);
         else
-            emit(c, H2_EV_RESET, tag, id, 0, code, false);
+            emit(c, H2_EV_RESET, tag, tag2, id, 0, code, false);
         return 0;
     }
     default:

@@ -4,7 +4,7 @@
  * to write accumulates in its output buffer (h2_out / h2_out_ack: the caller
  * sends it once per loop turn and acknowledges what the kernel took). Stream
  * outcomes come back through a callback. No syscalls, no clock (the caller
- * passes a tag per request, e.g. its start time), and no allocation: the
+ * passes two words per request, e.g. its start times), and no allocation: the
  * caller gives each connection one block of h2_conn_size() bytes at start-up.
  *
  * Transport-agnostic: the same engine runs over TCP (h2c with prior
@@ -87,7 +87,7 @@ enum h2_event_kind {
 
 struct h2_event {
     enum h2_event_kind kind;
-    uint64_t tag;         /* what the caller passed to h2_start */
+    uint64_t tag, tag2;   /* what the caller passed to h2_start */
     uint32_t stream_id;
     uint16_t status;      /* H2_EV_RESPONSE */
     uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code; H2_EV_MALFORMED: the code we sent */
@@ -115,7 +115,7 @@ bool h2_can_start(const struct h2_conn *c);
 
 /* Opens the next stream and queues its HEADERS (and DATA as the windows
  * allow). Returns the stream id, or 0 if !h2_can_start. */
-uint32_t h2_start(struct h2_conn *c, uint64_t tag);
+uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2);
 
 /* Feeds received bytes (any split). Calls fn for every stream outcome.
  * Returns 0, or an H2_ERR_* after which the connection is finished. */

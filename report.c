@@ -69,6 +69,17 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
+/* -q: the asked-for rate over the measured window (a ramp's mean there),
+ * and what was sent. */
+static double rate_requested(const struct report_info *ri)
+{
+    return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);
+}
+
+/* -q: the busiest worker thread was on a CPU this much of the run: shb,
+ * not the server, may have set the pace. */
+#define CLIENT_SATURATED 0.9
+
 /* ---- text -------------------------------------------------------------- */
 
 static double ns_to_ms(double ns)
@@ -104,6 +115,35 @@ static void text_requests(FILE *f, const struct report_info *ri, const struct st
                 " errors), %" PRIu64 " bytes received, %" PRIu64 " sent\n",
                 (double)ri->warmup_ns / (double)NS_PER_SEC, s->warmup.ok + s->warmup.errors, s->warmup.ok,
                 s->warmup.errors, s->warmup.bytes_recv, s->warmup.bytes_sent);
+}
+
+/* Only with -q: the schedule, and whether shb kept to it. */
+static void text_rate(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    if (!ri->rate)
+        return;
+    const struct pace_stats *p = &s->pace;
+    fputs("Rate:         asked ", f);
+    if (ri->rate->ramp_ns)
+        fprintf(f, "%.1f..%.1f/s (%.1f/s over the report's window)", ri->rate->from, ri->rate->to,
+                rate_requested(ri));
+    else
+        fprintf(f, "%.1f/s", ri->rate->from);
+    fprintf(f, ", achieved %.1f/s (%" PRIu64 " sent); latency counts from when each request was due\n",
+            per_second(p->sent, ri->duration_ns), p->sent);
+    fprintf(f,
+            "Schedule lag: %" PRIu64 " of %" PRIu64 " responses were sent more than %.0f ms late; p50 %.3f ms, p99 "
+            "%.3f ms, max %.3f ms",
+            p->late, p->lag.count, ns_to_ms((double)PACE_LATE_NS), ns_to_ms((double)hist_percentile(&p->lag, 50)),
+            ns_to_ms((double)hist_percentile(&p->lag, 99)), ns_to_ms((double)max_latency_ns(&p->lag)));
+    if (p->unsent)
+        fprintf(f, "; %" PRIu64 " due and never sent", p->unsent);
+    fputc('\n', f);
+    if (ri->client_busy >= CLIENT_SATURATED)
+        fprintf(f,
+                "Client:       saturated: its busiest thread was on a CPU %.0f%% of the run, so shb may have set the "
+                "pace (add -t, or another machine)\n",
+                ri->client_busy * 100);
 }
 
 static void text_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -157,12 +197,13 @@ static void text_alerts(FILE *f, const struct stats *s)
     }
 }
 
-static void text_latency(FILE *f, const struct hist *h)
+/* "Latency" (the spec's block), or with -q "Service time" too. */
+static void text_latency(FILE *f, const char *what, const struct hist *h)
 {
-    fputs("Latency (ms):\n", f);
+    fprintf(f, "%s (ms):\n", what);
     fprintf(f, "  min %.3f  mean %.3f  max %.3f\n", ns_to_ms((double)min_latency_ns(h)),
             ns_to_ms(mean_latency_ns(h)), ns_to_ms((double)max_latency_ns(h)));
-    fputs("Latency distribution:\n", f);
+    fprintf(f, "%s distribution:\n", what);
     for (size_t i = 0; i < N_PERCENTILES; i++)
         fprintf(f, "  %s%% in %.3f ms\n", percentiles[i].label,
                 ns_to_ms((double)hist_percentile(h, percentiles[i].p)));
@@ -222,12 +263,15 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     text_run(f, ri);
     text_requests(f, ri, s);
+    text_rate(f, ri, s);
     text_transfer(f, ri, s);
     text_status_codes(f, s);
     text_errors(f, s);
     text_alerts(f, s);
     text_quic(f, s);
-    text_latency(f, &s->latency);
+    text_latency(f, "Latency", &s->latency);
+    if (ri->rate)
+        text_latency(f, "Service time", &s->pace.service);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -425,9 +469,11 @@ static void json_percentiles(FILE *f, const struct hist *h)
     fputs("\n    }\n", f);
 }
 
-static void json_latency(FILE *f, const struct hist *h)
+/* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
+ * the same shape; the last key of the report has no comma. */
+static void json_latency(FILE *f, const char *key, const struct hist *h, bool last)
 {
-    fputs("  \"latencySeconds\": {\n    \"min\": ", f);
+    fprintf(f, "  \"%s\": {\n    \"min\": ", key);
     json_seconds(f, min_latency_ns(h));
     fputs(",\n    \"mean\": ", f);
     json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
@@ -435,7 +481,37 @@ static void json_latency(FILE *f, const struct hist *h)
     json_seconds(f, max_latency_ns(h));
     fputs(",\n", f);
     json_percentiles(f, h);
-    fputs("  }\n", f);
+    fputs(last ? "  }\n" : "  },\n", f);
+}
+
+/* Only with -q: "rate" and "scheduleLag". */
+static void json_rate(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    if (!ri->rate)
+        return;
+    const struct pace_stats *p = &s->pace;
+    fputs("  \"rate\": {\"requested\": ", f);
+    json_double(f, rate_requested(ri));
+    fputs(", \"achieved\": ", f);
+    json_double(f, per_second(p->sent, ri->duration_ns));
+    if (ri->rate->ramp_ns) {
+        fputs(", \"from\": ", f);
+        json_double(f, ri->rate->from);
+        fputs(", \"to\": ", f);
+        json_double(f, ri->rate->to);
+    }
+    fprintf(f, ", \"sent\": %" PRIu64 ", \"clientBusy\": ", p->sent);
+    json_double(f, ri->client_busy);
+    fprintf(f, ", \"clientSaturated\": %s},\n", ri->client_busy >= CLIENT_SATURATED ? "true" : "false");
+    fprintf(f, "  \"scheduleLag\": {\"late\": %" PRIu64 ", \"lateAfterSeconds\": ", p->late);
+    json_seconds(f, PACE_LATE_NS);
+    fprintf(f, ", \"responses\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"p50\": ", p->lag.count, p->unsent);
+    json_seconds(f, hist_percentile(&p->lag, 50));
+    fputs(", \"p99\": ", f);
+    json_seconds(f, hist_percentile(&p->lag, 99));
+    fputs(", \"max\": ", f);
+    json_seconds(f, max_latency_ns(&p->lag));
+    fputs("},\n", f);
 }
 
 static void json_quic(FILE *f, const struct stats *s)
@@ -490,8 +566,11 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
                 s->warmup.ok + s->warmup.errors, s->warmup.ok, s->warmup.errors, s->warmup.bytes_recv,
                 s->warmup.bytes_sent);
     }
+    json_rate(f, ri, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, &s->latency);
+    json_latency(f, "latencySeconds", &s->latency, !ri->rate);
+    if (ri->rate)
+        json_latency(f, "serviceTimeSeconds", &s->pace.service, true);
     fputs("}\n", f);
 }

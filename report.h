@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pace.h"
 #include "stats.h"
 
 struct report_info {
@@ -14,6 +15,8 @@ struct report_info {
     unsigned connections;
     uint64_t duration_ns; /* wall time of the run (after the warm-up) */
     uint64_t warmup_ns;   /* --warmup, 0 = none: s->warmup is shown only then */
+    const struct pace_rate *rate; /* -q, or NULL: the rate, schedule-lag and service-time figures */
+    double client_busy;   /* the busiest worker thread's CPU time / the run's wall time */
 };
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s);

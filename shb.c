@@ -342,6 +342,14 @@ int main(int argc, char **argv)
     h3cfg.quic.app_pn_target = first_pn > QUIC_FIRST_APP_PN_MAX ? first_pn : 0;
 #endif
 
+    /* -q: one schedule for the whole run, which the workers share out
+     * (pace.h); a ramp spans -z. */
+    struct pace_rate rate = {
+        .from = o.rate_from,
+        .to = o.rate_to,
+        .ramp_ns = o.rate_ramp ? o.duration_ns : 0,
+    };
+
     struct worker *workers = calloc(threads, sizeof(*workers));
     struct thread_arg *args = calloc(threads, sizeof(*args));
     pthread_t *tids = calloc(threads, sizeof(*tids));
@@ -376,6 +384,9 @@ int main(int argc, char **argv)
             .connect_timeout_ns = o.connect_timeout_ns,
             .timeout_ns = o.timeout_ns,
             .warmup_ns = o.warmup_ns,
+            .rate = o.rate_from > 0 ? &rate : NULL,
+            .pace_first = i,
+            .pace_stride = threads,
             /* connect() picks local ports of one parity first (the other is
              * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
              * so once half the range leads to the target every further
@@ -417,10 +428,13 @@ int main(int argc, char **argv)
     /* The measured window starts where the warm-up ends. */
     uint64_t measured_from = run.start_ns + o.warmup_ns, end_ns = measured_from;
     int rc = 0;
+    uint64_t busiest_cpu_ns = 0;
     for (unsigned i = 0; i < threads; i++) {
         stats_merge(&total, &workers[i].stats);
         if (workers[i].end_ns > end_ns)
             end_ns = workers[i].end_ns;
+        if (workers[i].cpu_ns > busiest_cpu_ns)
+            busiest_cpu_ns = workers[i].cpu_ns;
         if (workers[i].error[0]) {
             fprintf(stderr, "shb: worker %u stopped early: %s\n", i, workers[i].error);
             rc = 1;
@@ -434,6 +448,10 @@ int main(int argc, char **argv)
         .connections = conns,
         .duration_ns = end_ns - measured_from,
         .warmup_ns = o.warmup_ns,
+        .rate = o.rate_from > 0 ? &rate : NULL,
+        /* The busiest worker thread's CPU time over the whole run's wall
+         * time (warm-up included: so is its CPU time). */
+        .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,
     };
     if (o.json)
         report_json(stdout, &ri, &total);

@@ -94,7 +94,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0)
+    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || hist_init(&s->pace.service) < 0 ||
+        hist_init(&s->pace.lag) < 0)
         return -1;
     return 0;
 }
@@ -103,6 +104,8 @@ void stats_free(struct stats *s)
 {
     hist_free(&s->latency);
     hist_free(&s->quic.handshake);
+    hist_free(&s->pace.service);
+    hist_free(&s->pace.lag);
 }
 
 void stats_merge(struct stats *dst, const struct stats *src)
@@ -120,6 +123,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
     dst->in_flight += src->in_flight;
+    dst->pace.on |= src->pace.on;
+    dst->pace.sent += src->pace.sent;
+    dst->pace.late += src->pace.late;
+    dst->pace.unsent += src->pace.unsent;
+    hist_merge(&dst->pace.service, &src->pace.service);
+    hist_merge(&dst->pace.lag, &src->pace.lag);
     struct quic_stats *q = &dst->quic;
     const struct quic_stats *r = &src->quic;
     q->quic |= r->quic;

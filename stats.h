@@ -86,6 +86,9 @@ enum err_kind {
  * "closed", "protocol", "tls", "timeout", "stream reset", "refused" */
 const char *err_kind_name(enum err_kind k);
 
+/* -q: a request that left this long after it was due counts as late. */
+#define PACE_LATE_NS 1000000ull
+
 #define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
 
 struct stats {
@@ -107,7 +110,17 @@ struct stats {
      * counted in errors[]; this says why. */
     uint64_t alerts_received[256];
     uint64_t alerts_sent[256];
-    struct hist latency;            /* first byte written -> last byte received, ok responses only */
+    struct hist latency;            /* first byte written -> last byte received, ok responses only;
+                                       with -q from when the request was due */
+    /* -q (on): the open model, over the measured responses. */
+    struct pace_stats {
+        bool on;
+        uint64_t sent;              /* requests sent from the schedule after the warm-up */
+        uint64_t late;              /* responses whose request left more than PACE_LATE_NS after it was due */
+        uint64_t unsent;            /* due before the run ended, never sent */
+        struct hist service;        /* sent -> response: what the server took (latency without the wait) */
+        struct hist lag;            /* due -> sent: how late shb sent it */
+    } pace;
     struct quic_stats {             /* HTTP/3 only (quic true): summed over every QUIC connection */
         bool quic;
         uint64_t packets_sent, packets_received, packets_lost, pto_count;

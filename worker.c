@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pace.h"
 #include "worker_loop.h"
 
 volatile int shb_stop_requested;
@@ -42,30 +43,93 @@ uint64_t monotonic_ns(void)
 
 /* ---- request accounting ------------------------------------------------- */
 
-bool loop_take(struct loop *l, unsigned *retries)
+/* -q: the pace timer fires when the next request is due. One is armed at a
+ * time; the due time only moves later, so one armed earlier is never late. */
+static void pace_arm(struct loop *l)
+{
+    if (l->pace_armed)
+        return;
+    l->pace_armed = true;
+    l->pace_ts = ns_to_ts(l->pace_due);
+    uring_prep_timeout(uring_sqe(&l->ring), &l->pace_ts, true, ud_make(OP_PACE, 0, 0));
+}
+
+static void pace_next(struct loop *l)
+{
+    l->pace_due = l->start_ns + pace_due_ns(l->cfg->rate, l->pace_index);
+}
+
+bool loop_take(struct loop *l, struct taken *t)
 {
     if (l->stopping)
         return false;
     if (l->retry_total) {
         /* The most-tried first: on HTTP/2 it then gets the lowest stream id
-         * of its new connection, the one a server's GOAWAY keeps. */
+         * of its new connection, the one a server's GOAWAY keeps. Its clock
+         * starts again (with -q too: it was due when it was refused). */
         for (unsigned r = MAX_RETRIES + 1; r-- > 0;) {
             if (l->retry_waiting[r]) {
                 l->retry_waiting[r]--;
                 l->retry_total--;
-                *retries = r;
+                t->retries = r;
+                t->due_ns = l->now;
                 return true;
             }
         }
     }
-    if (!l->cfg->timed) {
-        if (l->budget_left == 0)
+    if (!l->cfg->timed && l->budget_left == 0)
+        return false;
+    if (l->paced) {
+        if (l->pace_due > l->now) {
+            pace_arm(l);
             return false;
-        l->budget_left--;
+        }
+        t->due_ns = l->pace_due;
+        l->pace_index += l->cfg->pace_stride;
+        pace_next(l);
+        if (!l->warming)
+            l->w->stats.pace.sent++;
+    } else {
+        t->due_ns = l->now;
     }
+    if (!l->cfg->timed)
+        l->budget_left--;
     l->in_flight++;
-    *retries = 0;
+    t->retries = 0;
     return true;
+}
+
+void loop_idle(struct loop *l, uint32_t conn)
+{
+    if (!l->paced || l->waiting[conn] || !loop_work_left(l))
+        return;
+    l->waiting[conn] = 1;
+    l->waiters[(l->wait_head + l->nwait++) % l->cfg->connections] = conn;
+}
+
+/* The pace timer fired: the connections waiting for it take what is due,
+ * in the order they became free. */
+static void on_pace(struct loop *l)
+{
+    l->pace_armed = false;
+    while (l->nwait && !l->stopping && l->pace_due <= l->now) {
+        uint32_t conn = l->waiters[l->wait_head];
+        l->wait_head = (l->wait_head + 1) % l->cfg->connections;
+        l->nwait--;
+        l->waiting[conn] = 0;
+        l->tp->refill(l, conn);
+    }
+    if (l->nwait && !l->stopping)
+        pace_arm(l);
+}
+
+/* -q: requests this worker's schedule had due before `end` and never
+ * sent (a -n run's are bounded by what its budget has left). */
+static uint64_t pace_unsent(const struct loop *l, uint64_t end)
+{
+    uint64_t due = pace_count_before(l->cfg->rate, end - l->start_ns);
+    uint64_t n = due > l->pace_index ? (due - l->pace_index + l->cfg->pace_stride - 1) / l->cfg->pace_stride : 0;
+    return !l->cfg->timed && n > l->budget_left ? l->budget_left : n;
 }
 
 /* A request ended during --warmup: not measured, and not one of -n's. */
@@ -78,11 +142,11 @@ static bool warmup_ended_one(struct loop *l)
     return true;
 }
 
-void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns)
+void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns)
 {
     struct stats *s = &l->w->stats;
     l->in_flight--;
-    uint64_t latency = l->now - started_ns;
+    uint64_t latency = l->now - due_ns;
     /* A running mean (1/256 of each new latency): it paces the waits. */
     l->latency_avg_ns += ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256;
     if (warmup_ended_one(l)) {
@@ -93,6 +157,12 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns)
     if (status < STATUS_MAX)
         s->status[status]++;
     hist_record(&s->latency, latency);
+    if (l->paced) {
+        uint64_t lag = sent_ns - due_ns;
+        hist_record(&s->pace.service, l->now - sent_ns);
+        hist_record(&s->pace.lag, lag);
+        s->pace.late += lag > PACE_LATE_NS;
+    }
     l->w->end_ns = l->now;
 }
 
@@ -135,8 +205,8 @@ void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind ki
 
 void loop_charge(struct loop *l, enum err_kind kind)
 {
-    unsigned retries;
-    if (loop_take(l, &retries))
+    struct taken t;
+    if (loop_take(l, &t))
         loop_error(l, kind);
 }
 
@@ -191,6 +261,9 @@ static void handle_cqe(struct loop *l, const struct io_uring_cqe *cqe)
     case OP_DEADLINE:
         l->stopping = true;
         return;
+    case OP_PACE:
+        on_pace(l);
+        return;
     default:
         l->tp->complete(l, cqe);
         return;
@@ -240,7 +313,24 @@ int worker_prepare(struct worker *w)
         return -1;
     }
     l->tick_ts = ns_to_ts(TICK_NS);
+    l->paced = w->cfg.rate != NULL;
+    if (l->paced) {
+        l->waiters = calloc(w->cfg.connections, sizeof(*l->waiters));
+        l->waiting = calloc(w->cfg.connections, 1);
+        if (!l->waiters || !l->waiting) {
+            snprintf(w->error, sizeof(w->error), "out of memory");
+            return -1;
+        }
+        w->stats.pace.on = true;
+    }
     return 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
@@ -252,13 +342,19 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     l->budget_left = w->cfg.timed ? 0 : w->cfg.budget;
     l->warming = w->cfg.warmup_ns != 0;
     l->warm_end = start_ns + w->cfg.warmup_ns;
+    l->pace_index = w->cfg.pace_first;
+    if (l->paced)
+        pace_next(l);
+    uint64_t cpu_start = thread_cpu_ns();
     if (deadline_ns) {
         l->deadline_ts = ns_to_ts(deadline_ns);
         uring_prep_timeout(uring_sqe(&l->ring), &l->deadline_ts, true, ud_make(OP_DEADLINE, 0, 0));
     }
     arm_tick(l);
     l->tp->start(l);
-    unsigned wait_nr = l->tp->wait_batch(l);
+    /* -q: every completion is taken as it comes. A wait that held out for
+     * a batch would let the pace timer's completion sit behind it. */
+    unsigned wait_nr = l->paced ? 1 : l->tp->wait_batch(l);
 
     while (!l->stopping && !budget_done(l)) {
         uring_bufring_publish(&l->bufs);
@@ -293,6 +389,11 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
     w->stats.in_flight = l->in_flight;
+    /* Due before the run ended: before the -z deadline, or when Ctrl-C
+     * (or a fatal error) stopped it. */
+    if (l->paced && l->stopping)
+        w->stats.pace.unsent = pace_unsent(l, deadline_ns && l->now > deadline_ns ? deadline_ns : l->now);
+    w->cpu_ns = thread_cpu_ns() - cpu_start;
 }
 
 void worker_release(struct worker *w)
@@ -306,6 +407,8 @@ void worker_release(struct worker *w)
         uring_bufring_free(&l->bufs);
     if (l->tp_state)
         l->tp->release(l);
+    free(l->waiters);
+    free(l->waiting);
     free(l);
     w->state = NULL;
 }

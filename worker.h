@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "h2.h"
+#include "pace.h"
 #include "quic/conn.h"
 #include "tls13/conn.h"
 #include "stats.h"
@@ -47,6 +48,10 @@ struct worker_config {
     uint64_t timeout_ns;          /* --timeout: per request, 0 = none */
     uint64_t warmup_ns;           /* --warmup: requests ending this soon after the start are kept out
                                      of the figures (stats.warmup), and do not count towards -n */
+    const struct pace_rate *rate; /* -q: the open model's schedule (pace.h), or NULL: each connection
+                                     sends its next request as soon as it may (the closed model) */
+    uint32_t pace_first;          /* -q: this worker sends requests pace_first, + pace_stride, ... */
+    uint32_t pace_stride;         /*     of the schedule (the workers interleave) */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before
                                      connecting (half the ephemeral range is taken: see shb.c) */
 };
@@ -55,6 +60,7 @@ struct worker {
     struct worker_config cfg;
     struct stats stats;
     uint64_t end_ns;              /* when the last request of this worker ended */
+    uint64_t cpu_ns;              /* CPU time the thread used during the run (-q: was shb the bottleneck?) */
     char error[256];              /* set when the worker could not run, or stopped the run */
     bool fatal;                   /* the run cannot go on (e.g. no h2 via ALPN): no report */
     void *state;                  /* private: ring, connections, buffers */

@@ -33,7 +33,7 @@
  * the loop; the rest to the transport, which also owns the generations (they
  * change whenever a connection is closed, so completions still in flight for
  * an old socket are recognised and dropped). */
-enum loop_op { OP_TICK = 1, OP_DEADLINE, OP_TRANSPORT };
+enum loop_op { OP_TICK = 1, OP_DEADLINE, OP_PACE, OP_TRANSPORT };
 #define GEN_MASK 0xffffffu
 static inline uint64_t ud_make(unsigned op, uint32_t gen, uint32_t idx)
 {
@@ -44,8 +44,8 @@ static inline uint32_t ud_gen(uint64_t ud) { return (uint32_t)(ud >> 8) & GEN_MA
 static inline uint32_t ud_idx(uint64_t ud) { return (uint32_t)(ud >> 32); }
 
 /* A request's tag, carried through engines that hold many requests (HTTP/2
- * streams): its start time relative to the run in the low 56 bits (2.3 years
- * of nanoseconds), how often it was tried before in the top 8. */
+ * streams): a time relative to the run in the low 56 bits (2.3 years of
+ * nanoseconds), and in the top 8 how often it was tried before. */
 #define TAG_TIME_MASK ((1ull << 56) - 1)
 static inline uint64_t tag_make(uint64_t rel_ns, unsigned retries)
 {
@@ -81,6 +81,9 @@ struct transport {
     /* The run is over, the ring still there: say goodbye where the
      * protocol has a word for it (QUIC's CONNECTION_CLOSE). May be NULL. */
     void (*end)(struct loop *l);
+    /* -q: connection conn said it could send (loop_idle) and a request is
+     * due now: start what it can. */
+    void (*refill)(struct loop *l, uint32_t conn);
     /* After the run: free what prepare allocated (the ring is gone). */
     void (*release)(struct loop *l);
     /* How many completions one wait should hold out for (min_wait_usec
@@ -108,22 +111,46 @@ struct loop {
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */
     uint64_t retry_waiting[MAX_RETRIES + 1]; /* requests to send again, by how often they were tried */
     uint64_t retry_total;
-    struct shb_kernel_timespec tick_ts, deadline_ts;
+    /* -q: the open model. Requests leave when they are due (pace.h), not
+     * when a connection is free; a connection with room and nothing due
+     * waits in `waiters` for the pace timer (one io_uring timeout, armed
+     * for the next due time whenever something waits for it). */
+    bool paced;
+    bool pace_armed;
+    uint64_t pace_index;            /* this worker's next request number on the schedule */
+    uint64_t pace_due;              /* ... and when it is due (CLOCK_MONOTONIC ns) */
+    uint32_t *waiters;              /* a ring of connection indices, each in it at most once */
+    uint8_t *waiting;               /* per connection: in the ring */
+    uint32_t wait_head, nwait;
+    struct shb_kernel_timespec tick_ts, deadline_ts, pace_ts;
 };
 
 #define LOOP_BUF_GROUP 0
 #define LOOP_RECV_BUF_SIZE 16384
 
-/* Takes the next request to send: one waiting to be retried first (the
- * most-tried first), else a new one from the budget. *retries: how often it
- * was tried before. false when there is nothing to send (or the run is
- * ending). */
-bool loop_take(struct loop *l, unsigned *retries);
+/* A request taken to be sent now. */
+struct taken {
+    uint64_t due_ns;  /* when it was due: with -q its place on the schedule, else now */
+    unsigned retries; /* how often it was tried before */
+};
 
-/* A complete response, latency measured from started_ns. During --warmup
- * (and likewise for loop_error) it is counted in stats.warmup only, and a
- * -n run's budget gets the request back: -n counts the measured ones. */
-void loop_ok(struct loop *l, uint16_t status, uint64_t started_ns);
+/* Takes the next request to send: one waiting to be retried first (the
+ * most-tried first), else a new one from the budget — with -q only once it
+ * is due. false when there is nothing to send now (or the run is ending). */
+bool loop_take(struct loop *l, struct taken *t);
+
+/* -q: connection conn has room for a request and loop_take said "not
+ * yet": the transport's refill is called for it when the next one is due.
+ * Does nothing without -q or when no work is left. */
+void loop_idle(struct loop *l, uint32_t conn);
+
+/* A complete response to a request due at due_ns and sent at sent_ns: the
+ * latency counts from due_ns (with -q the intended send time, so a request
+ * that waited for a connection shows the wait: coordinated omission, as
+ * wrk2 corrects it), the service time from sent_ns. During --warmup (and
+ * likewise for loop_error) it is counted in stats.warmup only, and a -n
+ * run's budget gets the request back: -n counts the measured ones. */
+void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns);
 
 /* The request failed: an error of this kind. */
 void loop_error(struct loop *l, enum err_kind kind);

@@ -69,7 +69,8 @@ struct conn {
     bool busy;          /* a request is on the wire and its response not complete */
     uint8_t retries;    /* of the request on the wire */
     uint32_t sent;      /* request bytes the kernel (or TLS) has taken */
-    uint64_t started_ns;
+    uint64_t due_ns;    /* when it was due (-q), or sent */
+    uint64_t started_ns; /* when it was sent */
     struct h1_scanner sc;
     /* HTTP/2 */
     struct h2_conn *h2;
@@ -310,11 +311,14 @@ static void h1_send_bytes(struct loop *l, struct conn *c)
 /* Starts the next request on an idle open connection, if there is one. */
 static void h1_start_next(struct loop *l, struct conn *c)
 {
-    unsigned retries;
-    if (!loop_take(l, &retries))
+    struct taken t;
+    if (!loop_take(l, &t)) {
+        loop_idle(l, conn_idx(tcp_of(l), c));
         return;
+    }
     c->busy = true;
-    c->retries = (uint8_t)retries;
+    c->retries = (uint8_t)t.retries;
+    c->due_ns = t.due_ns;
     c->sent = 0;
     c->started_ns = l->now;
     h1_scanner_reset(&c->sc, l->cfg->head);
@@ -325,7 +329,7 @@ static void h1_ok(struct loop *l, struct conn *c, const struct h1_response *r)
 {
     c->busy = false;
     c->responses++;
-    loop_ok(l, r->status, c->started_ns);
+    loop_ok(l, r->status, c->due_ns, c->started_ns);
 }
 
 static void h1_error(struct loop *l, struct conn *c, enum err_kind kind)
@@ -422,7 +426,7 @@ static void h2_event(void *ctx, const struct h2_event *ev)
     switch (ev->kind) {
     case H2_EV_RESPONSE:
         t->event_conn->responses++;
-        loop_ok(l, ev->status, l->start_ns + (ev->tag & TAG_TIME_MASK));
+        loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK));
         break;
     case H2_EV_RESET:
         loop_error(l, ERR_STREAM_RESET);
@@ -444,12 +448,16 @@ static void h2_event(void *ctx, const struct h2_event *ev)
     }
 }
 
-/* Opens as many streams as the engine allows and there are requests for. */
+/* Opens as many streams as the engine allows and there are requests for.
+ * A stream's tag holds when it was sent and its retries; the second word
+ * when it was due (-q; else the same time). */
 static void h2_fill(struct loop *l, struct conn *c)
 {
-    unsigned retries;
-    while (h2_can_start(c->h2) && loop_take(l, &retries))
-        h2_start(c->h2, tag_make(l->now - l->start_ns, retries));
+    struct taken t;
+    while (h2_can_start(c->h2) && loop_take(l, &t))
+        h2_start(c->h2, tag_make(l->now - l->start_ns, t.retries), t.due_ns - l->start_ns);
+    if (h2_can_start(c->h2))
+        loop_idle(l, conn_idx(tcp_of(l), c));
     flush_later(l, c);
 }
 
@@ -908,6 +916,19 @@ static void tcp_after_batch(struct loop *l)
     open_queued(l);
 }
 
+/* -q: a request is due and this connection said it had room. */
+static void tcp_refill(struct loop *l, uint32_t i)
+{
+    struct tcp *t = tcp_of(l);
+    struct conn *c = &t->conns[i];
+    if (c->state != CONN_OPEN || c->handshaking)
+        return;
+    if (t->http2)
+        h2_fill(l, c);
+    else if (!c->busy)
+        h1_start_next(l, c);
+}
+
 /* Gives up on an open connection: what was on it counts as `kind`. */
 static void conn_give_up(struct loop *l, struct conn *c, enum err_kind kind)
 {
@@ -1090,6 +1111,7 @@ const struct transport tcp_transport = {
     .complete = tcp_complete,
     .after_batch = tcp_after_batch,
     .tick = tcp_tick,
+    .refill = tcp_refill,
     .release = tcp_release,
     .wait_batch = tcp_wait_batch,
 };

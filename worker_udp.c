@@ -52,7 +52,8 @@ enum qc_state { QC_IDLE, QC_QUEUED, QC_OPEN };
 /* A request on a stream of a connection (indexed by the stream's ring slot). */
 struct h3_req {
     uint64_t id;          /* stream id; UINT64_MAX: slot unused */
-    uint64_t started_ns;
+    uint64_t due_ns;      /* when it was due (-q), or sent */
+    uint64_t started_ns;  /* when it was sent */
     uint8_t retries;
     struct h3_resp resp;
 };
@@ -150,18 +151,21 @@ static void req_end(struct qc *c, struct h3_req *r, uint64_t reset_code)
 static void fill_streams(struct loop *l, struct qc *c)
 {
     const struct h3_config *h3 = l->cfg->h3;
-    unsigned retries;
+    struct taken t;
 
     if (c->peer.goaway_id != UINT64_MAX)
         return; /* RFC 9114 §5.2: no new requests after GOAWAY */
-    while (quic_conn_can_open(c->q) && loop_take(l, &retries)) {
+    while (quic_conn_can_open(c->q) && loop_take(l, &t)) {
         uint64_t id = quic_conn_open(c->q, h3->request, h3->request_len);
         struct h3_req *r = &c->reqs[quic_conn_slot(c->q, id)];
         r->id = id;
+        r->due_ns = t.due_ns;
         r->started_ns = l->now;
-        r->retries = (uint8_t)retries;
+        r->retries = (uint8_t)t.retries;
         h3_resp_init(&r->resp);
     }
+    if (quic_conn_can_open(c->q))
+        loop_idle(l, qc_idx(udp_of(l), c));
 }
 
 /* ---- engine callbacks ------------------------------------------------------ */
@@ -190,7 +194,7 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         return;
     if (rc == H3_RESP_DONE) {
         c->responses++;
-        loop_ok(l, r->resp.status, r->started_ns);
+        loop_ok(l, r->resp.status, r->due_ns, r->started_ns);
         req_end(c, r, 0);
         return;
     }
@@ -636,6 +640,15 @@ static void udp_after_batch(struct loop *l)
     }
 }
 
+/* -q: a request is due and this connection said it had room: its turn
+ * after the batch opens the streams. */
+static void udp_refill(struct loop *l, uint32_t i)
+{
+    struct qc *c = &udp_of(l)->conns[i];
+    if (c->state == QC_OPEN)
+        flush_later(l, c);
+}
+
 /* ---- the tick: deadlines ---------------------------------------------------- */
 
 static void udp_tick(struct loop *l)
@@ -834,6 +847,7 @@ const struct transport udp_transport = {
     .complete = udp_complete,
     .after_batch = udp_after_batch,
     .tick = udp_tick,
+    .refill = udp_refill,
     .end = udp_end,
     .release = udp_release,
     .wait_batch = udp_wait_batch,

@@ -10,8 +10,10 @@
 # table: HTTP/1.1, HTTP/2 and TLS cases played by test/hostile_server.js,
 # QUIC/HTTP/3 ones, before, during and after the handshake, by
 # test/hostile_quic_server.js), test/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
-# test/udp_impair.js) and test/e2e_longrun.sh (stream id exhaustion, key
-# updates, far packet numbers through the test build's knobs; flat memory)
+# test/udp_impair.js), test/e2e_rate.sh (the open model, -q: the schedule
+# as servers saw it, a stalling server, too few connections) and
+# test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
+# through the test build's knobs; flat memory)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -178,6 +180,7 @@ suite e2e-tls 300 test/e2e_tls.sh "end-to-end TLS"
 suite e2e-hostile 360 test/e2e_hostile.sh "end-to-end hostile servers"
 suite e2e-hostile-cases 600 test/e2e_hostile_cases.sh "hostile-server case table"
 suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
+suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 
 # The interop matrix: both builds, each cell run by one after the other

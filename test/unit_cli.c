@@ -147,6 +147,33 @@ static void test_warmup(void)
     cli_free(&o);
 }
 
+/* -q: a total rate, or FROM..TO over -z; decimals are fine. */
+static void test_rate(void)
+{
+    struct shb_opts o;
+    static const struct {
+        const char *argv[6];
+        double from, to;
+        bool ramp;
+    } ok[] = {
+        {{"-q", "2000", URL}, 2000, 2000, false},
+        {{"--rate", "0.5", URL}, 0.5, 0.5, false},
+        {{"--rate=12.25", "-n", "10", URL}, 12.25, 12.25, false},
+        {{"-q", "1000..20000", "-z", "10s", URL}, 1000, 20000, true},
+        {{"-q20000..1000", "-z", "10s", URL}, 20000, 1000, true},
+        {{"-q", "100000000", URL}, 1e8, 1e8, false},
+        {{URL}, 0, 0, false},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        enum cli_result r = parse_list(&o, ok[i].argv);
+        char name[96];
+        snprintf(name, sizeof name, "rate: %s %s", ok[i].argv[0], ok[i].argv[1] ? ok[i].argv[1] : "");
+        T_CHECK(name, r == CLI_OK && o.rate_from == ok[i].from && o.rate_to == ok[i].to && o.rate_ramp == ok[i].ramp,
+                "r=%d err=%s from=%g to=%g ramp=%d", r, err, o.rate_from, o.rate_to, o.rate_ramp);
+        cli_free(&o);
+    }
+}
+
 static void test_string_forms(void)
 {
     const char *method_forms[][4] = {
@@ -459,6 +486,22 @@ static const struct misuse misuses[] = {
     {{"--warmup", "0s", URL}, "--warmup", "greater than zero"},
     {{"--warmup", "2s", "-z", "2s", URL}, "--warmup must be shorter than -z", NULL},
     {{"-z", "1s", "--warmup=3s", URL}, "--warmup must be shorter than -z", NULL},
+    {{"-q", "0", URL}, "-q/--rate", "more than 0"},
+    {{"-q", "0.0", URL}, "-q/--rate", "more than 0"},
+    {{"-q", "-5", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", "1.2.3", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", ".", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", "", URL}, "-q/--rate", "expected requests per second"},
+    {{"-q", "100000001", URL}, "-q/--rate", "at most 100000000"},
+    {{"-q", "10..", "-z", "1s", URL}, "'10..'", "expected requests per second"},
+    {{"-q", "..10", "-z", "1s", URL}, "'..10'", "expected requests per second"},
+    {{"-q", "10..0", "-z", "1s", URL}, "'10..0'", "more than 0"},
+    {{"-q", "10...20", "-z", "1s", URL}, "'10...20'", "expected requests per second"},
+    {{"-q", "10..20", URL}, "FROM..TO ramps over the run's duration", "-z/--duration"},
+    {{"-q", "10..20", "-n", "5", URL}, "FROM..TO ramps", "-z/--duration"},
+    {{"-q", "10", "--rate", "20", URL}, "-q/--rate", "more than once"},
     {{"-H", "NoColon", URL}, "-H/--header", "':'"},
     {{"-H", ": value", URL}, "-H/--header", "empty header name"},
     {{"-H", "  : value", URL}, "-H/--header", "empty header name"},
@@ -733,6 +776,10 @@ static const char expected_help[] =
     "      --timeout <TIMEOUT>\n"
     "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" "
     "error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
+    "  -q, --rate <RATE>\n"
+    "          Send this many requests per second in total, on a fixed schedule whatever the server does (the "
+    "open model); latency then counts from when each request was due. FROM..TO ramps linearly over -z (e.g. "
+    "1000..20000)\n"
     "      --warmup <WARMUP>\n"
     "          Send requests for this long first, and keep the ones that complete meanwhile out of the report "
     "(e.g. 2s; inside -z's duration, on top of -n's count)\n"
@@ -838,6 +885,7 @@ int main(void)
     test_defaults();
     test_value_forms();
     test_warmup();
+    test_rate();
     test_string_forms();
     test_flags();
     test_method_default();

@@ -281,7 +281,8 @@ static uint32_t fx_start(struct fx *f)
 {
     if (f->nstarted >= MAXTAGS)
         return 0;
-    uint32_t id = h2_start(f->c, f->tag_base + f->nstarted);
+    /* The second word rides along: every event must bring back both. */
+    uint32_t id = h2_start(f->c, f->tag_base + f->nstarted, ~(f->tag_base + f->nstarted));
     if (id)
         f->nstarted++;
     return id;
@@ -293,7 +294,7 @@ static void on_event(void *ctx, const struct h2_event *e)
     if (f->nev < MAXEV)
         f->ev[f->nev++] = (struct ev){ e->kind, e->tag, e->stream_id, e->status, e->error_code, e->response_started };
     uint64_t i = e->tag - f->tag_base;
-    if (e->tag < f->tag_base || i >= f->nstarted || f->reported[i]++)
+    if (e->tag < f->tag_base || i >= f->nstarted || f->reported[i]++ || e->tag2 != ~e->tag)
         f->bad_tags++;
     if (f->restart && e->kind == H2_EV_RESPONSE && h2_can_start(f->c))
         fx_start(f);

@@ -208,7 +208,7 @@ static void spec_text_run(struct report_info *ri, struct stats *s)
 {
     static const uint64_t at[9] = {70000, 93000, 123000, 162000, 222000,
                                    278000, 453000, 845000, 1452000};
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0, NULL, 0};
     s->ok = 1070162;
     s->status[200] = 1070162;
     s->bytes_recv = 172296082;
@@ -246,7 +246,7 @@ static const uint64_t spec_json_at[9] = {103381, 118051, 152571, 211807, 294087,
                                          340413, 424934, 617066, 876762};
 static void spec_json_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0, NULL, 0};
     s->ok = 722541;
     s->status[200] = 722541;
     s->bytes_recv = 57803854;
@@ -258,7 +258,7 @@ static void spec_json_run(struct report_info *ri, struct stats *s)
 /* A run with errors and several status codes, given out of order. */
 static void mixed_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0};
+    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0, NULL, 0};
     s->status[503] = 1;
     s->status[200] = 5;
     s->status[404] = 2;
@@ -339,7 +339,7 @@ static void check_text_no_errors_block(void)
 
 static void check_text_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0};
+    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -518,7 +518,7 @@ static void check_json_escaping(void)
     /* quote, backslash, tab, another control char, valid UTF-8 (é), a byte
      * that is not UTF-8, and a truncated sequence at the end */
     struct report_info ri = {"http://h/a\"b\\c\td\x01" "e\xc3\xa9" "f\xff" "g\xe2\x82", "HTTP/1.1",
-                             1, 1, 1000000000u, 0};
+                             1, 1, 1000000000u, 0, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -541,7 +541,7 @@ static void check_json_escaping(void)
 
 static void check_json_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0};
+    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -709,6 +709,85 @@ static void check_warmup(void)
     stats_free(&s);
 }
 
+/* ---- -q: the rate, the schedule's lag and the service time ---------------- */
+
+static void check_rate(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s); /* 1.5 s */
+    struct pace_rate rate = { .from = 2000, .to = 2000 };
+    ri.rate = &rate;
+    ri.client_busy = 0.25;
+    s.pace = (struct pace_stats){ .on = true, .sent = 2990, .late = 3, .unsent = 10,
+                                  .service = s.pace.service, .lag = s.pace.lag };
+    for (int i = 0; i < 97; i++)
+        hist_record(&s.pace.lag, 40000);
+    for (int i = 0; i < 3; i++)
+        hist_record(&s.pace.lag, 2000000);
+    hist_record(&s.pace.service, 100000);
+    hist_record(&s.pace.service, 300000);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    const char *rps = text ? strstr(text, "Requests/sec: ") : NULL;
+    const char *line = text ? strstr(text, "\nRate:         asked 2000.0/s, achieved 1993.3/s (2990 sent); latency "
+                                           "counts from when each request was due\nSchedule lag: 3 of 100 responses "
+                                           "were sent more than 1 ms late; p50 0.040 ms, p99 2.000 ms, max 2.000 ms; "
+                                           "10 due and never sent\nTransfer:")
+                            : NULL;
+    const char *dist = text ? strstr(text, "Latency distribution:") : NULL;
+    const char *service = text ? strstr(text, "\nService time (ms):\n  min 0.100  mean 0.200  max 0.300\n"
+                                              "Service time distribution:\n  10% in 0.100 ms\n")
+                               : NULL;
+    T_CHECK("rate: text lines after Requests/sec, before Transfer; service time after the latency",
+            rps && line && rps < line && dist && service && dist < service && !strstr(text, "Client:"),
+            "got:\n%s", text ? text : "(null)");
+    const char *key = json ? strstr(json, "\n  \"rate\": {\"requested\": 2000, \"achieved\": 1993.3333333333333, "
+                                          "\"sent\": 2990, \"clientBusy\": 0.25, \"clientSaturated\": false},\n"
+                                          "  \"scheduleLag\": {\"late\": 3, \"lateAfterSeconds\": 0.001000000, "
+                                          "\"responses\": 100, \"unsent\": 10, \"p50\": 0.000040031, \"p99\": "
+                                          "0.002000000, \"max\": 0.002000000},\n")
+                           : NULL;
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    const char *svc = json ? strstr(json, "\"serviceTimeSeconds\": {\n    \"min\": 0.000100000,") : NULL;
+    T_CHECK("rate: json keys before latencySeconds, serviceTimeSeconds after it",
+            key && latency && svc && key < latency && latency < svc && json_valid(json), "got:\n%s",
+            json ? json : "(null)");
+    free(text);
+    free(json);
+
+    /* A ramp says both ends and the mean over the report's window; a
+     * saturated client says so. */
+    struct pace_rate ramp = { .from = 1000, .to = 3000, .ramp_ns = 3000000000ull };
+    ri.rate = &ramp;
+    ri.client_busy = 0.97;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("rate: a ramp's text line, and the saturated client's",
+            text && strstr(text, "Rate:         asked 1000.0..3000.0/s (1500.0/s over the report's window), ") &&
+                strstr(text, "\nClient:       saturated: its busiest thread was on a CPU 97% of the run"),
+            "got:\n%s", text ? text : "(null)");
+    T_CHECK("rate: a ramp's json", json && strstr(json, "\"rate\": {\"requested\": 1500, \"achieved\": "
+                                                         "1993.3333333333333, \"from\": 1000, \"to\": 3000, ") &&
+                                       strstr(json, "\"clientSaturated\": true}") && json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    ri.rate = NULL;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("rate: nothing of it without -q (the spec's report)",
+            text && json && !strstr(text, "Rate:") && !strstr(text, "Service time") && !strstr(json, "\"rate\"") &&
+                !strstr(json, "serviceTime") && json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+    stats_free(&s);
+}
+
 /* ---- small doubles as plain decimals ------------------------------------- */
 
 static void check_small_mean(void)
@@ -740,6 +819,7 @@ int main(void)
     check_text_errors_and_codes();
     check_in_flight();
     check_warmup();
+    check_rate();
     check_small_mean();
     check_text_no_errors_block();
     check_text_empty_run();
