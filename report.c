@@ -259,6 +259,64 @@ static void text_quic(FILE *f, const struct stats *s)
     }
 }
 
+/* ---- the timeline (both reports) ---------------------------------------- */
+
+/* Seconds each timeline entry covers. */
+static uint64_t tl_width_ns(const struct timeline *t)
+{
+    return NS_PER_SEC << t->shift;
+}
+
+/* How long entry i of the measured window covers: the last one ends with
+ * the window. */
+static uint64_t tl_entry_ns(const struct report_info *ri, const struct timeline *t, uint32_t i)
+{
+    uint64_t w = tl_width_ns(t), start = (uint64_t)i * w;
+    if (start >= ri->duration_ns)
+        return 0;
+    return ri->duration_ns - start < w ? ri->duration_ns - start : w;
+}
+
+static bool tl_empty(const struct timeline *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->e[i].ok || t->e[i].errors)
+            return false;
+    return true;
+}
+
+/* "Timeline:     ▁▅████▇█ requests/s, 1 s a mark, min 0.0, max 50123.4":
+ * the whole entries of the window, at most TEXT_MARKS marks (neighbours
+ * averaged when there are more), each one of eight heights from 0 to the
+ * highest. Only for a window of two whole entries or more. */
+#define TEXT_MARKS 60
+static void text_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
+{
+    static const char *const bars[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+                                         "\u2585", "\u2586", "\u2587", "\u2588" };
+    uint64_t w = tl_width_ns(t);
+    uint32_t whole = (uint32_t)(ri->duration_ns / w);
+    if (whole > t->n)
+        whole = t->n;
+    if (whole < 2 || tl_empty(t))
+        return;
+    uint32_t per_mark = (whole + TEXT_MARKS - 1) / TEXT_MARKS, marks = (whole + per_mark - 1) / per_mark;
+    double rate[TEXT_MARKS], lo = 0, hi = 0;
+    for (uint32_t m = 0; m < marks; m++) {
+        uint64_t n = 0;
+        uint32_t k = 0;
+        for (uint32_t i = m * per_mark; i < whole && k < per_mark; i++, k++)
+            n += t->e[i].ok + t->e[i].errors;
+        rate[m] = (double)n * (double)NS_PER_SEC / ((double)k * (double)w);
+        lo = m == 0 || rate[m] < lo ? rate[m] : lo;
+        hi = rate[m] > hi ? rate[m] : hi;
+    }
+    fputs("Timeline:     ", f);
+    for (uint32_t m = 0; m < marks; m++)
+        fputs(bars[hi > 0 ? (int)(rate[m] / hi * 7 + 0.5) : 0], f);
+    fprintf(f, " requests/s, %" PRIu64 " s a mark, min %.1f, max %.1f\n", (w / NS_PER_SEC) * per_mark, lo, hi);
+}
+
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     text_run(f, ri);
@@ -272,6 +330,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
     text_latency(f, "Latency", &s->latency);
     if (ri->rate)
         text_latency(f, "Service time", &s->pace.service);
+    text_timeline(f, ri, &s->timeline);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -470,8 +529,9 @@ static void json_percentiles(FILE *f, const struct hist *h)
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
- * the same shape; the last key of the report has no comma. */
-static void json_latency(FILE *f, const char *key, const struct hist *h, bool last)
+ * the same shape. Like every key that may end the report, without the
+ * comma or newline that follows it. */
+static void json_latency(FILE *f, const char *key, const struct hist *h)
 {
     fprintf(f, "  \"%s\": {\n    \"min\": ", key);
     json_seconds(f, min_latency_ns(h));
@@ -481,7 +541,7 @@ static void json_latency(FILE *f, const char *key, const struct hist *h, bool la
     json_seconds(f, max_latency_ns(h));
     fputs(",\n", f);
     json_percentiles(f, h);
-    fputs(last ? "  }\n" : "  },\n", f);
+    fputs("  }", f);
 }
 
 /* Only with -q: "rate" and "scheduleLag". */
@@ -547,6 +607,30 @@ static void json_quic(FILE *f, const struct stats *s)
     fputs("}\n  },\n", f);
 }
 
+/* After the spec's keys: "timeline": one object per entry of the measured
+ * window, the last one as long as what was left of it; absent when nothing
+ * ended (as for an empty run). */
+static void json_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
+{
+    if (tl_empty(t))
+        return;
+    fputs(",\n  \"timeline\": [", f);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct tl_entry *e = &t->e[i];
+        fputs(i ? ",\n    {\"start\": " : "\n    {\"start\": ", f);
+        json_seconds(f, (uint64_t)i * tl_width_ns(t));
+        fputs(", \"seconds\": ", f);
+        json_seconds(f, tl_entry_ns(ri, t, i));
+        fprintf(f, ", \"ok\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"bytesReceived\": %" PRIu64 ", \"p50\": ", e->ok,
+                e->errors, e->bytes_recv);
+        json_seconds(f, tl_percentile(e, 50));
+        fputs(", \"p99\": ", f);
+        json_seconds(f, tl_percentile(e, 99));
+        fputc('}', f);
+    }
+    fputs("\n  ]", f);
+}
+
 void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fputs("{\n", f);
@@ -569,8 +653,12 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_rate(f, ri, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, "latencySeconds", &s->latency, !ri->rate);
-    if (ri->rate)
-        json_latency(f, "serviceTimeSeconds", &s->pace.service, true);
+    json_latency(f, "latencySeconds", &s->latency);
+    if (ri->rate) {
+        fputs(",\n", f);
+        json_latency(f, "serviceTimeSeconds", &s->pace.service);
+    }
+    json_timeline(f, ri, &s->timeline);
+    fputs("\n", f);
     fputs("}\n", f);
 }

@@ -95,7 +95,7 @@ int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
     if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || hist_init(&s->pace.service) < 0 ||
-        hist_init(&s->pace.lag) < 0)
+        hist_init(&s->pace.lag) < 0 || tl_init(&s->timeline) < 0)
         return -1;
     return 0;
 }
@@ -106,9 +106,10 @@ void stats_free(struct stats *s)
     hist_free(&s->quic.handshake);
     hist_free(&s->pace.service);
     hist_free(&s->pace.lag);
+    tl_free(&s->timeline);
 }
 
-void stats_merge(struct stats *dst, const struct stats *src)
+void stats_merge(struct stats *dst, struct stats *src)
 {
     dst->ok += src->ok;
     for (size_t k = 0; k < ERR_KINDS; k++)
@@ -129,6 +130,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->pace.unsent += src->pace.unsent;
     hist_merge(&dst->pace.service, &src->pace.service);
     hist_merge(&dst->pace.lag, &src->pace.lag);
+    tl_merge(&dst->timeline, &src->timeline);
     struct quic_stats *q = &dst->quic;
     const struct quic_stats *r = &src->quic;
     q->quic |= r->quic;

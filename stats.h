@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timeline.h"
+
 /* Sub-bucket resolution: 2^HIST_SUB_BITS linear steps per power of two. */
 #define HIST_SUB_BITS 11
 #define HIST_SUB_COUNT (1u << HIST_SUB_BITS)        /* 2048 */
@@ -112,6 +114,7 @@ struct stats {
     uint64_t alerts_sent[256];
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
+    struct timeline timeline;       /* the measured window, second by second */
     /* -q (on): the open model, over the measured responses. */
     struct pace_stats {
         bool on;
@@ -147,7 +150,8 @@ struct stats {
 
 int stats_init(struct stats *s);    /* zeroes and allocates the histogram */
 void stats_free(struct stats *s);
-void stats_merge(struct stats *dst, const struct stats *src);
+/* src's timeline may be coarsened to match dst's (tl_merge). */
+void stats_merge(struct stats *dst, struct stats *src);
 uint64_t stats_errors(const struct stats *s);         /* all kinds */
 uint64_t stats_connect_errors(const struct stats *s); /* the kinds before ERR_FIRST_NON_CONNECT */
 /* Counts one CONNECTION_CLOSE in s->quic.closes. */

@@ -157,6 +157,7 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns)
     if (status < STATUS_MAX)
         s->status[status]++;
     hist_record(&s->latency, latency);
+    tl_ok(&s->timeline, latency);
     if (l->paced) {
         uint64_t lag = sent_ns - due_ns;
         hist_record(&s->pace.service, l->now - sent_ns);
@@ -174,7 +175,34 @@ void loop_error(struct loop *l, enum err_kind kind)
         return;
     }
     l->w->stats.errors[kind]++;
+    tl_error(&l->w->stats.timeline);
     l->w->end_ns = l->now;
+}
+
+/* The timeline's first entry starts at `from`, the measured window's start. */
+static void timeline_start(struct loop *l, uint64_t from)
+{
+    l->tl_from = from;
+    l->tl_next = from + 1000000000ull;
+    l->tl_bytes = 0;
+}
+
+/* The bytes received since the last call go to the current entry. */
+static void timeline_bytes(struct loop *l)
+{
+    struct stats *s = &l->w->stats;
+    s->timeline.e[s->timeline.n - 1].bytes_recv += s->bytes_recv - l->tl_bytes;
+    l->tl_bytes = s->bytes_recv;
+}
+
+/* The first turn past the current entry's end: the entry holding now is
+ * the current one (entries with nothing in them are skipped, left zero). */
+static void timeline_step(struct loop *l)
+{
+    struct timeline *t = &l->w->stats.timeline;
+    timeline_bytes(l);
+    tl_move_to(t, l->now - l->tl_from);
+    l->tl_next = l->tl_from + ((uint64_t)t->n << t->shift) * 1000000000ull;
 }
 
 /* The warm-up is over (or the run ended during it): what was sent and
@@ -186,6 +214,7 @@ static void warmup_over(struct loop *l)
     s->warmup.bytes_sent = s->bytes_sent;
     s->warmup.bytes_recv = s->bytes_recv;
     s->bytes_sent = s->bytes_recv = 0;
+    timeline_start(l, l->warm_end);
 }
 
 void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind)
@@ -342,6 +371,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     l->budget_left = w->cfg.timed ? 0 : w->cfg.budget;
     l->warming = w->cfg.warmup_ns != 0;
     l->warm_end = start_ns + w->cfg.warmup_ns;
+    timeline_start(l, start_ns);
     l->pace_index = w->cfg.pace_first;
     if (l->paced)
         pace_next(l);
@@ -370,6 +400,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
         l->now = monotonic_ns();
         if (l->warming && l->now >= l->warm_end)
             warmup_over(l);
+        if (!l->warming && l->now >= l->tl_next)
+            timeline_step(l);
         unsigned head = uring_cq_head(&l->ring), tail = uring_cq_tail(&l->ring);
         for (; head != tail; head++)
             handle_cqe(l, uring_cq_at(&l->ring, head));
@@ -386,6 +418,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     uring_submit_wait(&l->ring, 0, 0);
     if (l->warming)
         warmup_over(l);
+    timeline_bytes(l);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
     w->stats.in_flight = l->in_flight;

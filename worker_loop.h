@@ -106,6 +106,10 @@ struct loop {
     bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
     bool warming;                   /* --warmup: before warm_end (checked once per turn) */
     uint64_t warm_end;
+    /* The timeline (stats.timeline): it starts where the measured window
+     * does, and moves to the next entry at the first turn past tl_next. */
+    uint64_t tl_from, tl_next;
+    uint64_t tl_bytes;              /* stats.bytes_recv already put in an entry */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */

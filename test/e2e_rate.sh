@@ -63,6 +63,14 @@ rate_ok() {
     jx '.latencySeconds.max >= .serviceTimeSeconds.max and .latencySeconds.percentiles.p50 >= .serviceTimeSeconds.percentiles.p50' '{latencySeconds, serviceTimeSeconds}'
 }
 
+# timeline_ok: the timeline's entries add up to the report's totals, and
+# every entry but the last is a whole second.
+timeline_ok() {
+    jx '([.timeline[].ok] | add) == .requests.ok and ([.timeline[].errors] | add) == .requests.errors' '{requests, timeline}'
+    jx '([.timeline[].bytesReceived] | add) == .bytesReceived' '{bytesReceived, timeline}'
+    jx '.timeline | (.[:-1] | all(.seconds == 1)) and ([.[].start] == [range(length)]) and (.[-1].seconds <= 1)' '.timeline'
+}
+
 # buckets LOG MS: the arrivals in LOG (nginx $msec lines) counted in MS
 # millisecond buckets from the first, the first and last (partial) dropped:
 # prints "median low high count" (the median bucket, the smallest, the
@@ -81,6 +89,8 @@ json_run_ok HTTP/1.1 && rate_ok 2000
 jx "$(near .requests.total 6000 1) and .requests.errors == 0" '.requests'
 jx "$(near .rate.sent 6000 1) and $(near .rate.achieved 2000 1)" '.rate'
 jx '.scheduleLag.unsent <= 60' '.scheduleLag'
+timeline_ok
+jx '.timeline[:3] | all(.ok >= 1960 and .ok <= 2040)' '.timeline'
 got=$(lines_settled "$H1_LOG")
 jx "$(near "$got" 6000 1)" "{server: $got}"
 read -r med lo hi nb <<<"$(buckets "$H1_LOG" 100)"
@@ -125,6 +135,8 @@ begin "h1: ramp -q 1000..3000 -z 4s: 8000 ± 1 %; nginx got about 1250 in the fi
 shb -q 1000..3000 -z 4s -c 20 -j "$H1"
 json_run_ok HTTP/1.1 && rate_ok '(.rate.requested | . >= 2000 and . < 2002)'
 jx "$(near .requests.total 8000 1) and .rate.from == 1000 and .rate.to == 3000" '{requests, rate}'
+timeline_ok
+jx '.timeline[0].ok >= 1125 and .timeline[0].ok <= 1375 and .timeline[3].ok >= 2475 and .timeline[3].ok <= 3025' '.timeline'
 lines_settled "$H1_LOG" >/dev/null
 read -r first last <<<"$(awk '{ t = $1 * 1000; if (NR == 1) t0 = t; s = int((t - t0) / 1000); c[s]++ } END { print c[0] + 0, c[3] + 0 }' "$H1_LOG")"
 [ "$first" -ge 1125 ] && [ "$first" -le 1375 ] || want "nginx got $first requests in the first second, expected 1250 ± 10 %"
@@ -139,6 +151,17 @@ grep -q '^Rate:         asked 200.0/s, achieved [0-9.]*/s ([0-9]* sent); latency
 grep -q '^Schedule lag: [0-9]* of [0-9]* responses were sent more than 1 ms late; p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms' "$OUT" || want "no Schedule lag line"
 grep -q '^Latency (ms):$' "$OUT" && grep -q '^Service time (ms):$' "$OUT" && grep -q '^Service time distribution:$' "$OUT" || want "no Service time block"
 [ "$(grep -n '^Latency (ms):' "$OUT" | cut -d: -f1)" -lt "$(grep -n '^Service time (ms):' "$OUT" | cut -d: -f1)" ] || want "Service time before Latency"
+finish
+
+begin "timeline without -q: -z 3s: whole seconds adding up to the totals; the text report ends with the sparkline"
+shb -z 3s -c 10 -j "$H1"
+json_run_ok HTTP/1.1 && timeline_ok
+jx '.timeline | length >= 3 and length <= 4' '.timeline'
+jx '.rate == null and .scheduleLag == null and .serviceTimeSeconds == null' '{rate, scheduleLag}'
+shb -z 3s -c 10 "$H1"
+# Alternatives, not a bracket: without a UTF-8 locale grep sees bytes.
+[ "$(tail -n 1 "$OUT" | grep -cE '^Timeline:     (▁|▂|▃|▄|▅|▆|▇|█){3} requests/s, 1 s a mark, min [0-9.]+, max [0-9.]+$')" = 1 ] ||
+    want "the text report's last line is not a 3-mark sparkline: $(tail -n 1 "$OUT")"
 finish
 
 # --- HTTP/2 ------------------------------------------------------------------
@@ -188,6 +211,12 @@ jx '.serviceTimeSeconds.percentiles.p50 < 0.02' '.serviceTimeSeconds.percentiles
 # About 450 requests of each stall waited for a connection, up to ~450 ms.
 jx '.scheduleLag.late >= 600 and .scheduleLag.late <= 1000' '.scheduleLag'
 jx '.scheduleLag.max >= 0.38 and .scheduleLag.max <= 0.52' '.scheduleLag'
+# The timeline counts a response in the second it ended: the stalled ones
+# end when a stall does, at 2 s and 4 s, in the entries starting there.
+timeline_ok
+jx '[.timeline[2, 4].p99] | all(. >= 0.3)' '[.timeline[] | {start, ok, p99}]'
+jx '[.timeline[0, 1, 3].p99] | all(. < 0.1)' '[.timeline[] | {start, ok, p99}]'
+jx '.timeline[1].ok < 700 and .timeline[2].ok > 1300' '[.timeline[] | {start, ok, p99}]'
 stop_server "$NODE_PID"
 finish
 

@@ -788,6 +788,54 @@ static void check_rate(void)
     stats_free(&s);
 }
 
+/* ---- the timeline: a sparkline line and a key, after the spec's ---------- */
+
+static void check_timeline(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    ri.duration_ns = 3500000000ull;
+    static const uint64_t oks[4] = { 100, 200, 400, 50 };
+    for (uint32_t i = 0; i < 4; i++) {
+        tl_move_to(&s.timeline, i * 1000000000ull);
+        for (uint64_t k = 0; k < oks[i]; k++)
+            tl_ok(&s.timeline, 100000);
+        s.timeline.e[i].bytes_recv = 1000 * (i + 1);
+    }
+    tl_error(&s.timeline);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    const char *dist = text ? strstr(text, "  99.99% in ") : NULL;
+    const char *line = text ? strstr(text, "\nTimeline:     \u2583\u2585\u2588 requests/s, 1 s a mark, min 100.0, "
+                                           "max 400.0\n")
+                            : NULL;
+    T_CHECK("timeline: a sparkline of the whole seconds, the report's last line", dist && line && dist < line &&
+            line[strlen(line) - 1] == '\n' && !strchr(line + 1, '\n')[1], "got:\n%s", text ? text : "(null)");
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    const char *key = json ? strstr(json, "\n  },\n  \"timeline\": [\n    {\"start\": 0.000000000, \"seconds\": "
+                                          "1.000000000, \"ok\": 100, \"errors\": 0, \"bytesReceived\": 1000, "
+                                          "\"p50\": 0.000102400, \"p99\": 0.000102400},\n")
+                           : NULL;
+    const char *last = json ? strstr(json, "\n    {\"start\": 3.000000000, \"seconds\": 0.500000000, \"ok\": 50, "
+                                           "\"errors\": 1, \"bytesReceived\": 4000, ")
+                            : NULL;
+    T_CHECK("timeline: json key after latencySeconds, the last entry as long as the window's rest",
+            latency && key && last && latency < key && key < last && json_valid(json) && strstr(json, "}\n  ]\n}\n"),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    ri.duration_ns = 1500000000ull; /* one whole second: no sparkline */
+    text = render(report_text, &ri, &s);
+    T_CHECK("timeline: no sparkline under two whole seconds", text && !strstr(text, "Timeline:"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
+    stats_free(&s);
+}
+
 /* ---- small doubles as plain decimals ------------------------------------- */
 
 static void check_small_mean(void)
@@ -820,6 +868,7 @@ int main(void)
     check_in_flight();
     check_warmup();
     check_rate();
+    check_timeline();
     check_small_mean();
     check_text_no_errors_block();
     check_text_empty_run();

@@ -1,0 +1,99 @@
+/* timeline.c — the run second by second (timeline.h). Recording is inline
+ * in the header; this moves between entries, merges and reads them. */
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_SEC 1000000000ull
+
+int tl_init(struct timeline *t)
+{
+    t->e = calloc(TL_MAX, sizeof *t->e);
+    t->n = 1;
+    t->shift = 0;
+    return t->e ? 0 : -1;
+}
+
+void tl_free(struct timeline *t)
+{
+    free(t->e);
+    t->e = NULL;
+}
+
+static void add_entry(struct tl_entry *dst, const struct tl_entry *src)
+{
+    dst->ok += src->ok;
+    dst->errors += src->errors;
+    dst->bytes_recv += src->bytes_recv;
+    for (unsigned b = 0; b < TL_BUCKETS; b++)
+        dst->lat[b] += src->lat[b];
+}
+
+/* Every entry covers twice as long: entry i becomes entries 2i and 2i+1. */
+static void coarsen(struct timeline *t)
+{
+    uint32_t n = (t->n + 1) / 2;
+    for (uint32_t i = 0; i < n; i++) {
+        struct tl_entry merged = t->e[2 * i];
+        if (2 * i + 1 < t->n)
+            add_entry(&merged, &t->e[2 * i + 1]);
+        t->e[i] = merged;
+    }
+    memset(&t->e[n], 0, (t->n - n) * sizeof *t->e);
+    t->n = n;
+    t->shift++;
+}
+
+void tl_move_to(struct timeline *t, uint64_t elapsed_ns)
+{
+    uint64_t idx = (elapsed_ns / NS_PER_SEC) >> t->shift;
+    while (idx >= TL_MAX) {
+        coarsen(t);
+        idx >>= 1;
+    }
+    if (idx + 1 > t->n)
+        t->n = (uint32_t)idx + 1;
+}
+
+void tl_merge(struct timeline *dst, struct timeline *src)
+{
+    while (dst->shift < src->shift)
+        coarsen(dst);
+    while (src->shift < dst->shift)
+        coarsen(src);
+    for (uint32_t i = 0; i < src->n; i++)
+        add_entry(&dst->e[i], &src->e[i]);
+    if (src->n > dst->n)
+        dst->n = src->n;
+}
+
+/* The middle of bucket b, in ns (the inverse of tl_index). */
+static uint64_t bucket_middle(unsigned b)
+{
+    if (b < TL_SUB)
+        return ((uint64_t)b << TL_UNIT_SHIFT) + (1u << (TL_UNIT_SHIFT - 1));
+    if (b == TL_BUCKETS - 1)
+        return (1ull << TL_TOP_EXP) << TL_UNIT_SHIFT; /* "at least this" */
+    unsigned e = b / TL_SUB + 2, sub = b % TL_SUB;
+    uint64_t lower = (uint64_t)(TL_SUB + sub) << (e - 3), width = 1ull << (e - 3);
+    return (lower << TL_UNIT_SHIFT) + (width << (TL_UNIT_SHIFT - 1));
+}
+
+uint64_t tl_percentile(const struct tl_entry *e, double p)
+{
+    if (e->ok == 0)
+        return 0;
+    /* The rank as in hist_percentile: ceil(p% of the count), at least 1. */
+    double exact = p * (double)e->ok / 100.0;
+    uint64_t rank = exact > 1.0 ? (uint64_t)exact : 1;
+    if ((double)rank < exact)
+        rank++;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < TL_BUCKETS; b++) {
+        seen += e->lat[b];
+        if (seen >= rank)
+            return bucket_middle(b);
+    }
+    return bucket_middle(TL_BUCKETS - 1);
+}
