@@ -382,6 +382,8 @@ void cli_print_help(FILE *f, unsigned default_threads)
           "          Use HTTP/3 over QUIC (https:// URLs only)\n"
           "      --disable-keepalive\n"
           "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; HTTP/1.1 only)\n"
+          "      --no-progress\n"
+          "          No live view on stderr while the run goes (it is only shown when stderr is a terminal)\n"
           "  -p, --parallel <PARALLEL>\n"
           "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
           "  -h, --help\n"
@@ -405,6 +407,7 @@ enum opt_id {
     OPT_WARMUP,
     OPT_RATE,
     OPT_DISABLE_KEEPALIVE,
+    OPT_NO_PROGRESS,
     OPT_HTTP2,
     OPT_HTTP3,
     OPT_JSON,
@@ -434,6 +437,7 @@ static const struct opt_spec opt_specs[] = {
     {OPT_WARMUP, 0, "warmup", "--warmup", true},
     {OPT_RATE, 'q', "rate", "-q/--rate", true},
     {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
+    {OPT_NO_PROGRESS, 0, "no-progress", "--no-progress", false},
     {OPT_HTTP2, 0, "http2", "--http2", false},
     {OPT_HTTP3, 0, "http3", "--http3", false},
     {OPT_JSON, 'j', "json", "-j/--json", false},
@@ -683,6 +687,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
     case OPT_RATE: set_rate(p, s, v); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
+    case OPT_NO_PROGRESS: o->no_progress = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_JSON: o->json = true; break;

@@ -40,6 +40,7 @@ struct shb_opts {
     double rate_from, rate_to;   /* -q, requests per second in total; 0 = not given (closed model) */
     bool rate_ramp;              /* -q FROM..TO: rate_from to rate_to over -z */
     bool disable_keepalive;
+    bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
     const char *url_text;        /* the URL argument as given */
     struct shb_url url;

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "h2.h"
 #include "h3.h"
 #include "hpack.h"
+#include "live.h"
 #include "report.h"
 #include "stats.h"
 #include "worker.h"
@@ -182,6 +184,7 @@ struct run {
     pthread_barrier_t ready, go;
     uint64_t start_ns, deadline_ns;
     bool abort;
+    _Atomic unsigned finished;  /* workers whose run is over (the live view stops then) */
 };
 
 struct thread_arg {
@@ -197,6 +200,7 @@ static void *worker_thread(void *p)
     pthread_barrier_wait(&a->run->go);    /* ... and sets the common start */
     if (rc == 0 && !a->run->abort)
         worker_run(a->w, a->run->start_ns, a->run->deadline_ns);
+    atomic_fetch_add_explicit(&a->run->finished, 1, memory_order_release);
     worker_release(a->w);
     return NULL;
 }
@@ -350,6 +354,9 @@ int main(int argc, char **argv)
         .ramp_ns = o.rate_ramp ? o.duration_ns : 0,
     };
 
+    /* The live view: only on a terminal, never on stdout (the report's). */
+    bool live = !o.no_progress && isatty(STDERR_FILENO);
+
     struct worker *workers = calloc(threads, sizeof(*workers));
     struct thread_arg *args = calloc(threads, sizeof(*args));
     pthread_t *tids = calloc(threads, sizeof(*tids));
@@ -385,6 +392,7 @@ int main(int argc, char **argv)
             .timeout_ns = o.timeout_ns,
             .warmup_ns = o.warmup_ns,
             .rate = o.rate_from > 0 ? &rate : NULL,
+            .live = live,
             .pace_first = i,
             .pace_stride = threads,
             /* connect() picks local ports of one parity first (the other is
@@ -414,6 +422,9 @@ int main(int argc, char **argv)
     run.start_ns = monotonic_ns();
     run.deadline_ns = timed ? run.start_ns + o.duration_ns : 0;
     pthread_barrier_wait(&run.go);
+    if (live && !run.abort)
+        live_run(workers, threads, run.start_ns, timed ? o.duration_ns : 0, timed ? 0 : o.requests, o.warmup_ns,
+                 &run.finished);
     for (unsigned i = 0; i < threads; i++)
         pthread_join(tids[i], NULL);
     if (run.abort)

@@ -179,6 +179,36 @@ void loop_error(struct loop *l, enum err_kind kind)
     l->w->end_ns = l->now;
 }
 
+/* ---- the live view's counters ------------------------------------------ */
+
+/* On the tick: what the live view shows, as relaxed stores (the main
+ * thread reads each on its own; none has to agree with another). */
+static void live_publish(struct loop *l)
+{
+    const struct stats *s = &l->w->stats;
+    struct worker_live *v = &l->w->live;
+    uint64_t errors = 0;
+    for (int k = 0; k < ERR_KINDS; k++)
+        errors += s->errors[k];
+    atomic_store_explicit(&v->ok, s->ok, memory_order_relaxed);
+    atomic_store_explicit(&v->errors, errors, memory_order_relaxed);
+    atomic_store_explicit(&v->warmup, s->warmup.ok + s->warmup.errors, memory_order_relaxed);
+    atomic_store_explicit(&v->conns_open, l->conns_open, memory_order_relaxed);
+}
+
+/* A second of the timeline is over: its latencies for the live view. A
+ * sequence lock: the reader (live.c) retries when seq was odd or changed. */
+static void live_second(struct worker *w, const struct tl_entry *e)
+{
+    struct worker_live *v = &w->live;
+    uint32_t seq = atomic_load_explicit(&v->seq, memory_order_relaxed);
+    atomic_store_explicit(&v->seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (unsigned b = 0; b < TL_BUCKETS; b++)
+        atomic_store_explicit(&v->lat[b], e->lat[b], memory_order_relaxed);
+    atomic_store_explicit(&v->seq, seq + 2, memory_order_release);
+}
+
 /* The timeline's first entry starts at `from`, the measured window's start. */
 static void timeline_start(struct loop *l, uint64_t from)
 {
@@ -200,6 +230,8 @@ static void timeline_bytes(struct loop *l)
 static void timeline_step(struct loop *l)
 {
     struct timeline *t = &l->w->stats.timeline;
+    if (l->cfg->live)
+        live_second(l->w, &t->e[t->n - 1]);
     timeline_bytes(l);
     tl_move_to(t, l->now - l->tl_from);
     l->tl_next = l->tl_from + ((uint64_t)t->n << t->shift) * 1000000000ull;
@@ -278,6 +310,8 @@ static void on_tick(struct loop *l)
     if (l->stopping)
         return;
     l->tp->tick(l);
+    if (l->cfg->live)
+        live_publish(l);
     arm_tick(l);
 }
 

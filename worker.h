@@ -6,6 +6,7 @@
 #ifndef SHB_WORKER_H
 #define SHB_WORKER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,12 +53,27 @@ struct worker_config {
                                      sends its next request as soon as it may (the closed model) */
     uint32_t pace_first;          /* -q: this worker sends requests pace_first, + pace_stride, ... */
     uint32_t pace_stride;         /*     of the schedule (the workers interleave) */
+    bool live;                    /* the live view runs: publish into worker.live */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before
                                      connecting (half the ephemeral range is taken: see shb.c) */
 };
 
+/* What the live view (live.c) reads while the run goes: written only by
+ * the worker, at its 100 ms tick and once a second, read by the main thread
+ * without locks; nothing of it on the per-request path. */
+struct worker_live {
+    _Atomic uint64_t ok, errors;   /* measured, so far */
+    _Atomic uint64_t warmup;       /* ended during --warmup, so far */
+    _Atomic uint32_t conns_open;
+    /* The last whole second's latencies (a timeline entry's histogram),
+     * under a sequence lock: seq is odd while they are being written. */
+    _Atomic uint32_t seq;
+    _Atomic uint32_t lat[TL_BUCKETS];
+};
+
 struct worker {
     struct worker_config cfg;
+    struct worker_live live;      /* only written when cfg.live */
     struct stats stats;
     uint64_t end_ns;              /* when the last request of this worker ended */
     uint64_t cpu_ns;              /* CPU time the thread used during the run (-q: was shb the bottleneck?) */

@@ -110,6 +110,7 @@ struct loop {
      * does, and moves to the next entry at the first turn past tl_next. */
     uint64_t tl_from, tl_next;
     uint64_t tl_bytes;              /* stats.bytes_recv already put in an entry */
+    uint32_t conns_open;            /* connected (QUIC: established), for the live view */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */

@@ -184,6 +184,8 @@ static void conn_close(struct loop *l, struct conn *c)
     }
     if (c->state == CONN_CONNECTING)
         tcp_of(l)->connecting--;
+    if (c->state == CONN_OPEN)
+        l->conns_open--;
     c->gen = (c->gen + 1) & GEN_MASK;
     c->state = CONN_IDLE;
     c->busy = false;
@@ -771,6 +773,7 @@ static void on_connect(struct loop *l, struct conn *c, int res)
     c->state = CONN_OPEN;
     c->heard = false;
     l->w->stats.connections_opened++;
+    l->conns_open++;
     arm_recv(l, c);
     if (t->tls)
         tls_start(l, c);

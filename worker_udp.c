@@ -301,6 +301,8 @@ static void qc_close(struct loop *l, struct qc *c)
     c->gen = (c->gen + 1) & GEN_MASK;
     c->state = QC_IDLE;
     c->timer_at = 0; /* (a send in flight keeps `sending` until it completes) */
+    if (c->started)
+        l->conns_open--;
     c->started = false;
     c->stuck_since = 0;
 }
@@ -540,6 +542,7 @@ static void qc_turn(struct loop *l, struct qc *c)
         }
         c->started = true;
         l->w->stats.connections_opened++;
+        l->conns_open++;
         quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
         quic_conn_open_uni(c->q, &enc, 1);
         quic_conn_open_uni(c->q, &dec, 1);

@@ -32,7 +32,10 @@
 # `shb --http2` to the same Caddy over TCP; with H2LOAD_H3=/path/to/h2load
 # (an h2load built with HTTP/3 support, which no distribution packages:
 # build it yourself, outside this repository) `h2load --alpn-list=h3` runs
-# beside every shb row. The h3 rows print datagrams per send (GSO).
+# beside every shb row. The h3 rows print datagrams per send (GSO). live
+# is the live view's cost: shb with stderr on a terminal (script(1)'s pty),
+# drawing it, beside the same run with --no-progress, -t ALL_THREADS,
+# HTTP/1.1, CONNECTIONS connections (in the default PROTOS).
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
@@ -49,7 +52,7 @@ DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
-PROTOS=${PROTOS:-h1,h2,tls,allcore,mem}
+PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
 H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
 H2LOAD_H3=${H2LOAD_H3:-}
@@ -68,6 +71,7 @@ DO_TLS=0
 DO_ALL=0
 DO_MEM=0
 DO_H3=0
+DO_LIVE=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -76,11 +80,12 @@ for proto in ${PROTOS//,/ }; do
         allcore) DO_ALL=1 ;;
         mem) DO_MEM=1 ;;
         h3) DO_H3=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3)" >&2; exit 2 ;;
+        live) DO_LIVE=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3" = 000000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE" = 0000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, or a comma-separated list of them)" >&2
     exit 2
 fi
 # parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
@@ -229,6 +234,19 @@ wrk_round() {
     fi
 }
 
+# shb_tty_round LABEL ROUND ARGS...: shb_round with stderr on a terminal
+# (script(1) gives the run a pty; the JSON report goes to a file), so the
+# live view draws unless ARGS say --no-progress.
+shb_tty_round() {
+    local label=$1 round=$2 reqs rps
+    shift 2
+    if timed "$label" "$round" script -qec "$(printf '%q ' "$SHB" "$@") >$T/tty.json" /dev/null; then
+        reqs=$(jq -r '.requests.ok' "$T/tty.json" 2>/dev/null || true)
+        rps=$(jq -r '.requestsPerSec' "$T/tty.json" 2>/dev/null || true)
+        record "$label" "$round" "$reqs" "$rps"
+    fi
+}
+
 # h2load_round LABEL ROUND ARGS...: one h2load run recorded as LABEL.
 h2load_round() {
     local label=$1 round=$2 reqs rps
@@ -282,6 +300,10 @@ for round in $(seq 1 "$ROUNDS"); do
         # A full TLS 1.3 handshake per request: the req/s is handshakes/s.
         shb_round shb-hs "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
         wrk_round wrk-hs "$round" -H 'Connection: close' -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
+    fi
+    if [ "$DO_LIVE" = 1 ]; then
+        shb_tty_round shb-live "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
+        shb_tty_round shb-quiet "$round" --no-progress -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
     fi
     if [ "$DO_H3" = 1 ]; then
         for conf in "${H3_CONFS[@]}"; do
@@ -462,6 +484,19 @@ if [ "$DO_ALL" = 1 ]; then
     for cfg in h1 h2-32x32 h2-100x100; do
         echo "  $cfg -t $ALL_THREADS vs -t 1: ${ALL_T1_MARK[$cfg]} (${ALL_T1_RATIO[$cfg]} x)"
     done
+fi
+
+# --- the live view's cost -------------------------------------------------------------
+if [ "$DO_LIVE" = 1 ]; then
+    L_RPS=$(median shb-live 4); Q_RPS=$(median shb-quiet 4)
+    L_CPU=$(median shb-live 6); Q_CPU=$(median shb-quiet 6)
+    spread=$(awk '$1 == "shb-quiet" { if (n++ == 0 || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+        END { if (n) printf "%.1f", (hi - lo) * 100 / ((hi + lo) / 2); else print "n/a" }' "$RESULTS")
+    echo
+    echo "Live view (stderr a terminal) beside --no-progress: median of $ROUNDS rounds, HTTP/1.1 -c $CONNECTIONS -t $ALL_THREADS, ${DURATION}s each"
+    printf '  %-12s %14s %18s\n' run "req/s" "CPU us/request"
+    printf '  %-12s %14.0f %18.3f\n' "live view" "$L_RPS" "$L_CPU" "--no-progress" "$Q_RPS" "$Q_CPU" 2>/dev/null
+    echo "  live/quiet: req/s $(ratio "$L_RPS" "$Q_RPS"), CPU/request $(ratio "$L_CPU" "$Q_CPU"); --no-progress's own rounds spread over ${spread} % of their median"
 fi
 
 # --- HTTP/3 ---------------------------------------------------------------------------

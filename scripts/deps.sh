@@ -77,6 +77,7 @@ NEEDS_TEST=(
     "gtlsserver|ngtcp2-server"
     "gtlsclient|ngtcp2-client"
     "jq|jq"
+    "tmux|tmux"
     "curl|curl"
     "valgrind|valgrind"
     "/usr/bin/time|time"
@@ -108,7 +109,7 @@ if [ "$PROFILE" = demo ]; then
     NGINX_TEMPLATES=(test/nginx-bench.conf.in)
 else
     NEEDS=("${NEEDS_TEST[@]}")
-    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in test/nginx-conns.conf.in test/nginx-longrun.conf.in)
+    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in test/nginx-conns.conf.in test/nginx-longrun.conf.in test/nginx-rate.conf.in)
 fi
 
 have() {

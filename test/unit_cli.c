@@ -794,6 +794,8 @@ static const char expected_help[] =
     "      --disable-keepalive\n"
     "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
     "HTTP/1.1 only)\n"
+    "      --no-progress\n"
+    "          No live view on stderr while the run goes (it is only shown when stderr is a terminal)\n"
     "  -p, --parallel <PARALLEL>\n"
     "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
     "  -h, --help\n"

@@ -1,0 +1,171 @@
+/* live.c — the live view (live.h). Runs on the main thread while the
+ * workers run: it only reads what they publish, with atomic loads, so the
+ * workers pay nothing but their tick's few stores. */
+#define _GNU_SOURCE
+#include "live.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BAR 20
+
+/* Appends at most `room` bytes of the formatted text (one line: no
+ * escapes inside it) to *p, leaving it NUL-terminated. */
+static void put(char **p, char *end, size_t room, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char **p, char *end, size_t room, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (len > room)
+        len = room;
+    if (len >= (size_t)(end - *p))
+        len = (size_t)(end - *p) - 1;
+    memcpy(*p, line, len);
+    *p += len;
+    **p = '\0';
+}
+
+size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned width)
+{
+    if (cap < 64)
+        return 0;
+    char *p = buf, *end = buf + cap;
+    size_t room = width > 1 ? width - 1 : 1;
+    double done = f->duration_s > 0 ? f->elapsed_s / f->duration_s
+                  : f->goal > 0      ? (double)f->done / (double)f->goal
+                                     : 0;
+    if (done > 1)
+        done = 1;
+    char bar[BAR + 1];
+    int full = (int)(done * BAR + 0.5);
+    for (int i = 0; i < BAR; i++)
+        bar[i] = i < full ? '#' : '.';
+    bar[BAR] = '\0';
+    put(&p, end, 4, "\r\033[K");
+    if (f->duration_s > 0)
+        put(&p, end, room, "[%s] %.1f s of %.1f s%s", bar, f->elapsed_s, f->duration_s,
+            f->warming ? " (warm-up)" : "");
+    else
+        put(&p, end, room, "[%s] %llu of %llu requests, %.1f s%s", bar, (unsigned long long)f->done,
+            (unsigned long long)f->goal, f->elapsed_s, f->warming ? " (warm-up)" : "");
+    put(&p, end, 4, "\n\033[K");
+    char lat[64] = "";
+    if (f->have_latency)
+        snprintf(lat, sizeof lat, "  p50 %.3f ms  p99 %.3f ms", (double)f->p50_ns / 1e6, (double)f->p99_ns / 1e6);
+    put(&p, end, room, "%.0f req/s  ok %llu  errors %llu%s  %llu connections", f->rate, (unsigned long long)f->ok,
+        (unsigned long long)f->errors, lat, (unsigned long long)f->conns);
+    put(&p, end, 8, "\033[A\r");
+    return (size_t)(p - buf);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned term_width(void)
+{
+    struct winsize ws;
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+static void write_all(const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            return; /* a terminal that went away: the run goes on without the view */
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Worker i's last whole second of latencies, added to e (a consistent copy:
+ * retried while the worker is writing it). */
+static bool add_second(struct worker_live *v, struct tl_entry *e)
+{
+    static uint32_t copy[TL_BUCKETS];
+    for (int tries = 0; tries < 8; tries++) {
+        uint32_t s1 = atomic_load_explicit(&v->seq, memory_order_acquire);
+        if (s1 == 0)
+            return false; /* no whole second yet */
+        if (s1 & 1)
+            continue;
+        for (unsigned b = 0; b < TL_BUCKETS; b++)
+            copy[b] = atomic_load_explicit(&v->lat[b], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&v->seq, memory_order_relaxed) != s1)
+            continue;
+        for (unsigned b = 0; b < TL_BUCKETS; b++) {
+            e->lat[b] += copy[b];
+            e->ok += copy[b];
+        }
+        return true;
+    }
+    return false;
+}
+
+/* The last second's rate comes from the totals of about a second ago:
+ * RING frames back. */
+#define RING (1000000000ull / LIVE_PERIOD_NS + 1)
+
+void live_run(struct worker *workers, unsigned n, uint64_t start_ns, uint64_t duration_ns, uint64_t goal,
+              uint64_t warmup_ns, _Atomic unsigned *finished)
+{
+    static struct tl_entry second;
+    uint64_t ring_total[RING] = { 0 }, ring_at[RING];
+    unsigned frames = 0;
+    for (unsigned i = 0; i < RING; i++)
+        ring_at[i] = start_ns;
+    while (atomic_load_explicit(finished, memory_order_acquire) < n) {
+        struct timespec pause = { 0, (long)LIVE_PERIOD_NS };
+        nanosleep(&pause, NULL); /* a signal (Ctrl-C) cuts it short: the next frame comes sooner */
+        if (atomic_load_explicit(finished, memory_order_acquire) >= n)
+            break;
+        uint64_t now = now_ns();
+        struct live_frame f = { .elapsed_s = (double)(now - start_ns) / 1e9,
+                                .duration_s = (double)duration_ns / 1e9,
+                                .goal = goal,
+                                .warming = now - start_ns < warmup_ns };
+        memset(&second, 0, sizeof second);
+        uint64_t warm = 0;
+        for (unsigned i = 0; i < n; i++) {
+            struct worker_live *v = &workers[i].live;
+            f.ok += atomic_load_explicit(&v->ok, memory_order_relaxed);
+            f.errors += atomic_load_explicit(&v->errors, memory_order_relaxed);
+            warm += atomic_load_explicit(&v->warmup, memory_order_relaxed);
+            f.conns += atomic_load_explicit(&v->conns_open, memory_order_relaxed);
+            f.have_latency |= add_second(v, &second);
+        }
+        f.done = f.ok + f.errors;
+        uint64_t total = f.done + warm;
+        unsigned slot = frames % RING, oldest = (frames + 1) % RING;
+        ring_total[slot] = total;
+        ring_at[slot] = now;
+        frames++;
+        uint64_t then = frames >= RING ? ring_at[oldest] : start_ns;
+        uint64_t before = frames >= RING ? ring_total[oldest] : 0;
+        f.rate = now > then ? (double)(total - before) * 1e9 / (double)(now - then) : 0;
+        if (f.have_latency) {
+            f.p50_ns = tl_percentile(&second, 50);
+            f.p99_ns = tl_percentile(&second, 99);
+        }
+        char buf[1200];
+        size_t len = live_format(buf, sizeof buf, &f, term_width());
+        write_all(buf, len);
+    }
+    if (frames)
+        write_all(LIVE_CLEAR, sizeof LIVE_CLEAR - 1);
+}
