@@ -434,7 +434,7 @@ int main(int argc, char **argv)
             die(1, "%s", workers[i].error);
 
     struct stats total;
-    if (stats_init(&total) < 0)
+    if (stats_init(&total) < 0 || (o.rate_from > 0 && stats_init_pace(&total) < 0))
         die(1, "out of memory");
     /* The measured window starts where the warm-up ends. */
     uint64_t measured_from = run.start_ns + o.warmup_ns, end_ns = measured_from;

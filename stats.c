@@ -94,8 +94,15 @@ uint64_t hist_percentile(const struct hist *h, double p)
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || hist_init(&s->pace.service) < 0 ||
-        hist_init(&s->pace.lag) < 0 || tl_init(&s->timeline) < 0)
+    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || tl_init(&s->timeline) < 0)
+        return -1;
+    return 0;
+}
+
+int stats_init_pace(struct stats *s)
+{
+    s->pace.on = true;
+    if (hist_init(&s->pace.service) < 0 || hist_init(&s->pace.lag) < 0)
         return -1;
     return 0;
 }

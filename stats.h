@@ -148,7 +148,8 @@ struct stats {
     } quic;
 };
 
-int stats_init(struct stats *s);    /* zeroes and allocates the histogram */
+int stats_init(struct stats *s);    /* zeroes and allocates the histograms */
+int stats_init_pace(struct stats *s); /* -q: on, and its histograms (after stats_init); 0 or -1 */
 void stats_free(struct stats *s);
 /* src's timeline may be coarsened to match dst's (tl_merge). */
 void stats_merge(struct stats *dst, struct stats *src);

@@ -384,7 +384,10 @@ int worker_prepare(struct worker *w)
             snprintf(w->error, sizeof(w->error), "out of memory");
             return -1;
         }
-        w->stats.pace.on = true;
+        if (stats_init_pace(&w->stats) < 0) {
+            snprintf(w->error, sizeof(w->error), "out of memory");
+            return -1;
+        }
     }
     return 0;
 }

@@ -458,7 +458,7 @@ static void h2_fill(struct loop *l, struct conn *c)
     struct taken t;
     while (h2_can_start(c->h2) && loop_take(l, &t))
         h2_start(c->h2, tag_make(l->now - l->start_ns, t.retries), t.due_ns - l->start_ns);
-    if (h2_can_start(c->h2))
+    if (l->paced && h2_can_start(c->h2))
         loop_idle(l, conn_idx(tcp_of(l), c));
     flush_later(l, c);
 }

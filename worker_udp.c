@@ -164,7 +164,7 @@ static void fill_streams(struct loop *l, struct qc *c)
         r->retries = (uint8_t)t.retries;
         h3_resp_init(&r->resp);
     }
-    if (quic_conn_can_open(c->q))
+    if (l->paced && quic_conn_can_open(c->q))
         loop_idle(l, qc_idx(udp_of(l), c));
 }
 

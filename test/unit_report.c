@@ -721,8 +721,11 @@ static void check_rate(void)
     struct pace_rate rate = { .from = 2000, .to = 2000 };
     ri.rate = &rate;
     ri.client_busy = 0.25;
-    s.pace = (struct pace_stats){ .on = true, .sent = 2990, .late = 3, .unsent = 10,
-                                  .service = s.pace.service, .lag = s.pace.lag };
+    if (stats_init_pace(&s))
+        return;
+    s.pace.sent = 2990;
+    s.pace.late = 3;
+    s.pace.unsent = 10;
     for (int i = 0; i < 97; i++)
         hist_record(&s.pace.lag, 40000);
     for (int i = 0; i < 3; i++)
