@@ -828,8 +828,11 @@ static int begin_headers(struct h2_conn *c)
     /* A closed stream's block is still scanned: a broken block is a
      * connection error whoever it was for (§4.3). */
     c->block_id = s ? s->id : 0;
-    if (s)
+    if (s && !(s->flags & SF_STARTED)) {
+        /* The response's first frame (a 1xx's included): its first byte. */
         s->flags |= SF_STARTED;
+        emit(c, H2_EV_STARTED, s->tag, s->tag2, s->id, 0, 0, true);
+    }
     c->block_es = c->fflags & FL_END_STREAM;
     c->block_done = false;
     c->block_bytes = H2_FRAME_HDR + c->left;

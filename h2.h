@@ -83,6 +83,8 @@ enum h2_event_kind {
     H2_EV_RETRY,      /* the peer did not process the stream (GOAWAY last-stream-id below it, or
                          RST_STREAM REFUSED_STREAM §8.7): send the request again elsewhere, count nothing */
     H2_EV_ABORTED,    /* the connection failed (protocol error, or h2_conn_lost) with this stream open */
+    H2_EV_STARTED,    /* not an outcome: the stream's first response HEADERS (1xx included) arrived, once per
+                         stream, before its outcome (the caller times the first byte) */
 };
 
 struct h2_event {

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,48 @@ static void text_latency(FILE *f, const char *what, const struct hist *h)
                 ns_to_ms((double)hist_percentile(h, percentiles[i].p)));
 }
 
+/* Where the time goes: each phase that occurred, in the order a request
+ * meets them. The QUIC handshake is the QUIC block's own histogram. */
+static const struct {
+    const char *label, *key;
+    size_t offset; /* of its histogram in struct stats */
+} phases[] = {
+    {"connect", "connect", offsetof(struct stats, phases.connect)},
+    {"tls handshake", "tlsHandshake", offsetof(struct stats, phases.tls_handshake)},
+    {"quic handshake", "quicHandshake", offsetof(struct stats, quic.handshake)},
+    {"first byte", "firstByte", offsetof(struct stats, phases.first_byte)},
+};
+#define N_PHASES (sizeof phases / sizeof phases[0])
+
+static const struct hist *phase_hist(const struct stats *s, size_t i)
+{
+    return (const struct hist *)((const char *)s + phases[i].offset);
+}
+
+static bool any_phase(const struct stats *s)
+{
+    for (size_t i = 0; i < N_PHASES; i++)
+        if (phase_hist(s, i)->count)
+            return true;
+    return false;
+}
+
+/* Not in the spec: one row per phase that occurred, nothing if none did.
+ * Counts take up to 10 digits, times up to 99999.999 ms, and stay aligned. */
+static void text_phases(FILE *f, const struct stats *s)
+{
+    if (!any_phase(s))
+        return;
+    fprintf(f, "%-16s %10s %9s %9s %9s %9s\n", "Phases (ms):", "count", "p50", "p90", "p99", "max");
+    for (size_t i = 0; i < N_PHASES; i++) {
+        const struct hist *h = phase_hist(s, i);
+        if (h->count)
+            fprintf(f, "  %-14s %10" PRIu64 " %9.3f %9.3f %9.3f %9.3f\n", phases[i].label, h->count,
+                    ns_to_ms((double)hist_percentile(h, 50)), ns_to_ms((double)hist_percentile(h, 90)),
+                    ns_to_ms((double)hist_percentile(h, 99)), ns_to_ms((double)max_latency_ns(h)));
+    }
+}
+
 /* "H3_NO_ERROR", "PROTOCOL_VIOLATION", "CRYPTO_ERROR handshake_failure",
  * or the code in hex when it has no name (GREASE, private codes). */
 static void close_name(char *out, size_t cap, const struct quic_close_count *k)
@@ -330,6 +373,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
     text_latency(f, "Latency", &s->latency);
     if (ri->rate)
         text_latency(f, "Service time", &s->pace.service);
+    text_phases(f, s);
     text_timeline(f, ri, &s->timeline);
 }
 
@@ -516,16 +560,30 @@ static void json_tls_alerts(FILE *f, const struct stats *s)
     json_close_inline_object(f, empty);
 }
 
-/* Three to a line, as in the spec. */
-static void json_percentiles(FILE *f, const struct hist *h)
+/* Three to a line, as in the spec; indent: the spaces before the key. */
+static void json_percentiles(FILE *f, int indent, const struct hist *h)
 {
-    fputs("    \"percentiles\": {", f);
+    fprintf(f, "%*s\"percentiles\": {", indent, "");
     for (size_t i = 0; i < N_PERCENTILES; i++) {
-        fputs(i == 0 ? "\n      " : i % 3 == 0 ? ",\n      " : ", ", f);
+        fprintf(f, "%s%*s", i == 0 ? "\n" : i % 3 == 0 ? ",\n" : ", ", i % 3 == 0 ? indent + 2 : 0, "");
         fprintf(f, "\"p%s\": ", percentiles[i].label);
         json_seconds(f, hist_percentile(h, percentiles[i].p));
     }
-    fputs("\n    }\n", f);
+    fprintf(f, "\n%*s}\n", indent, "");
+}
+
+/* A histogram's lines, each starting with indent spaces: min, mean, max
+ * and the percentiles. */
+static void json_hist(FILE *f, int indent, const struct hist *h)
+{
+    fprintf(f, "%*s\"min\": ", indent, "");
+    json_seconds(f, min_latency_ns(h));
+    fprintf(f, ",\n%*s\"mean\": ", indent, "");
+    json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
+    fprintf(f, ",\n%*s\"max\": ", indent, "");
+    json_seconds(f, max_latency_ns(h));
+    fputs(",\n", f);
+    json_percentiles(f, indent, h);
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
@@ -533,15 +591,30 @@ static void json_percentiles(FILE *f, const struct hist *h)
  * comma or newline that follows it. */
 static void json_latency(FILE *f, const char *key, const struct hist *h)
 {
-    fprintf(f, "  \"%s\": {\n    \"min\": ", key);
-    json_seconds(f, min_latency_ns(h));
-    fputs(",\n    \"mean\": ", f);
-    json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
-    fputs(",\n    \"max\": ", f);
-    json_seconds(f, max_latency_ns(h));
-    fputs(",\n", f);
-    json_percentiles(f, h);
+    fprintf(f, "  \"%s\": {\n", key);
+    json_hist(f, 4, h);
     fputs("  }", f);
+}
+
+/* Not in the spec: "phases", after the latency keys (the timeline follows), one object per
+ * phase that occurred (latencySeconds' shape plus a count); absent when
+ * none did, so the spec's report stays as it is. */
+static void json_phases(FILE *f, const struct stats *s)
+{
+    if (!any_phase(s))
+        return;
+    fputs(",\n  \"phases\": {", f);
+    bool first = true;
+    for (size_t i = 0; i < N_PHASES; i++) {
+        const struct hist *h = phase_hist(s, i);
+        if (!h->count)
+            continue;
+        fprintf(f, "%s\n    \"%s\": {\n      \"count\": %" PRIu64 ",\n", first ? "" : ",", phases[i].key, h->count);
+        json_hist(f, 6, h);
+        fputs("    }", f);
+        first = false;
+    }
+    fputs("\n  }", f);
 }
 
 /* Only with -q: "rate" and "scheduleLag". */
@@ -658,6 +731,7 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
         fputs(",\n", f);
         json_latency(f, "serviceTimeSeconds", &s->pace.service);
     }
+    json_phases(f, s);
     json_timeline(f, ri, &s->timeline);
     fputs("\n", f);
     fputs("}\n", f);

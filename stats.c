@@ -94,7 +94,9 @@ uint64_t hist_percentile(const struct hist *h, double p)
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || tl_init(&s->timeline) < 0)
+    if (hist_init(&s->latency) < 0 || hist_init(&s->quic.handshake) < 0 || tl_init(&s->timeline) < 0 ||
+        hist_init(&s->phases.connect) < 0 || hist_init(&s->phases.tls_handshake) < 0 ||
+        hist_init(&s->phases.first_byte) < 0)
         return -1;
     return 0;
 }
@@ -114,6 +116,9 @@ void stats_free(struct stats *s)
     hist_free(&s->pace.service);
     hist_free(&s->pace.lag);
     tl_free(&s->timeline);
+    hist_free(&s->phases.connect);
+    hist_free(&s->phases.tls_handshake);
+    hist_free(&s->phases.first_byte);
 }
 
 void stats_merge(struct stats *dst, struct stats *src)
@@ -166,6 +171,9 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->alerts_sent[a] += src->alerts_sent[a];
     }
     hist_merge(&dst->latency, &src->latency);
+    hist_merge(&dst->phases.connect, &src->phases.connect);
+    hist_merge(&dst->phases.tls_handshake, &src->phases.tls_handshake);
+    hist_merge(&dst->phases.first_byte, &src->phases.first_byte);
 }
 
 uint64_t stats_errors(const struct stats *s)

@@ -115,6 +115,14 @@ struct stats {
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
     struct timeline timeline;       /* the measured window, second by second */
+    /* Where the time goes: each phase as it ended, after the warm-up. The
+     * QUIC handshake is quic.handshake below (it is recorded as a connection
+     * ends, over the whole run, like the rest of the QUIC figures). */
+    struct phase_stats {
+        struct hist connect;        /* TCP: connect SQE prepared -> connect completed */
+        struct hist tls_handshake;  /* connect completed -> handshake over (a failed one is not recorded) */
+        struct hist first_byte;     /* request sent -> first byte of its response (HTTP/2, /3: first HEADERS) */
+    } phases;
     /* -q (on): the open model, over the measured responses. */
     struct pace_stats {
         bool on;

@@ -157,6 +157,15 @@ void loop_idle(struct loop *l, uint32_t conn);
  * run's budget gets the request back: -n counts the measured ones. */
 void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns);
 
+/* A phase of a connection or a request (stats.phases) that began at
+ * since_ns ended now. Like a response, one that ends during --warmup is
+ * not measured. The loop's clock, read once per turn: no syscall here. */
+static inline void loop_phase(struct loop *l, struct hist *h, uint64_t since_ns)
+{
+    if (!l->warming)
+        hist_record(h, l->now - since_ns);
+}
+
 /* The request failed: an error of this kind. */
 void loop_error(struct loop *l, enum err_kind kind);
 

@@ -63,6 +63,7 @@ struct conn {
     bool sending;       /* a send is in flight (one at a time) */
     bool in_flush_list;
     bool goodbye;       /* the connection failed with our GOAWAY or alert queued (see slot_set) */
+    uint64_t phase_ns;  /* when its connect, then its TLS handshake, began (stats.phases) */
     bool retiring;      /* HTTP/2 stream ids ran out: closed once our GOAWAY has gone (h2_retire) */
     uint32_t responses; /* completed on this socket */
     /* HTTP/1.1: one request at a time */
@@ -259,6 +260,7 @@ static void conn_open(struct loop *l, struct conn *c)
     c->recv_armed = false;
     c->sending = false;
     c->stuck_since = 0;
+    c->phase_ns = l->now;
     /* The connect and its timeout must reach the kernel in one submission,
      * or the link is cut and the connect has no deadline. */
     uring_sq_reserve(&l->ring, 2);
@@ -391,6 +393,8 @@ static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
     while (n > 0) {
         if (!c->busy)
             return false; /* bytes nobody asked for: the framing can no longer be trusted */
+        if (!h1_scan_started(&c->sc)) /* the response's first byte (an interim 1xx's included) */
+            loop_phase(l, &l->w->stats.phases.first_byte, c->started_ns);
         size_t used = 0;
         struct h1_response r;
         enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
@@ -426,6 +430,9 @@ static void h2_event(void *ctx, const struct h2_event *ev)
     struct loop *l = ctx;
     struct tcp *t = tcp_of(l);
     switch (ev->kind) {
+    case H2_EV_STARTED:
+        loop_phase(l, &l->w->stats.phases.first_byte, l->start_ns + (ev->tag & TAG_TIME_MASK));
+        break;
     case H2_EV_RESPONSE:
         t->event_conn->responses++;
         loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK));
@@ -606,6 +613,7 @@ static void tls_start(struct loop *l, struct conn *c)
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
     c->handshake_deadline = l->now + l->cfg->connect_timeout_ns;
+    c->phase_ns = l->now;
     flush_later(l, c);
 }
 
@@ -630,6 +638,7 @@ static void tls_flush(struct loop *l, struct conn *c)
 static bool tls_opened(struct loop *l, struct conn *c)
 {
     c->handshaking = false;
+    loop_phase(l, &l->w->stats.phases.tls_handshake, c->phase_ns);
     if (!c->tls12) {
         int unknown = TARGET_UNKNOWN;
         atomic_compare_exchange_strong(&target_tls12, &unknown, TARGET_TLS13);
@@ -774,6 +783,7 @@ static void on_connect(struct loop *l, struct conn *c, int res)
     c->heard = false;
     l->w->stats.connections_opened++;
     l->conns_open++;
+    loop_phase(l, &l->w->stats.phases.connect, c->phase_ns);
     arm_recv(l, c);
     if (t->tls)
         tls_start(l, c);

@@ -55,6 +55,7 @@ struct h3_req {
     uint64_t due_ns;      /* when it was due (-q), or sent */
     uint64_t started_ns;  /* when it was sent */
     uint8_t retries;
+    bool heard;           /* some of its response arrived (stats.phases.first_byte) */
     struct h3_resp resp;
 };
 
@@ -162,6 +163,7 @@ static void fill_streams(struct loop *l, struct qc *c)
         r->due_ns = t.due_ns;
         r->started_ns = l->now;
         r->retries = (uint8_t)t.retries;
+        r->heard = false;
         h3_resp_init(&r->resp);
     }
     if (l->paced && quic_conn_can_open(c->q))
@@ -189,6 +191,10 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
     struct h3_req *r = req_of(l, c, id);
     if (r == NULL)
         return;
+    if (!r->heard && n > 0) {
+        r->heard = true;
+        loop_phase(l, &l->w->stats.phases.first_byte, r->started_ns);
+    }
     int rc = h3_resp_feed(&r->resp, p, n, fin);
     if (rc == H3_RESP_MORE)
         return;

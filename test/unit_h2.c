@@ -266,13 +266,16 @@ struct fx {
     uint64_t tag_base;
     uint32_t nstarted;
     uint8_t reported[MAXTAGS];
+    uint8_t first_byte[MAXTAGS]; /* H2_EV_STARTED per tag (not an outcome: kept out of ev[]) */
+    uint32_t nfirst_byte;
     bool restart;    /* the callback starts a new stream after each H2_EV_RESPONSE */
     bool manual_out; /* the test drains h2_out itself */
     int bad_tags;    /* reports of unknown tags or a tag twice */
 };
 
-/* Across every scenario: every h2_start'ed tag reported exactly once. */
-static unsigned long g_started, g_once, g_bad;
+/* Across every scenario: every h2_start'ed tag reported exactly once;
+ * g_first_bytes: H2_EV_STARTED reports (each checked in on_event). */
+static unsigned long g_started, g_once, g_bad, g_first_bytes;
 static uint64_t g_tag_base = 100000;
 
 static void on_event(void *ctx, const struct h2_event *e);
@@ -291,10 +294,23 @@ static uint32_t fx_start(struct fx *f)
 static void on_event(void *ctx, const struct h2_event *e)
 {
     struct fx *f = ctx;
+    uint64_t i = e->tag - f->tag_base;
+    bool known = e->tag >= f->tag_base && i < f->nstarted && e->tag2 == ~e->tag;
+    if (e->kind == H2_EV_STARTED) {
+        /* Once per stream, before its outcome. */
+        if (!known || f->reported[i] || f->first_byte[i]++)
+            f->bad_tags++;
+        f->nfirst_byte++;
+        return;
+    }
     if (f->nev < MAXEV)
         f->ev[f->nev++] = (struct ev){ e->kind, e->tag, e->stream_id, e->status, e->error_code, e->response_started };
-    uint64_t i = e->tag - f->tag_base;
-    if (e->tag < f->tag_base || i >= f->nstarted || f->reported[i]++ || e->tag2 != ~e->tag)
+    if (!known || f->reported[i]++)
+        f->bad_tags++;
+    /* A response was preceded by its first HEADERS' report; an aborted
+     * stream had one exactly when its response had started. */
+    else if ((e->kind == H2_EV_RESPONSE && !f->first_byte[i]) ||
+             (e->kind == H2_EV_ABORTED && e->response_started != (f->first_byte[i] == 1)))
         f->bad_tags++;
     if (f->restart && e->kind == H2_EV_RESPONSE && h2_can_start(f->c))
         fx_start(f);
@@ -475,6 +491,7 @@ static bool fx_end(struct fx *f)
     for (uint32_t i = 0; i < f->nstarted; i++)
         g_once += f->reported[i] == 1;
     g_bad += (unsigned long)f->bad_tags;
+    g_first_bytes += f->nfirst_byte;
     free(f->mem);
     buf_free(&f->out);
     free(f);
@@ -735,12 +752,16 @@ static void test_interim_trailers(void)
     f_headers(&b, 1, EH, B103, sizeof B103);
     int rc = fx_feedb(f, &b);
     bool mid = rc == 0 && f->nev == 0;
+    T_CHECK("first byte: H2_EV_STARTED once, at the first 1xx, no outcome yet",
+            mid && f->nfirst_byte == 1 && f->first_byte[0] == 1, "rc %d, %u reports", rc, f->nfirst_byte);
     f_headers(&b, 1, EH, B200, 1);
     f_data(&b, 1, ES, 3);
     rc = fx_feedb(f, &b);
     const struct ev *e = fx_ev_for(f, 1);
     T_CHECK("1xx: 100 and 103 skipped, the final 200 reported",
             mid && rc == 0 && e && e->kind == H2_EV_RESPONSE && e->status == 200, "rc %d", rc);
+    T_CHECK("first byte: not again for the final HEADERS", f->nfirst_byte == 1 && f->bad_tags == 0, "%u reports",
+            f->nfirst_byte);
 
     f_headers(&b, 3, EH, B404, 1);
     f_data(&b, 3, 0, 30);
@@ -765,6 +786,9 @@ static void test_interim_trailers(void)
     e = fx_ev_for(f, 7);
     T_CHECK("1xx: then a final HEADERS with END_STREAM (no DATA)",
             rc == 0 && e && e->kind == H2_EV_RESPONSE && e->status == 404, "rc %d", rc);
+    T_CHECK("first byte: once per stream that got HEADERS (trailers add none)",
+            f->nfirst_byte == 4 && f->first_byte[1] == 1 && f->first_byte[2] == 1 && f->first_byte[3] == 1,
+            "%u reports", f->nfirst_byte);
     T_CHECK("1xx: scenario accounting", fx_end(f), "bad accounting");
     buf_free(&b);
 }
@@ -2374,5 +2398,7 @@ int main(void)
     T_CHECK("accounting: every h2_start'ed tag reported exactly once across all scenarios",
             g_started > 0 && g_once == g_started && g_bad == 0, "%lu started, %lu once, %lu bad", g_started, g_once,
             g_bad);
+    T_CHECK("accounting: H2_EV_STARTED once per stream with HEADERS, before its outcome, across all scenarios",
+            g_first_bytes > 0 && g_bad == 0, "%lu reports, %lu bad", g_first_bytes, g_bad);
     T_DONE();
 }

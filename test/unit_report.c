@@ -839,6 +839,89 @@ static void check_timeline(void)
     stats_free(&s);
 }
 
+/* ---- phases: where the time goes ------------------------------------------ */
+
+static void check_phases(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    T_CHECK("phases: nothing of them when none occurred (the spec's report)",
+            text && json && !strstr(text, "Phases") && !strstr(json, "phases") &&
+                strstr(json, "\n    }\n  }\n}\n") && json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    hist_record(&s.phases.connect, 40000);
+    hist_record(&s.phases.connect, 60000);
+    hist_record(&s.quic.handshake, 1500000);
+    for (uint64_t v = 1000000; v <= 3000000; v += 1000000)
+        hist_record(&s.phases.first_byte, v);
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("phases: text table after the latency distribution, rows of the phases that occurred, aligned",
+            text && strstr(text, "  99.99% in 8.000 ms\n"
+                                 "Phases (ms):          count       p50       p90       p99       max\n"
+                                 "  connect                 2     0.040     0.060     0.060     0.060\n"
+                                 "  quic handshake          1     1.500     1.500     1.500     1.500\n"
+                                 "  first byte              3     2.001     3.000     3.000     3.000\n") &&
+                !strstr(text, "tls handshake"),
+            "got:\n%s", text ? text : "(null)");
+    const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
+    const char *phases = json ? strstr(json, "\n  },\n  \"phases\": {\n    \"connect\": {\n      \"count\": 2,\n"
+                                             "      \"min\": 0.000040000,\n      \"mean\": 0.00005,\n"
+                                             "      \"max\": 0.000060000,\n      \"percentiles\": {\n"
+                                             "        \"p10\": 0.000040031, \"p25\": 0.000040031, ")
+                              : NULL;
+    const char *quic = json ? strstr(json, "\n    },\n    \"quicHandshake\": {\n      \"count\": 1,\n") : NULL;
+    const char *first = json ? strstr(json, "\n    },\n    \"firstByte\": {\n      \"count\": 3,\n"
+                                            "      \"min\": 0.001000000,\n      \"mean\": 0.002,\n")
+                             : NULL;
+    T_CHECK("phases: json the last key, connect, quicHandshake, firstByte in order, no tlsHandshake",
+            latency && phases && quic && first && latency < phases && phases < quic && quic < first &&
+                strstr(first, ", \"p99.99\": 0.003000000\n      }\n    }\n  }\n}\n") &&
+                !strstr(json, "tlsHandshake") && json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    struct pace_rate rate = { .from = 100, .to = 100 };
+    ri.rate = &rate;
+    if (stats_init_pace(&s))
+        return;
+    hist_record(&s.pace.service, 100000);
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    const char *dist = text ? strstr(text, "Service time distribution:") : NULL;
+    const char *table = text ? strstr(text, "\nPhases (ms):") : NULL;
+    const char *svc = json ? strstr(json, "\"serviceTimeSeconds\"") : NULL;
+    phases = json ? strstr(json, "\n  },\n  \"phases\": {\n") : NULL;
+    T_CHECK("phases: with -q after the service time, in both reports",
+            dist && table && dist < table && svc && phases && svc < phases && json_valid(json), "got:\n%s\n%s",
+            text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    struct stats t;
+    if (stats_init(&t) == 0) {
+        hist_record(&t.phases.tls_handshake, 700000);
+        hist_record(&t.phases.first_byte, 500000);
+        stats_merge(&t, &s);
+        T_CHECK("phases: stats_merge merges each histogram",
+                t.phases.connect.count == 2 && t.phases.connect.max == 60000 && t.phases.tls_handshake.count == 1 &&
+                    t.phases.first_byte.count == 4 && t.phases.first_byte.min == 500000 && t.quic.handshake.count == 1,
+                "connect %llu, first byte %llu", (unsigned long long)t.phases.connect.count,
+                (unsigned long long)t.phases.first_byte.count);
+        stats_free(&t);
+    }
+    stats_free(&s);
+}
+
 /* ---- small doubles as plain decimals ------------------------------------- */
 
 static void check_small_mean(void)
@@ -872,6 +955,7 @@ int main(void)
     check_warmup();
     check_rate();
     check_timeline();
+    check_phases();
     check_small_mean();
     check_text_no_errors_block();
     check_text_empty_run();

@@ -126,6 +126,7 @@ static struct run {
     uint32_t tag_base;   /* the first tag of the current connection */
     uint32_t outstanding; /* started, not yet reported */
     uint8_t tag_state[MAX_TAGS];
+    bool first_byte[MAX_TAGS]; /* H2_EV_STARTED seen */
     uint8_t out_flags[MAX_TAGS];
     uint32_t data_sent[MAX_TAGS];
 
@@ -179,13 +180,22 @@ static void on_event(void *ctx, const struct h2_event *ev)
     FZ_CHECK(tag >= R.tag_base && ev->stream_id == 2 * (tag - R.tag_base) + 1, "tag %u came with stream %u", tag,
              ev->stream_id);
     switch (ev->kind) {
+    case H2_EV_STARTED:
+        /* Not an outcome: once per stream, before it. */
+        FZ_CHECK(!R.first_byte[tag], "tag %u: H2_EV_STARTED twice", tag);
+        R.first_byte[tag] = true;
+        return;
     case H2_EV_RESPONSE:
         FZ_CHECK(ev->status >= 200 && ev->status <= 999, "response status %u", ev->status);
+        FZ_CHECK(R.first_byte[tag], "tag %u: a response without H2_EV_STARTED", tag);
+        break;
+    case H2_EV_ABORTED:
+        FZ_CHECK(ev->response_started == R.first_byte[tag], "tag %u: aborted, started %d, H2_EV_STARTED %d", tag,
+                 ev->response_started, R.first_byte[tag]);
         break;
     case H2_EV_RESET:
     case H2_EV_MALFORMED:
     case H2_EV_RETRY:
-    case H2_EV_ABORTED:
         break;
     default:
         FZ_CHECK(0, "unknown event kind %d", (int)ev->kind);
@@ -429,6 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Only the parts the last input used need clearing. */
     memset(R.tag_state, 0, R.started);
+    memset(R.first_byte, 0, R.started * sizeof R.first_byte[0]);
     memset(R.out_flags, 0, R.started);
     memset(R.data_sent, 0, R.started * sizeof R.data_sent[0]);
     R.started = R.outstanding = 0;
