@@ -102,6 +102,19 @@ for spec in "1000 10 1" "1000 10 2" "999 7 2" "5 50 -" "1 1 -"; do
     finish
 done
 
+# Where the time goes: a connect per connection, a first byte per response,
+# neither TLS nor QUIC, and the first byte comes before the whole response.
+begin "nginx phases -n 2000 -c 10"
+shb -n 2000 -c 10 -j "$NG"
+if json_run_ok; then
+    jx '.requests.errors == 0 and .phases.connect.count == .connectionsOpened' '{requests, connectionsOpened, phases}'
+    jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
+    jx '.phases | (has("tlsHandshake") or has("quicHandshake")) | not' '.phases | keys'
+    jx '.phases.firstByte.percentiles.p50 <= .latencySeconds.percentiles.p50' '{latencySeconds, phases}'
+    jx '(keys_unsorted | last) == "phases"' 'keys_unsorted'
+fi
+finish
+
 # --- 2. -z ---------------------------------------------------------------------------
 begin "nginx -z 2s -c 10"
 shb -z 2s -c 10 -j "$NG"
@@ -201,7 +214,11 @@ done <<EOF
 ^  99% in ${F} ms\$
 ^  99\.9% in ${F} ms\$
 ^  99\.99% in ${F} ms\$
+^Phases \(ms\): +count +p50 +p90 +p99 +max\$
+^  connect +[0-9]+( +${F}){4}\$
+^  first byte +100( +${F}){4}\$
 EOF
+grep -qE '^  (tls|quic) handshake' "$OUT" && want "a TLS or QUIC handshake row over cleartext TCP"
 if jq -e . "$OUT" >/dev/null 2>&1; then want "text report is JSON"; fi
 finish
 
@@ -238,6 +255,8 @@ begin "warmup -n: --warmup 1s -n 300 -c 2: 300 measured, the server got 300 + wa
 log_reset
 shb --warmup 1s -n 300 -c 2 -j "$EC/w"
 json_run_ok && warmup_n_ok 300 "$ECHO_LOG"
+# Phases that ended in the warm-up are not counted either.
+jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
 # The measured window starts where the warm-up ends.
 jx '.warmup.durationSeconds == 1 and .warmup.bytesReceived > 0 and .bytesSent < .warmup.bytesSent' '{bytesSent, warmup}'
 finish
