@@ -7,17 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zpages.h"
+
 int hist_init(struct hist *h)
 {
     memset(h, 0, sizeof *h);
     h->min = UINT64_MAX; /* so the first hist_record always lowers it */
-    h->counts = calloc(HIST_BUCKETS, sizeof *h->counts);
+    h->counts = zpages_alloc(HIST_BUCKETS * sizeof *h->counts);
     return h->counts ? 0 : -1;
 }
 
 void hist_free(struct hist *h)
 {
-    free(h->counts);
+    zpages_free(h->counts, HIST_BUCKETS * sizeof *h->counts);
     h->counts = NULL;
 }
 

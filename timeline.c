@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zpages.h"
+
 #define NS_PER_SEC 1000000000ull
 
 int tl_init(struct timeline *t)
 {
-    t->e = calloc(TL_MAX, sizeof *t->e);
+    t->e = zpages_alloc(TL_MAX * sizeof *t->e);
     t->n = 1;
     t->shift = 0;
     return t->e ? 0 : -1;
@@ -17,7 +19,7 @@ int tl_init(struct timeline *t)
 
 void tl_free(struct timeline *t)
 {
-    free(t->e);
+    zpages_free(t->e, TL_MAX * sizeof *t->e);
     t->e = NULL;
 }
 

@@ -185,6 +185,18 @@ duration_run nghttpd "$NGH/"
 duration_run h2o "$H2O/"
 duration_run node "$EC/"
 
+# Where the time goes: a connect per connection, a first byte (the first
+# HEADERS: H2_EV_STARTED) per response, no handshake over cleartext.
+begin "nginx phases --http2 -n 2000 -c 4 -p 8"
+shb --http2 -n 2000 -c 4 -p 8 -j "$NG"
+if json_run_ok; then
+    jx '.requests.errors == 0 and .phases.connect.count == .connectionsOpened' '{requests, connectionsOpened, phases}'
+    jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
+    jx '.phases | (has("tlsHandshake") or has("quicHandshake")) | not' '.phases | keys'
+    jx '.phases.firstByte.percentiles.p50 <= .latencySeconds.percentiles.p50' '{latencySeconds, phases}'
+fi
+finish
+
 # --- 3. text report ----------------------------------------------------------------------
 begin "text report --http2 -n 100 -c 2 -p 8"
 shb --http2 -n 100 -c 2 -p 8 "$NG"

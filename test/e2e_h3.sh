@@ -340,6 +340,9 @@ if [ -z "$DENO_WHY" ]; then
         jx '.connectionsOpened == 10' '.connectionsOpened'
         jx '.bytesReceived >= 400' '.bytesReceived'
         jx '.quic.connectionCloses == {"shb H3_NO_ERROR": 10}' '.quic.connectionCloses'
+        # Phases: a QUIC handshake per connection, a first byte per response, no TCP.
+        jx '.phases.quicHandshake.count == 10 and .phases.firstByte.count == 200' '.phases'
+        jx '.phases | (has("connect") or has("tlsHandshake")) | not' '.phases | keys'
     fi
     finish
     begin "deno (quinn) normal: -n 1000 -c 4 -p 8, every request ok"

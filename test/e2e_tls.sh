@@ -366,13 +366,20 @@ server_has "chain" "$NGINX_PORT_CHAIN" 'Cipher is' -showcerts
 got=$(grep -c 'BEGIN CERTIFICATE' "$T/sclient" 2>/dev/null || echo 0)
 [ "$got" -eq "$LIB_CHAIN_CERTS" ] || want "s_client saw $got certificates, expected $LIB_CHAIN_CERTS"
 finish
+# phases_tls_ok: a connect and a TLS handshake per connection, a first
+# byte per response, no QUIC handshake.
+phases_tls_ok() {
+    jx '.phases.connect.count == .connectionsOpened and .phases.tlsHandshake.count == .connectionsOpened' '{connectionsOpened, phases}'
+    jx '.phases.firstByte.count == .requests.ok and (.phases | has("quicHandshake") | not)' '{requests, phases}'
+    jx '.phases.tlsHandshake.min > 0' '.phases.tlsHandshake'
+}
 begin "nginx large chain h1 -n 200 -c 4"
 shb -n 200 -c 4 -j "$NG_CHAIN"
-json_run_ok HTTP/1.1 && all_ok 200 && jx ".bytesReceived > 4 * $LIB_CHAIN_BYTES" '.bytesReceived'
+json_run_ok HTTP/1.1 && all_ok 200 && jx ".bytesReceived > 4 * $LIB_CHAIN_BYTES" '.bytesReceived' && phases_tls_ok
 finish
 begin "nginx large chain h2 -n 200 -c 4 -p 8"
 shb --http2 -n 200 -c 4 -p 8 -j "$NG_CHAIN"
-json_run_ok HTTP/2 && all_ok 200 && jx ".bytesReceived > 4 * $LIB_CHAIN_BYTES" '.bytesReceived'
+json_run_ok HTTP/2 && all_ok 200 && jx ".bytesReceived > 4 * $LIB_CHAIN_BYTES" '.bytesReceived' && phases_tls_ok
 finish
 
 # --- 4. every TLS 1.3 cipher suite; HelloRetryRequest ---------------------------------------
@@ -423,6 +430,8 @@ for spec in "TLS12_RSA rsa" "TLS12_EC ecdsa"; do
     server_has "TLS 1.2" "$port" 'New, TLSv1\.2' -tls1_2
     shb -n 100 -c 4 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/1.1 && all_ok 100
+    # The TLS 1.2 engine's handshakes are timed too (a refused 1.3 attempt is not).
+    jx '.phases.tlsHandshake.count >= 4 and .phases.tlsHandshake.count <= .connectionsOpened' '{connectionsOpened, phases}'
     finish
     begin "nginx TLS 1.2 only ($cert): h2 -n 100 -c 2 -p 8"
     shb --http2 -n 100 -c 2 -p 8 -j "https://127.0.0.1:$port/"
