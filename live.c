@@ -68,13 +68,6 @@ size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned w
     return (size_t)(p - buf);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static unsigned term_width(void)
 {
     struct winsize ws;
@@ -134,7 +127,7 @@ void live_run(struct worker *workers, unsigned n, uint64_t start_ns, uint64_t du
         nanosleep(&pause, NULL); /* a signal (Ctrl-C) cuts it short: the next frame comes sooner */
         if (atomic_load_explicit(finished, memory_order_acquire) >= n)
             break;
-        uint64_t now = now_ns();
+        uint64_t now = monotonic_ns();
         struct live_frame f = { .elapsed_s = (double)(now - start_ns) / 1e9,
                                 .duration_s = (double)duration_ns / 1e9,
                                 .goal = goal,

@@ -70,8 +70,7 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
-/* -q: the asked-for rate over the measured window (a ramp's mean there),
- * and what was sent. */
+/* -q: the asked-for rate over the measured window (a ramp's mean there). */
 static double rate_requested(const struct report_info *ri)
 {
     return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);

@@ -61,7 +61,7 @@ static uint64_t bucket_highest_value(size_t idx)
 
 /* ceil(p% of count) without libm, at least 1 and at most count. p * count is
  * formed before dividing so whole percentiles of round counts stay exact. */
-static uint64_t percentile_rank(uint64_t count, double p)
+uint64_t percentile_rank(uint64_t count, double p)
 {
     double exact = p * (double)count / 100.0;
     if (!(exact > 1.0)) /* also catches NaN */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h" /* percentile_rank */
 #include "zpages.h"
 
 #define NS_PER_SEC 1000000000ull
@@ -86,12 +87,7 @@ uint64_t tl_percentile(const struct tl_entry *e, double p)
 {
     if (e->ok == 0)
         return 0;
-    /* The rank as in hist_percentile: ceil(p% of the count), at least 1. */
-    double exact = p * (double)e->ok / 100.0;
-    uint64_t rank = exact > 1.0 ? (uint64_t)exact : 1;
-    if ((double)rank < exact)
-        rank++;
-    uint64_t seen = 0;
+    uint64_t rank = percentile_rank(e->ok, p), seen = 0;
     for (unsigned b = 0; b < TL_BUCKETS; b++) {
         seen += e->lat[b];
         if (seen >= rank)

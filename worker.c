@@ -34,11 +34,16 @@ volatile int shb_stop_requested;
 #define MIN_WAIT_CAP_USEC 1000
 #define MIN_WAIT_LATENCY_SHIFT 5 /* 1/32 */
 
-uint64_t monotonic_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t monotonic_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---- request accounting ------------------------------------------------- */
@@ -187,11 +192,8 @@ static void live_publish(struct loop *l)
 {
     const struct stats *s = &l->w->stats;
     struct worker_live *v = &l->w->live;
-    uint64_t errors = 0;
-    for (int k = 0; k < ERR_KINDS; k++)
-        errors += s->errors[k];
     atomic_store_explicit(&v->ok, s->ok, memory_order_relaxed);
-    atomic_store_explicit(&v->errors, errors, memory_order_relaxed);
+    atomic_store_explicit(&v->errors, stats_errors(s), memory_order_relaxed);
     atomic_store_explicit(&v->warmup, s->warmup.ok + s->warmup.errors, memory_order_relaxed);
     atomic_store_explicit(&v->conns_open, l->conns_open, memory_order_relaxed);
 }
@@ -392,13 +394,6 @@ int worker_prepare(struct worker *w)
     return 0;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
 {
     struct loop *l = w->state;
@@ -412,7 +407,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     l->pace_index = w->cfg.pace_first;
     if (l->paced)
         pace_next(l);
-    uint64_t cpu_start = thread_cpu_ns();
+    uint64_t cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     if (deadline_ns) {
         l->deadline_ts = ns_to_ts(deadline_ns);
         uring_prep_timeout(uring_sqe(&l->ring), &l->deadline_ts, true, ud_make(OP_DEADLINE, 0, 0));
@@ -463,7 +458,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
      * (or a fatal error) stopped it. */
     if (l->paced && l->stopping)
         w->stats.pace.unsent = pace_unsent(l, deadline_ns && l->now > deadline_ns ? deadline_ns : l->now);
-    w->cpu_ns = thread_cpu_ns() - cpu_start;
+    w->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
 }
 
 void worker_release(struct worker *w)

@@ -107,10 +107,7 @@ done
 begin "nginx phases -n 2000 -c 10"
 shb -n 2000 -c 10 -j "$NG"
 if json_run_ok; then
-    jx '.requests.errors == 0 and .phases.connect.count == .connectionsOpened' '{requests, connectionsOpened, phases}'
-    jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
-    jx '.phases | (has("tlsHandshake") or has("quicHandshake")) | not' '.phases | keys'
-    jx '.phases.firstByte.percentiles.p50 <= .latencySeconds.percentiles.p50' '{latencySeconds, phases}'
+    phases_cleartext_ok
     jx '(keys_unsorted | .[-2:]) == ["phases", "timeline"]' 'keys_unsorted'
 fi
 finish

@@ -189,12 +189,7 @@ duration_run node "$EC/"
 # HEADERS: H2_EV_STARTED) per response, no handshake over cleartext.
 begin "nginx phases --http2 -n 2000 -c 4 -p 8"
 shb --http2 -n 2000 -c 4 -p 8 -j "$NG"
-if json_run_ok; then
-    jx '.requests.errors == 0 and .phases.connect.count == .connectionsOpened' '{requests, connectionsOpened, phases}'
-    jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
-    jx '.phases | (has("tlsHandshake") or has("quicHandshake")) | not' '.phases | keys'
-    jx '.phases.firstByte.percentiles.p50 <= .latencySeconds.percentiles.p50' '{latencySeconds, phases}'
-fi
+json_run_ok && phases_cleartext_ok
 finish
 
 # --- 3. text report ----------------------------------------------------------------------

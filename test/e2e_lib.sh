@@ -297,6 +297,16 @@ json_run_ok() {
     return 0
 }
 
+# phases_cleartext_ok: a run without errors over cleartext TCP timed a
+# connect per connection and a first byte per response, no TLS or QUIC
+# handshake, and the first byte before the whole response.
+phases_cleartext_ok() {
+    jx '.requests.errors == 0 and .phases.connect.count == .connectionsOpened' '{requests, connectionsOpened, phases}'
+    jx '.phases.firstByte.count == .requests.ok' '{requests, phases}'
+    jx '.phases | (has("tlsHandshake") or has("quicHandshake")) | not' '.phases | keys'
+    jx '.phases.firstByte.percentiles.p50 <= .latencySeconds.percentiles.p50' '{latencySeconds, phases}'
+}
+
 # warmup_n_ok N LOG: a `--warmup -n N` run (its warm-up under 1 s of
 # measured time after it) measured exactly N requests, all ok, and the
 # server, whose LOG has a line per request, got N plus the warm-up's.
