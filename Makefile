@@ -79,6 +79,17 @@ build/glibc/shb: $(glibc_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread -lm
 
+# make bench's yardstick for what the first-byte phase costs: ./shb with
+# that one histogram record compiled out (worker.c). Users never get it.
+NOFB_OBJ = $(filter-out build/musl/worker.o,$(musl_OBJ)) build/bench-nofb/worker.o
+build/bench-nofb/worker.o: worker.c $(HDRS) build/inc/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -DSHB_BENCH_NO_FIRST_BYTE -c -o $@ $<
+build/bench-nofb/shb: $(NOFB_OBJ) $(BEARSSL_A)
+	@$(if $(Q),echo "  LD      $@ (static, musl, no first-byte phase)")
+	$(Q)$(MUSLCC) -static -O2 -o $@ $(NOFB_OBJ) $(BEARSSL_A) -lpthread -lm
+
 # Unit tests: sanitized glibc build, one binary per test/unit_*.c.
 build/test/%: test/%.c $(wildcard test/*.h) $(asan_CORE) $(HDRS)
 	@mkdir -p build/test
@@ -187,7 +198,7 @@ interop-readme: deps-check shb asan
 demo: deps-check-demo shb
 	@bash scripts/demo.sh
 
-bench: deps-check shb glibc
+bench: deps-check shb glibc build/bench-nofb/shb
 	@bash scripts/bench.sh
 
 deps:

@@ -83,17 +83,17 @@ enum h2_event_kind {
     H2_EV_RETRY,      /* the peer did not process the stream (GOAWAY last-stream-id below it, or
                          RST_STREAM REFUSED_STREAM §8.7): send the request again elsewhere, count nothing */
     H2_EV_ABORTED,    /* the connection failed (protocol error, or h2_conn_lost) with this stream open */
-    H2_EV_STARTED,    /* not an outcome: the stream's first response HEADERS (1xx included) arrived, once per
-                         stream, before its outcome (the caller times the first byte) */
 };
 
 struct h2_event {
     enum h2_event_kind kind;
-    uint64_t tag, tag2;   /* what the caller passed to h2_start */
     uint32_t stream_id;
-    uint16_t status;      /* H2_EV_RESPONSE */
+    uint64_t tag, tag2;   /* what the caller passed to h2_start */
+    uint64_t first_byte_at; /* response_started: the `now` of the h2_recv call that brought the first
+                               response HEADERS (the caller times the first byte with it); else 0 */
     uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code; H2_EV_MALFORMED: the code we sent */
-    bool response_started; /* H2_EV_ABORTED: some response HEADERS had arrived */
+    uint16_t status;      /* H2_EV_RESPONSE */
+    bool response_started; /* some response HEADERS (a 1xx's included) had arrived; always for RESPONSE */
     bool peer_progress;   /* H2_EV_RETRY: the server processed some stream of this connection
                              (a GOAWAY whose last-stream-id is not 0) */
 };
@@ -120,8 +120,10 @@ bool h2_can_start(const struct h2_conn *c);
 uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2);
 
 /* Feeds received bytes (any split). Calls fn for every stream outcome.
- * Returns 0, or an H2_ERR_* after which the connection is finished. */
-int h2_recv(struct h2_conn *c, const uint8_t *p, size_t n, h2_event_fn fn, void *ctx);
+ * now: when the bytes arrived, in the caller's units; the engine only hands
+ * it back (first_byte_at). Returns 0, or an H2_ERR_* after which the
+ * connection is finished. */
+int h2_recv(struct h2_conn *c, const uint8_t *p, size_t n, uint64_t now, h2_event_fn fn, void *ctx);
 
 /* The transport closed or failed: every open stream is reported (H2_EV_RETRY
  * for streams above a GOAWAY's last-stream-id, H2_EV_ABORTED otherwise). */

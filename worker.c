@@ -147,7 +147,7 @@ static bool warmup_ended_one(struct loop *l)
     return true;
 }
 
-void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns)
+void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns)
 {
     struct stats *s = &l->w->stats;
     l->in_flight--;
@@ -162,6 +162,11 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns)
     if (status < STATUS_MAX)
         s->status[status]++;
     hist_record(&s->latency, latency);
+#ifndef SHB_BENCH_NO_FIRST_BYTE /* make bench's yardstick (Makefile) */
+    hist_record(&s->phases.first_byte, first_ns - sent_ns);
+#else
+    (void)first_ns;
+#endif
     tl_ok(&s->timeline, latency);
     if (l->paced) {
         uint64_t lag = sent_ns - due_ns;

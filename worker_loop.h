@@ -149,13 +149,15 @@ bool loop_take(struct loop *l, struct taken *t);
  * Does nothing without -q or when no work is left. */
 void loop_idle(struct loop *l, uint32_t conn);
 
-/* A complete response to a request due at due_ns and sent at sent_ns: the
- * latency counts from due_ns (with -q the intended send time, so a request
- * that waited for a connection shows the wait: coordinated omission, as
- * wrk2 corrects it), the service time from sent_ns. During --warmup (and
- * likewise for loop_error) it is counted in stats.warmup only, and a -n
- * run's budget gets the request back: -n counts the measured ones. */
-void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns);
+/* A complete response to a request due at due_ns and sent at sent_ns, whose
+ * first byte (an interim 1xx's included) came at first_ns: the latency
+ * counts from due_ns (with -q the intended send time, so a request that
+ * waited for a connection shows the wait: coordinated omission, as wrk2
+ * corrects it), the service time and the first byte from sent_ns. During
+ * --warmup (and likewise for loop_error) it is counted in stats.warmup
+ * only, and a -n run's budget gets the request back: -n counts the
+ * measured ones. */
+void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns);
 
 /* A phase of a connection or a request (stats.phases) that began at
  * since_ns ended now. Like a response, one that ends during --warmup is

@@ -72,6 +72,7 @@ struct conn {
     uint32_t sent;      /* request bytes the kernel (or TLS) has taken */
     uint64_t due_ns;    /* when it was due (-q), or sent */
     uint64_t started_ns; /* when it was sent */
+    uint64_t first_ns;  /* when its response's first byte came */
     struct h1_scanner sc;
     /* HTTP/2 */
     struct h2_conn *h2;
@@ -333,7 +334,7 @@ static void h1_ok(struct loop *l, struct conn *c, const struct h1_response *r)
 {
     c->busy = false;
     c->responses++;
-    loop_ok(l, r->status, c->due_ns, c->started_ns);
+    loop_ok(l, r->status, c->due_ns, c->started_ns, c->first_ns);
 }
 
 static void h1_error(struct loop *l, struct conn *c, enum err_kind kind)
@@ -394,7 +395,7 @@ static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
         if (!c->busy)
             return false; /* bytes nobody asked for: the framing can no longer be trusted */
         if (!h1_scan_started(&c->sc)) /* the response's first byte (an interim 1xx's included) */
-            loop_phase(l, &l->w->stats.phases.first_byte, c->started_ns);
+            c->first_ns = l->now;
         size_t used = 0;
         struct h1_response r;
         enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
@@ -430,12 +431,10 @@ static void h2_event(void *ctx, const struct h2_event *ev)
     struct loop *l = ctx;
     struct tcp *t = tcp_of(l);
     switch (ev->kind) {
-    case H2_EV_STARTED:
-        loop_phase(l, &l->w->stats.phases.first_byte, l->start_ns + (ev->tag & TAG_TIME_MASK));
-        break;
     case H2_EV_RESPONSE:
         t->event_conn->responses++;
-        loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK));
+        /* first_byte_at: the l->now of the receive that brought it */
+        loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK), ev->first_byte_at);
         break;
     case H2_EV_RESET:
         loop_error(l, ERR_STREAM_RESET);
@@ -538,7 +537,7 @@ static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
     struct tcp *t = tcp_of(l);
     t->abort_kind = ERR_PROTOCOL;
     t->event_conn = c;
-    int ret = h2_recv(c->h2, p, n, h2_event, l);
+    int ret = h2_recv(c->h2, p, n, l->now, h2_event, l);
     if (ret < 0) {
         /* The engine queued a GOAWAY naming the problem. */
         conn_flush(l, c);

@@ -55,7 +55,8 @@ struct h3_req {
     uint64_t due_ns;      /* when it was due (-q), or sent */
     uint64_t started_ns;  /* when it was sent */
     uint8_t retries;
-    bool heard;           /* some of its response arrived (stats.phases.first_byte) */
+    bool heard;           /* some of its response arrived, at first_ns */
+    uint64_t first_ns;
     struct h3_resp resp;
 };
 
@@ -193,14 +194,14 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         return;
     if (!r->heard && n > 0) {
         r->heard = true;
-        loop_phase(l, &l->w->stats.phases.first_byte, r->started_ns);
+        r->first_ns = l->now;
     }
     int rc = h3_resp_feed(&r->resp, p, n, fin);
     if (rc == H3_RESP_MORE)
         return;
     if (rc == H3_RESP_DONE) {
         c->responses++;
-        loop_ok(l, r->resp.status, r->due_ns, r->started_ns);
+        loop_ok(l, r->resp.status, r->due_ns, r->started_ns, r->first_ns);
         req_end(c, r, 0);
         return;
     }

@@ -35,7 +35,11 @@
 # beside every shb row. The h3 rows print datagrams per send (GSO). live
 # is the live view's cost: shb with stderr on a terminal (script(1)'s pty),
 # drawing it, beside the same run with --no-progress, -t ALL_THREADS,
-# HTTP/1.1, CONNECTIONS connections (in the default PROTOS).
+# HTTP/1.1, CONNECTIONS connections (in the default PROTOS). phases is what
+# the first-byte phase (one histogram record per response) costs: shb beside
+# build/bench-nofb/shb, the same binary with that record compiled out, in
+# req/s and CPU (h2c, -t THREADS) and in callgrind's instructions per
+# request over HTTP/1.1 and h2c (in the default PROTOS).
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
@@ -52,7 +56,7 @@ DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
-PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live}
+PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
 H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
 H2LOAD_H3=${H2LOAD_H3:-}
@@ -63,6 +67,7 @@ H2_CONFIGS=${H2_CONFIGS:-16x32 4x100}
 TLS_H2_CONFIGS=${TLS_H2_CONFIGS:-16x32}
 SHB=${SHB:-./shb}
 SHB_GLIBC=${SHB_GLIBC:-build/glibc/shb}
+SHB_NOFB=${SHB_NOFB:-build/bench-nofb/shb}
 GNU_TIME=/usr/bin/time
 
 DO_H1=0
@@ -72,6 +77,7 @@ DO_ALL=0
 DO_MEM=0
 DO_H3=0
 DO_LIVE=0
+DO_PHASES=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -81,11 +87,12 @@ for proto in ${PROTOS//,/ }; do
         mem) DO_MEM=1 ;;
         h3) DO_H3=1 ;;
         live) DO_LIVE=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live)" >&2; exit 2 ;;
+        phases) DO_PHASES=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE" = 0000000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES" = 00000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, or a comma-separated list of them)" >&2
     exit 2
 fi
 # parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
@@ -119,6 +126,9 @@ fi
 if [ "$DO_H3" = 1 ]; then
     TOOLS+=(caddy openssl)
     [ -z "$H2LOAD_H3" ] || TOOLS+=("$H2LOAD_H3")
+fi
+if [ "$DO_PHASES" = 1 ]; then
+    TOOLS+=("$SHB_NOFB")
 fi
 for tool in "${TOOLS[@]}"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -300,6 +310,10 @@ for round in $(seq 1 "$ROUNDS"); do
         # A full TLS 1.3 handshake per request: the req/s is handshakes/s.
         shb_round shb-hs "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
         wrk_round wrk-hs "$round" -H 'Connection: close' -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
+    fi
+    if [ "$DO_PHASES" = 1 ]; then
+        shb_round shb-fb "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
+        SHB=$SHB_NOFB shb_round shb-nofb "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
     fi
     if [ "$DO_LIVE" = 1 ]; then
         shb_tty_round shb-live "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
@@ -497,6 +511,53 @@ if [ "$DO_LIVE" = 1 ]; then
     printf '  %-12s %14s %18s\n' run "req/s" "CPU us/request"
     printf '  %-12s %14.0f %18.3f\n' "live view" "$L_RPS" "$L_CPU" "--no-progress" "$Q_RPS" "$Q_CPU" 2>/dev/null
     echo "  live/quiet: req/s $(ratio "$L_RPS" "$Q_RPS"), CPU/request $(ratio "$L_CPU" "$Q_CPU"); --no-progress's own rounds spread over ${spread} % of their median"
+fi
+
+# --- the first-byte phase's cost ---------------------------------------------------------
+# per_request BIN ARGS...: callgrind's instructions per request of BIN ARGS,
+# the slope between -n 20000 and -n 60000 (start-up and report cancel out).
+per_request() {
+    local bin=$1 n c20=
+    shift
+    for n in 20000 60000; do
+        if ! timeout -k 5 300 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" -n "$n" >"$T/cg.out" 2>"$T/cg.err"; then
+            echo "bench: callgrind $bin $* -n $n failed" >&2
+            FAILED_TOOLS=$((FAILED_TOOLS + 1))
+            echo nan
+            return 0
+        fi
+        local c
+        c=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/cg.err")
+        [ -n "$c20" ] || { c20=$c; continue; }
+        awk -v a="$c20" -v b="$c" 'BEGIN { printf "%.0f", (b - a) / 40000 }'
+    done
+}
+if [ "$DO_PHASES" = 1 ]; then
+    F_RPS=$(median shb-fb 4); N_RPS=$(median shb-nofb 4)
+    F_CPU=$(median shb-fb 6); N_CPU=$(median shb-nofb 6)
+    echo
+    echo "First-byte phase beside $SHB_NOFB (the record compiled out): median of $ROUNDS rounds, h2c -c 16 -p 32 -t $THREADS, ${DURATION}s each"
+    printf '  %-14s %14s %18s\n' build "req/s" "CPU us/request"
+    printf '  %-14s %14.0f %18.3f\n' "shb" "$F_RPS" "$F_CPU" "without it" "$N_RPS" "$N_CPU" 2>/dev/null
+    echo "  shb/without: req/s $(ratio "$F_RPS" "$N_RPS"), CPU/request $(ratio "$F_CPU" "$N_CPU")"
+    if command -v valgrind >/dev/null 2>&1; then
+        echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
+        for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
+            read -r -a args <<<"${row#*|}"
+            with=() without=()
+            for _ in 1 2 3; do
+                with+=("$(per_request "$SHB" -c 10 -t 1 --no-progress "${args[@]}")")
+                without+=("$(per_request "$SHB_NOFB" -c 10 -t 1 --no-progress "${args[@]}")")
+            done
+            w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
+            wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
+            printf '  %-10s shb %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$w" "$wo" \
+                "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
+                "${with[*]}" "${without[*]}"
+        done
+    else
+        echo "  (valgrind not installed: no instruction counts)"
+    fi
 fi
 
 # --- HTTP/3 ---------------------------------------------------------------------------

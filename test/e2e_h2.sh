@@ -186,7 +186,8 @@ duration_run h2o "$H2O/"
 duration_run node "$EC/"
 
 # Where the time goes: a connect per connection, a first byte (the first
-# HEADERS: H2_EV_STARTED) per response, no handshake over cleartext.
+# HEADERS' receive, which the engine hands back with the outcome) per
+# response, no handshake over cleartext.
 begin "nginx phases --http2 -n 2000 -c 4 -p 8"
 shb --http2 -n 2000 -c 4 -p 8 -j "$NG"
 json_run_ok && phases_cleartext_ok
