@@ -371,6 +371,10 @@ void cli_print_help(FILE *f, unsigned default_threads)
           "          Send this many requests per second in total, on a fixed schedule whatever the server does (the open model); latency then counts from when each request was due. FROM..TO ramps linearly over -z (e.g. 1000..20000)\n"
           "      --warmup <WARMUP>\n"
           "          Send requests for this long first, and keep the ones that complete meanwhile out of the report (e.g. 2s; inside -z's duration, on top of -n's count)\n"
+          "      --shard <I/N>\n"
+          "          Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one machine or many) together make the one run [default: 0/1]\n"
+          "      --start-at <TIME>\n"
+          "          Start the measured run at this wall-clock time, so that shards started apart measure the same window: Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)\n"
           "  -t, --threads <THREADS>\n",
           f);
     fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
@@ -406,6 +410,8 @@ enum opt_id {
     OPT_TIMEOUT,
     OPT_WARMUP,
     OPT_RATE,
+    OPT_SHARD,
+    OPT_START_AT,
     OPT_DISABLE_KEEPALIVE,
     OPT_NO_PROGRESS,
     OPT_HTTP2,
@@ -436,6 +442,8 @@ static const struct opt_spec opt_specs[] = {
     {OPT_TIMEOUT, 0, "timeout", "--timeout", true},
     {OPT_WARMUP, 0, "warmup", "--warmup", true},
     {OPT_RATE, 'q', "rate", "-q/--rate", true},
+    {OPT_SHARD, 0, "shard", "--shard", true},
+    {OPT_START_AT, 0, "start-at", "--start-at", true},
     {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
     {OPT_NO_PROGRESS, 0, "no-progress", "--no-progress", false},
     {OPT_HTTP2, 0, "http2", "--http2", false},
@@ -658,6 +666,143 @@ static void set_rate(struct parser *p, const struct opt_spec *s, const char *v)
         o->rate_ramp = dots != NULL;
 }
 
+/* --shard I/N: 0 <= I < N. */
+static void set_shard(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    char *end;
+    unsigned long i = 0, n = 0;
+    bool ok = v[0] >= '0' && v[0] <= '9';
+    if (ok) {
+        errno = 0;
+        i = strtoul(v, &end, 10);
+        ok = errno == 0 && *end == '/' && end[1] >= '0' && end[1] <= '9';
+    }
+    if (ok) {
+        n = strtoul(end + 1, &end, 10);
+        ok = errno == 0 && *end == '\0';
+    }
+    if (!ok)
+        fail(p, "invalid value '%s' for %s: expected I/N, shard I (from 0) of N, e.g. 0/4", v, s->display);
+    else if (n == 0 || n > CLI_SHARDS_MAX)
+        fail(p, "invalid value '%s' for %s: N must be 1 to %u", v, s->display, CLI_SHARDS_MAX);
+    else if (i >= n)
+        fail(p, "invalid value '%s' for %s: shards are numbered 0 to %lu", v, s->display, n - 1);
+    else {
+        o->shard_index = (uint32_t)i;
+        o->shard_count = (uint32_t)n;
+    }
+}
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+ * (Howard Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at *pp as a number; false if any is not a digit. */
+static bool digits(const char **pp, int n, unsigned *out)
+{
+    unsigned v = 0;
+    for (int k = 0; k < n; k++) {
+        char c = (*pp)[k];
+        if (c < '0' || c > '9')
+            return false;
+        v = v * 10 + (unsigned)(c - '0');
+    }
+    *pp += n;
+    *out = v;
+    return true;
+}
+
+/* ".fraction" at *pp (up to 9 digits count; more are dropped) as ns. */
+static bool fraction_ns(const char **pp, uint64_t *ns)
+{
+    const char *q = *pp;
+    *ns = 0;
+    if (*q != '.')
+        return true;
+    q++;
+    if (*q < '0' || *q > '9')
+        return false;
+    uint64_t scale = 100000000;
+    for (; *q >= '0' && *q <= '9'; q++, scale /= 10)
+        *ns += scale * (uint64_t)(*q - '0');
+    *pp = q;
+    return true;
+}
+
+/* RFC 3339 §5.6 date-time: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), T
+ * or a space between; as Unix ns, or NULL with the reason. */
+static const char *rfc3339_problem(const char *s, uint64_t *out)
+{
+    unsigned y, mo, d, h, mi, sec, oh = 0, om = 0;
+    const char *q = s;
+    uint64_t frac;
+    const char *shape = "expected Unix seconds or an RFC 3339 time such as 2026-12-02T18:00:00Z";
+    if (!digits(&q, 4, &y) || *q++ != '-' || !digits(&q, 2, &mo) || *q++ != '-' || !digits(&q, 2, &d))
+        return shape;
+    if (*q != 'T' && *q != 't' && *q != ' ')
+        return shape;
+    q++;
+    if (!digits(&q, 2, &h) || *q++ != ':' || !digits(&q, 2, &mi) || *q++ != ':' || !digits(&q, 2, &sec) ||
+        !fraction_ns(&q, &frac))
+        return shape;
+    static const unsigned mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 ||
+        sec > 60) /* 60: a leap second, read as the next one */
+        return "no such date or time";
+    int sign = 0;
+    if (*q == 'Z' || *q == 'z')
+        q++;
+    else if (*q == '+' || *q == '-') {
+        sign = *q++ == '+' ? 1 : -1;
+        if (!digits(&q, 2, &oh) || *q++ != ':' || !digits(&q, 2, &om) || oh > 23 || om > 59)
+            return "a UTC offset is +HH:MM or -HH:MM";
+    } else
+        return "an RFC 3339 time ends with Z or a UTC offset (+HH:MM)";
+    if (*q)
+        return "unexpected characters after the time";
+    int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - sign * (int64_t)(oh * 3600 + om * 60);
+    if (t < 0)
+        return "before 1970";
+    *out = (uint64_t)t * 1000000000u + frac;
+    return NULL;
+}
+
+/* --start-at: Unix seconds (fractions allowed) or RFC 3339. Whether it is
+ * still ahead is for shb.c to say (the parser has no clock). */
+static void set_start_at(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    const char *q = v, *why = NULL;
+    uint64_t sec = 0, frac = 0;
+    size_t nd = 0;
+    while (*q >= '0' && *q <= '9' && nd < 12)
+        sec = sec * 10 + (uint64_t)(*q++ - '0'), nd++;
+    if (nd > 0 && (*q == '.' || *q == '\0')) {
+        if (!fraction_ns(&q, &frac) || *q)
+            why = "expected Unix seconds (e.g. 1796234400 or 1796234400.25) or an RFC 3339 time";
+        else
+            o->start_at_ns = sec * 1000000000u + frac;
+    } else {
+        why = rfc3339_problem(v, &o->start_at_ns);
+    }
+    if (!why && o->start_at_ns == 0)
+        why = "the Unix epoch has passed";
+    if (why)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else
+        o->start_at_text = v;
+}
+
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
@@ -686,6 +831,8 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
     case OPT_RATE: set_rate(p, s, v); break;
+    case OPT_SHARD: set_shard(p, s, v); break;
+    case OPT_START_AT: set_start_at(p, s, v); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_NO_PROGRESS: o->no_progress = true; break;
     case OPT_HTTP2: o->http2 = true; break;
@@ -899,6 +1046,7 @@ static void set_defaults(struct shb_opts *o, unsigned default_threads)
     o->requests = DEFAULT_REQUESTS;
     o->parallel = DEFAULT_PARALLEL;
     o->threads = default_threads ? default_threads : 1;
+    o->shard_count = 1;
     o->connect_timeout_ns = DEFAULT_CONNECT_TIMEOUT_NS;
     o->timeout_ns = DEFAULT_TIMEOUT_NS;
 }

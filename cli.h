@@ -39,6 +39,9 @@ struct shb_opts {
     uint64_t warmup_ns;          /* --warmup; 0 = none */
     double rate_from, rate_to;   /* -q, requests per second in total; 0 = not given (closed model) */
     bool rate_ramp;              /* -q FROM..TO: rate_from to rate_to over -z */
+    uint32_t shard_index, shard_count; /* --shard I/N; default 0/1 (the whole run) */
+    uint64_t start_at_ns;        /* --start-at: Unix time in ns (CLOCK_REALTIME); 0 = start now */
+    const char *start_at_text;   /* --start-at as given (for messages) */
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
@@ -47,6 +50,7 @@ struct shb_opts {
 };
 
 #define CLI_RATE_MAX 1e8 /* -q: requests per second */
+#define CLI_SHARDS_MAX 65536u /* --shard I/N */
 
 enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = -1 };
 

@@ -93,6 +93,8 @@ static void text_run(FILE *f, const struct report_info *ri)
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
+    if (ri->shard_count > 1) /* not in the spec: only with --shard */
+        fprintf(f, "Shard:        %u of %u (its share of -c, -n and -q)\n", ri->shard_index, ri->shard_count);
 }
 
 static void text_requests(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -713,6 +715,12 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_error_kinds(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
+    /* The wall-clock window, to the ns (a double would keep only µs), and
+     * which shard of the run this is: what shards' reports line up by. */
+    uint64_t end_wall = ri->start_wall_ns + ri->duration_ns;
+    fprintf(f, "  \"startTime\": %" PRIu64 ".%09" PRIu64 ", \"endTime\": %" PRIu64 ".%09" PRIu64 ",\n",
+            ri->start_wall_ns / NS_PER_SEC, ri->start_wall_ns % NS_PER_SEC, end_wall / NS_PER_SEC, end_wall % NS_PER_SEC);
+    fprintf(f, "  \"shard\": {\"index\": %u, \"count\": %u},\n", ri->shard_index, ri->shard_count);
     if (ri->warmup_ns) {
         fputs("  \"warmup\": {\"durationSeconds\": ", f);
         json_seconds(f, ri->warmup_ns);

@@ -218,6 +218,44 @@ static uint64_t share(uint64_t total, unsigned parts, unsigned i)
     return total / parts + (i < total % parts ? 1 : 0);
 }
 
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --start-at: a day ahead at most (a typo in the date should not leave a
+ * shard waiting for a year), and still ahead once the warm-up, which runs
+ * before it, is taken off. Checked before anything is set up. */
+#define START_AT_MAX_AHEAD_NS (86400ull * 1000000000u)
+static void check_start_at(const struct shb_opts *o)
+{
+    uint64_t now = wall_ns();
+    if (o->start_at_ns <= now + o->warmup_ns)
+        die(2, "--start-at %s is %s%.3f s %s%s", o->start_at_text, o->start_at_ns <= now ? "" : "only ",
+            (double)(o->start_at_ns > now ? o->start_at_ns - now : now - o->start_at_ns) / 1e9,
+            o->start_at_ns <= now ? "past" : "ahead", o->warmup_ns ? ", less than --warmup (which runs before it)" : ": give a time still to come");
+    if (o->start_at_ns - now > START_AT_MAX_AHEAD_NS)
+        die(2, "--start-at %s is more than a day ahead", o->start_at_text);
+}
+
+/* Sleeps until the wall clock reads target_ns, in slices so that Ctrl-C
+ * ends the wait. False if it did. */
+static bool wait_until_wall(uint64_t target_ns)
+{
+    for (;;) {
+        if (shb_stop_requested)
+            return false;
+        uint64_t now = wall_ns();
+        if (now >= target_ns)
+            return true;
+        uint64_t left = target_ns - now, step = left < 100000000u ? left : 100000000u;
+        struct timespec ts = { (time_t)(step / 1000000000u), (long)(step % 1000000000u) };
+        nanosleep(&ts, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -233,6 +271,25 @@ int main(int argc, char **argv)
         break;
     }
     require_kernel();
+    if (o.start_at_ns)
+        check_start_at(&o);
+
+    /* --shard I/N: this process's share of the connections and the -n
+     * budget; of -q's schedule it takes every Nth request (below). */
+    if (o.shard_count > 1) {
+        uint32_t total_conns = o.connections;
+        o.connections = (uint32_t)share(total_conns, o.shard_count, o.shard_index);
+        if (o.connections == 0)
+            die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o.shard_index,
+                o.shard_count, total_conns, total_conns);
+        if (o.duration_ns == 0) {
+            uint64_t total_requests = o.requests;
+            o.requests = share(total_requests, o.shard_count, o.shard_index);
+            if (o.requests == 0)
+                die(2, "--shard %u/%u: -n %llu leaves this shard no request (at most %llu shards)", o.shard_index,
+                    o.shard_count, (unsigned long long)total_requests, (unsigned long long)total_requests);
+        }
+    }
 
     /* A -n run never needs more connections than it has requests for (one
      * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
@@ -353,6 +410,10 @@ int main(int argc, char **argv)
         .to = o.rate_to,
         .ramp_ns = o.rate_ramp ? o.duration_ns : 0,
     };
+    /* A shard's report asks for its share of the rate. */
+    struct pace_rate shard_rate = rate;
+    shard_rate.from /= o.shard_count;
+    shard_rate.to /= o.shard_count;
 
     /* The live view: only on a terminal, never on stdout (the report's). */
     bool live = !o.no_progress && isatty(STDERR_FILENO);
@@ -393,8 +454,10 @@ int main(int argc, char **argv)
             .warmup_ns = o.warmup_ns,
             .rate = o.rate_from > 0 ? &rate : NULL,
             .live = live,
-            .pace_first = i,
-            .pace_stride = threads,
+            /* Shard I's threads take the requests I, I+N, ... of the one
+             * schedule, interleaved as a single process's would be. */
+            .pace_first = o.shard_index + o.shard_count * i,
+            .pace_stride = o.shard_count * threads,
             /* connect() picks local ports of one parity first (the other is
              * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
              * so once half the range leads to the target every further
@@ -419,7 +482,22 @@ int main(int argc, char **argv)
             break;
         }
     }
+    /* --start-at: the measured run (after the warm-up) begins then. */
+    if (o.start_at_ns && !run.abort && !wait_until_wall(o.start_at_ns - o.warmup_ns)) {
+        fprintf(stderr, "shb: interrupted before --start-at %s\n", o.start_at_text);
+        run.abort = true;
+    }
+    uint64_t wall_start_ns = wall_ns();
     run.start_ns = monotonic_ns();
+    if (o.start_at_ns && !run.abort) {
+        /* The run's clock starts at the time asked for, not when this
+         * process woke: shards' schedules line up to the clocks' reading,
+         * not to each one's wake-up (tens of µs apart, or more). */
+        uint64_t target = o.start_at_ns - o.warmup_ns;
+        uint64_t late = wall_start_ns > target ? wall_start_ns - target : 0; /* a clock stepped back: 0 */
+        run.start_ns -= late;
+        wall_start_ns = target;
+    }
     run.deadline_ns = timed ? run.start_ns + o.duration_ns : 0;
     pthread_barrier_wait(&run.go);
     if (live && !run.abort)
@@ -427,18 +505,22 @@ int main(int argc, char **argv)
                  &run.finished);
     for (unsigned i = 0; i < threads; i++)
         pthread_join(tids[i], NULL);
-    if (run.abort)
-        return 1;
+    struct stats total = { 0 };
+    int rc = 0;
+    if (run.abort) {
+        for (unsigned i = 0; i < threads; i++)
+            stats_free(&workers[i].stats);
+        rc = shb_stop_requested ? 130 : 1; /* 130: Ctrl-C during --start-at's wait */
+        goto out;
+    }
     for (unsigned i = 0; i < threads; i++)
         if (workers[i].fatal)
             die(1, "%s", workers[i].error);
 
-    struct stats total;
     if (stats_init(&total) < 0 || (o.rate_from > 0 && stats_init_pace(&total) < 0))
         die(1, "out of memory");
     /* The measured window starts where the warm-up ends. */
     uint64_t measured_from = run.start_ns + o.warmup_ns, end_ns = measured_from;
-    int rc = 0;
     uint64_t busiest_cpu_ns = 0;
     for (unsigned i = 0; i < threads; i++) {
         stats_merge(&total, &workers[i].stats);
@@ -459,7 +541,10 @@ int main(int argc, char **argv)
         .connections = conns,
         .duration_ns = end_ns - measured_from,
         .warmup_ns = o.warmup_ns,
-        .rate = o.rate_from > 0 ? &rate : NULL,
+        .rate = o.rate_from > 0 ? &shard_rate : NULL,
+        .start_wall_ns = wall_start_ns + o.warmup_ns,
+        .shard_index = o.shard_index,
+        .shard_count = o.shard_count,
         /* The busiest worker thread's CPU time over the whole run's wall
          * time (warm-up included: so is its CPU time). */
         .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,
@@ -482,6 +567,7 @@ int main(int argc, char **argv)
                 (unsigned long long)q->app_pn_len[3]);
     }
 #endif
+out:
     stats_free(&total);
     free(req);
     free(indexed.first);

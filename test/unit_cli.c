@@ -148,6 +148,40 @@ static void test_warmup(void)
 }
 
 /* -q: a total rate, or FROM..TO over -z; decimals are fine. */
+/* --shard and --start-at: what they read (whether a time is still ahead
+ * is shb.c's to say, e2e_shard.sh). */
+static void test_shard_start_at(void)
+{
+    struct shb_opts o;
+    static const struct {
+        const char *argv[4];
+        uint32_t index, count;
+        uint64_t start_ns;
+    } ok[] = {
+        {{URL}, 0, 1, 0},
+        {{"--shard", "3/4", URL}, 3, 4, 0},
+        {{"--shard=0/1", URL}, 0, 1, 0},
+        {{"--shard", "65535/65536", URL}, 65535, 65536, 0},
+        {{"--start-at", "1796234400", URL}, 0, 1, 1796234400000000000ull},
+        {{"--start-at", "1796234400.25", URL}, 0, 1, 1796234400250000000ull},
+        {{"--start-at", "2026-12-02T18:00:00Z", URL}, 0, 1, 1796234400000000000ull},
+        {{"--start-at", "2026-12-02t19:30:00.5+01:30", URL}, 0, 1, 1796234400500000000ull},
+        {{"--start-at", "2026-12-02 16:00:00.000000001-02:00", URL}, 0, 1, 1796234400000000001ull},
+        {{"--start-at", "2024-02-29T23:59:59z", URL}, 0, 1, 1709251199000000000ull},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        enum cli_result r = parse_list(&o, ok[i].argv);
+        char name[96];
+        snprintf(name, sizeof name, "shard/start-at: %s %s", ok[i].argv[0], ok[i].argv[1] ? ok[i].argv[1] : "");
+        T_CHECK(name,
+                r == CLI_OK && o.shard_index == ok[i].index && o.shard_count == ok[i].count &&
+                    o.start_at_ns == ok[i].start_ns,
+                "r=%d err=%s shard %u/%u start %llu", r, err, o.shard_index, o.shard_count,
+                (unsigned long long)o.start_at_ns);
+        cli_free(&o);
+    }
+}
+
 static void test_rate(void)
 {
     struct shb_opts o;
@@ -484,6 +518,24 @@ static const struct misuse misuses[] = {
     {{"--timeout", "1s", "--timeout", "2s", URL}, "--timeout", "more than once"},
     {{"--warmup", "0", URL}, "--warmup", "'0'"},
     {{"--warmup", "0s", URL}, "--warmup", "greater than zero"},
+    {{"--shard", "4/4", URL}, "--shard", "numbered 0 to 3"},
+    {{"--shard", "0/0", URL}, "--shard", "1 to 65536"},
+    {{"--shard", "0/65537", URL}, "--shard", "1 to 65536"},
+    {{"--shard", "1", URL}, "--shard", "expected I/N"},
+    {{"--shard", "a/4", URL}, "--shard", "expected I/N"},
+    {{"--shard", "1/4x", URL}, "--shard", "expected I/N"},
+    {{"--shard", "-1/4", URL}, "--shard", "expected I/N"},
+    {{"--shard", "1/", URL}, "--shard", "expected I/N"},
+    {{"--shard", "0/2", "--shard", "1/2", URL}, "--shard", "more than once"},
+    {{"--start-at", "soon", URL}, "--start-at", "RFC 3339"},
+    {{"--start-at", "12.", URL}, "--start-at", "Unix seconds"},
+    {{"--start-at", "0", URL}, "--start-at", "epoch"},
+    {{"--start-at", "2026-13-01T00:00:00Z", URL}, "--start-at", "no such date"},
+    {{"--start-at", "2025-02-29T00:00:00Z", URL}, "--start-at", "no such date"},
+    {{"--start-at", "2026-12-02T18:00:00", URL}, "--start-at", "ends with Z"},
+    {{"--start-at", "2026-12-02T18:00:00+1", URL}, "--start-at", "+HH:MM"},
+    {{"--start-at", "2026-12-02T18:00:00Zx", URL}, "--start-at", "unexpected characters"},
+    {{"--start-at", "1969-12-31T23:59:59Z", URL}, "--start-at", "before 1970"},
     {{"--warmup", "2s", "-z", "2s", URL}, "--warmup must be shorter than -z", NULL},
     {{"-z", "1s", "--warmup=3s", URL}, "--warmup must be shorter than -z", NULL},
     {{"-q", "0", URL}, "-q/--rate", "more than 0"},
@@ -783,6 +835,12 @@ static const char expected_help[] =
     "      --warmup <WARMUP>\n"
     "          Send requests for this long first, and keep the ones that complete meanwhile out of the report "
     "(e.g. 2s; inside -z's duration, on top of -n's count)\n"
+    "      --shard <I/N>\n"
+    "          Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one machine "
+    "or many) together make the one run [default: 0/1]\n"
+    "      --start-at <TIME>\n"
+    "          Start the measured run at this wall-clock time, so that shards started apart measure the same window: "
+    "Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)\n"
     "  -t, --threads <THREADS>\n"
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
@@ -888,6 +946,7 @@ int main(void)
     test_value_forms();
     test_warmup();
     test_rate();
+    test_shard_start_at();
     test_string_forms();
     test_flags();
     test_method_default();
