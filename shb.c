@@ -218,13 +218,6 @@ static uint64_t share(uint64_t total, unsigned parts, unsigned i)
     return total / parts + (i < total % parts ? 1 : 0);
 }
 
-static uint64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* --start-at: a day ahead at most (a typo in the date should not leave a
  * shard waiting for a year), and still ahead once the warm-up, which runs
  * before it, is taken off. Checked before anything is set up. */
@@ -232,10 +225,12 @@ static uint64_t wall_ns(void)
 static void check_start_at(const struct shb_opts *o)
 {
     uint64_t now = wall_ns();
-    if (o->start_at_ns <= now + o->warmup_ns)
-        die(2, "--start-at %s is %s%.3f s %s%s", o->start_at_text, o->start_at_ns <= now ? "" : "only ",
-            (double)(o->start_at_ns > now ? o->start_at_ns - now : now - o->start_at_ns) / 1e9,
-            o->start_at_ns <= now ? "past" : "ahead", o->warmup_ns ? ", less than --warmup (which runs before it)" : ": give a time still to come");
+    if (o->start_at_ns <= now)
+        die(2, "--start-at %s is %.3f s past: give a time still to come", o->start_at_text,
+            (double)(now - o->start_at_ns) / 1e9);
+    if (o->start_at_ns - now <= o->warmup_ns)
+        die(2, "--start-at %s is only %.3f s ahead, less than --warmup (which runs before it)", o->start_at_text,
+            (double)(o->start_at_ns - now) / 1e9);
     if (o->start_at_ns - now > START_AT_MAX_AHEAD_NS)
         die(2, "--start-at %s is more than a day ahead", o->start_at_text);
 }

@@ -46,6 +46,11 @@ uint64_t monotonic_ns(void)
     return clock_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t wall_ns(void)
+{
+    return clock_ns(CLOCK_REALTIME);
+}
+
 /* ---- request accounting ------------------------------------------------- */
 
 /* -q: the pace timer fires when the next request is due. One is armed at a

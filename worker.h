@@ -93,5 +93,6 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns);
 void worker_release(struct worker *w);
 
 uint64_t monotonic_ns(void);
+uint64_t wall_ns(void); /* CLOCK_REALTIME: Unix time in ns (--start-at, the report's window) */
 
 #endif

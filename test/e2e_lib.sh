@@ -78,6 +78,22 @@ diag() {
 
 now_ms() { date +%s%3N; }
 
+# lines_settled FILE: waits (up to 2 s) until FILE stops growing, then
+# prints its line count: the servers log a request as they answer it.
+lines_settled() {
+    local n=-1 m
+    for _ in $(seq 40); do
+        m=$(wc -l <"$1")
+        [ "$m" = "$n" ] && break
+        n=$m
+        sleep 0.05
+    done
+    echo "$n"
+}
+
+# near ACTUAL EXPECTED PERCENT: a jq test that ACTUAL is within PERCENT %.
+near() { echo "(($1) - ($2) | fabs) <= ($2) * $3 / 100"; }
+
 # e2e_preconditions TOOL...: every TOOL is installed (sbin included) and $SHB
 # is built; then $SHB becomes an absolute path. A missing piece ends the
 # suite with one FAIL line saying what to run.

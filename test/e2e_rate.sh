@@ -33,22 +33,6 @@ H2="http://127.0.0.1:$NGINX_PORT2/"
 H1_LOG="$NGINX_DIR/h1.log"
 H2_LOG="$NGINX_DIR/h2.log"
 
-# lines_settled FILE: waits (up to 2 s) until FILE stops growing, then
-# prints its line count: the server logs a request as it answers it.
-lines_settled() {
-    local n=-1 m i
-    for i in $(seq 40); do
-        m=$(wc -l <"$1")
-        [ "$m" = "$n" ] && break
-        n=$m
-        sleep 0.05
-    done
-    echo "$n"
-}
-
-# near ACTUAL EXPECTED PERCENT: a jq test that ACTUAL is within PERCENT %.
-near() { echo "(($1) - ($2) | fabs) <= ($2) * $3 / 100"; }
-
 # rate_ok REQUESTED: (REQUESTED: a number, or a jq test of .rate.requested) the rate, scheduleLag and serviceTimeSeconds keys are
 # there and consistent with the rest of the report.
 rate_ok() {

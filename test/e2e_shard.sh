@@ -34,19 +34,6 @@ H2="http://127.0.0.1:$NGINX_PORT2/"
 H1_LOG="$NGINX_DIR/h1.log"
 H2_LOG="$NGINX_DIR/h2.log"
 
-# lines_settled FILE: waits (up to 2 s) until FILE stops growing, then
-# prints its line count: the server logs a request as it answers it.
-lines_settled() {
-    local n=-1 m
-    for _ in $(seq 40); do
-        m=$(wc -l <"$1")
-        [ "$m" = "$n" ] && break
-        n=$m
-        sleep 0.05
-    done
-    echo "$n"
-}
-
 # shards N ARGS...: runs `shb --shard i/N ARGS` for i in 0..N-1 at once,
 # each report in $T/shard-i.json; then $OUT is {"shards": [the reports]}. A
 # shard that fails, times out or writes to stderr is a failure.
@@ -70,9 +57,6 @@ shards() {
     cp "$T/shards.json" "$OUT"
     SHB_RC=0
 }
-
-# near ACTUAL EXPECTED PERCENT: a jq test that ACTUAL is within PERCENT %.
-near() { echo "(($1) - ($2) | fabs) <= ($2) * $3 / 100"; }
 
 # --- -n: exactly the whole count, shared out ------------------------------------
 begin "h1: 4 shards of -n 4000 -c 8: 1000 requests and 2 connections each, exactly 4000 at nginx"
