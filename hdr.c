@@ -1,0 +1,571 @@
+/* hdr.c — HdrHistogram's V2 encoding of struct hist (hdr.h says the format).
+ *
+ * Runs once per report or log interval, never per request. */
+#include "hdr.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define V2_COOKIE 0x1c849313u            /* V2 base 0x1c849303 | 0x10: ZigZag LEB128 counts */
+#define V2_COMPRESSED_COOKIE 0x1c849314u /* V2 compressed base 0x1c849304 | 0x10 */
+#define COOKIE_BASE(c) ((c) & ~0xf0u)    /* readers ignore the word-size nibble */
+#define V2_HEADER 40
+#define VARINT_MAX 9 /* 8 bytes of 7 bits, a 9th of 8 */
+/* The largest plain encoding of our layout: the header and every bucket
+ * as its longest varint; anything inflating past it is not ours. */
+#define V2_MAX (V2_HEADER + (size_t)HIST_BUCKETS * VARINT_MAX)
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+    put_be32(p, (uint32_t)(v >> 32));
+    put_be32(p + 4, (uint32_t)v);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+    return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+/* HdrHistogram's ZigZagEncoding: zigzag, then 7 bits a byte low first with
+ * the top bit saying more follow, except that a 9th byte carries 8 bits. */
+static size_t put_zigzag(uint8_t *p, int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    size_t n = 0;
+    while (n < 8 && z >> 7) {
+        p[n++] = (uint8_t)(z | 0x80);
+        z >>= 7;
+    }
+    p[n++] = (uint8_t)z;
+    return n;
+}
+
+/* 0, or -1 when the bytes end inside a varint. */
+static int get_zigzag(const uint8_t **pp, const uint8_t *end, int64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t z = 0;
+    for (unsigned i = 0;; i++) {
+        if (p == end)
+            return -1;
+        uint8_t b = *p++;
+        if (i == 8) {
+            z |= (uint64_t)b << 56;
+            break;
+        }
+        z |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80))
+            break;
+    }
+    *pp = p;
+    *v = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+    return 0;
+}
+
+/* The plain V2 encoding into out (V2_MAX bytes); its length. Counts go up
+ * to the last non-empty bucket; a run of two or more empty ones is one
+ * negative varint, a single one a 0 (as HdrHistogram writes them). */
+static size_t encode_v2(const struct hist *h, uint8_t *out)
+{
+    size_t limit = 0;
+    for (size_t i = HIST_BUCKETS; i > 0; i--)
+        if (h->counts[i - 1]) {
+            limit = i;
+            break;
+        }
+    uint8_t *p = out + V2_HEADER;
+    for (size_t i = 0; i < limit;) {
+        uint32_t c = h->counts[i++];
+        if (c) {
+            p += put_zigzag(p, c);
+            continue;
+        }
+        int64_t zeros = 1;
+        while (i < limit && h->counts[i] == 0) {
+            zeros++;
+            i++;
+        }
+        p += put_zigzag(p, zeros > 1 ? -zeros : 0);
+    }
+    size_t payload = (size_t)(p - out) - V2_HEADER;
+    put_be32(out, V2_COOKIE);
+    put_be32(out + 4, (uint32_t)payload);
+    put_be32(out + 8, 0); /* normalizing index offset */
+    put_be32(out + 12, HDR_SIGNIFICANT_DIGITS);
+    put_be64(out + 16, 1); /* lowest discernible value: 1 ns */
+    put_be64(out + 24, HDR_HIGHEST_TRACKABLE);
+    double ratio = 1.0;
+    uint64_t bits;
+    memcpy(&bits, &ratio, sizeof bits);
+    put_be64(out + 32, bits); /* integer-to-double conversion ratio */
+    return (size_t)(p - out);
+}
+
+/* RFC 1950 §8.2's Adler-32. */
+static uint32_t adler32(const uint8_t *p, size_t n)
+{
+    uint32_t a = 1, b = 0;
+    while (n) {
+        size_t chunk = n < 5552 ? n : 5552; /* the most bytes before b can pass 2^32 */
+        n -= chunk;
+        while (chunk--) {
+            a += *p++;
+            b += a;
+        }
+        a %= 65521;
+        b %= 65521;
+    }
+    return b << 16 | a;
+}
+
+#define STORED_MAX 65535u
+
+/* A zlib stream (RFC 1950) of stored deflate blocks (RFC 1951 §3.2.4) of
+ * in into out, which holds zlib_stored_size(n); its length. */
+static size_t zlib_stored_size(size_t n)
+{
+    size_t blocks = n ? (n + STORED_MAX - 1) / STORED_MAX : 1;
+    return 2 + blocks * 5 + n + 4;
+}
+
+static size_t zlib_stored(const uint8_t *in, size_t n, uint8_t *out)
+{
+    uint8_t *p = out;
+    *p++ = 0x78; /* CM 8 (deflate), CINFO 7 (32 KiB window) */
+    *p++ = 0x01; /* FLEVEL 0, no dictionary; (0x78 << 8 | 0x01) % 31 == 0 */
+    size_t left = n;
+    do {
+        size_t len = left < STORED_MAX ? left : STORED_MAX;
+        left -= len;
+        *p++ = left == 0; /* BFINAL on the last block, BTYPE 00 */
+        p[0] = (uint8_t)len;
+        p[1] = (uint8_t)(len >> 8);
+        p[2] = (uint8_t)~len;
+        p[3] = (uint8_t)(~len >> 8);
+        p += 4;
+        memcpy(p, in, len);
+        p += len;
+        in += len;
+    } while (left);
+    put_be32(p, adler32(in - n, n));
+    return (size_t)(p + 4 - out);
+}
+
+uint8_t *hdr_encode(const struct hist *h, size_t *len)
+{
+    uint8_t *plain = malloc(V2_MAX);
+    if (!plain)
+        return NULL;
+    size_t n = encode_v2(h, plain);
+    uint8_t *out = malloc(8 + zlib_stored_size(n));
+    if (out) {
+        size_t z = zlib_stored(plain, n, out + 8);
+        put_be32(out, V2_COMPRESSED_COOKIE);
+        put_be32(out + 4, (uint32_t)z);
+        *len = 8 + z;
+    }
+    free(plain);
+    return out;
+}
+
+static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t hdr_base64(const uint8_t *p, size_t n, char *out)
+{
+    char *o = out;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        *o++ = b64_alphabet[v >> 18 & 63];
+        *o++ = b64_alphabet[v >> 12 & 63];
+        *o++ = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? b64_alphabet[v & 63] : '=';
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+char *hdr_encode_base64(const struct hist *h, size_t *len)
+{
+    size_t n;
+    uint8_t *bin = hdr_encode(h, &n);
+    if (!bin)
+        return NULL;
+    char *text = malloc((n + 2) / 3 * 4 + 1);
+    if (text) {
+        size_t t = hdr_base64(bin, n, text);
+        if (len)
+            *len = t;
+    }
+    free(bin);
+    return text;
+}
+
+/* ------------------------------------------------------------ decoding */
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    snprintf(err, errlen, "%s", msg);
+}
+
+/* RFC 4648 §4, padding required (4 characters a group); NULL for anything
+ * else, with *n the bytes. The caller frees. */
+static uint8_t *unbase64(const char *s, size_t len, size_t *n)
+{
+    if (len == 0 || len % 4)
+        return NULL;
+    uint8_t *out = malloc(len / 4 * 3);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            char c = s[i + k];
+            const char *at = c ? strchr(b64_alphabet, c) : NULL;
+            /* '=' only at the end: one in the last place, or the last two */
+            if (c == '=' && i + 4 == len && k >= 2 && (k == 3 || s[i + 3] == '=')) {
+                pad++;
+                v <<= 6;
+                continue;
+            }
+            if (!at || pad) {
+                free(out);
+                return NULL;
+            }
+            v = v << 6 | (uint32_t)(at - b64_alphabet);
+        }
+        out[o++] = (uint8_t)(v >> 16);
+        if (pad < 2)
+            out[o++] = (uint8_t)(v >> 8);
+        if (pad < 1)
+            out[o++] = (uint8_t)v;
+    }
+    *n = o;
+    return out;
+}
+
+/* RFC 1951 inflate, into a bounded buffer: enough of it for any encoder's
+ * output (stored, fixed and dynamic Huffman blocks), with every length and
+ * distance checked. Codes are canonical (§3.2.2): decoded from per-length
+ * counts and the symbols in code order, a bit at a time. */
+struct bits {
+    const uint8_t *p, *end;
+    uint32_t buf;
+    unsigned have;
+    bool overrun;
+};
+
+static unsigned getbits(struct bits *b, unsigned n)
+{
+    while (b->have < n) {
+        if (b->p == b->end) {
+            b->overrun = true;
+            return 0;
+        }
+        b->buf |= (uint32_t)*b->p++ << b->have;
+        b->have += 8;
+    }
+    unsigned v = b->buf & ((1u << n) - 1);
+    b->buf >>= n;
+    b->have -= n;
+    return v;
+}
+
+#define MAX_BITS 15
+struct huffman {
+    uint16_t count[MAX_BITS + 1]; /* codes of each length */
+    uint16_t symbol[288];         /* symbols in canonical order */
+};
+
+/* 0 when the lengths make a code that is complete or, as §3.2.7 allows for
+ * a single distance code, has one code; -1 when over-subscribed. */
+static int huffman_build(struct huffman *h, const uint8_t *lengths, unsigned n)
+{
+    uint16_t offs[MAX_BITS + 1];
+    memset(h->count, 0, sizeof h->count);
+    for (unsigned i = 0; i < n; i++)
+        h->count[lengths[i]]++;
+    int left = 1;
+    for (unsigned len = 1; len <= MAX_BITS; len++) {
+        left = 2 * left - h->count[len];
+        if (left < 0)
+            return -1;
+    }
+    offs[1] = 0;
+    for (unsigned len = 1; len < MAX_BITS; len++)
+        offs[len + 1] = (uint16_t)(offs[len] + h->count[len]);
+    for (unsigned i = 0; i < n; i++)
+        if (lengths[i])
+            h->symbol[offs[lengths[i]]++] = (uint16_t)i;
+    return 0;
+}
+
+/* The next symbol, or -1 (no such code, or out of input). */
+static int huffman_decode(struct bits *b, const struct huffman *h)
+{
+    int code = 0, first = 0, index = 0;
+    for (unsigned len = 1; len <= MAX_BITS; len++) {
+        code |= (int)getbits(b, 1);
+        if (b->overrun)
+            return -1;
+        int count = h->count[len];
+        if (code - count < first)
+            return h->symbol[index + (code - first)];
+        index += count;
+        first = (first + count) << 1;
+        code <<= 1;
+    }
+    return -1;
+}
+
+struct inflate_out {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                        193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+/* One Huffman-coded block's symbols until end-of-block; 0 or -1. */
+static int inflate_codes(struct bits *b, struct inflate_out *o, const struct huffman *lit, const struct huffman *dist)
+{
+    for (;;) {
+        int sym = huffman_decode(b, lit);
+        if (sym < 0)
+            return -1;
+        if (sym < 256) {
+            if (o->n == o->cap)
+                return -1;
+            o->p[o->n++] = (uint8_t)sym;
+        } else if (sym == 256) {
+            return 0;
+        } else {
+            sym -= 257;
+            if (sym >= 29)
+                return -1;
+            size_t len = len_base[sym] + getbits(b, len_extra[sym]);
+            int d = huffman_decode(b, dist);
+            if (d < 0 || d >= 30)
+                return -1;
+            size_t back = dist_base[d] + getbits(b, dist_extra[d]);
+            if (b->overrun || back > o->n || len > o->cap - o->n)
+                return -1;
+            for (size_t i = 0; i < len; i++, o->n++) /* may overlap itself: byte by byte */
+                o->p[o->n] = o->p[o->n - back];
+        }
+    }
+}
+
+static int inflate_stored(struct bits *b, struct inflate_out *o)
+{
+    b->buf = 0; /* §3.2.4: skip to a byte boundary */
+    b->have = 0;
+    if (b->end - b->p < 4)
+        return -1;
+    unsigned len = b->p[0] | b->p[1] << 8, nlen = b->p[2] | b->p[3] << 8;
+    b->p += 4;
+    if ((len ^ 0xffffu) != nlen || (size_t)(b->end - b->p) < len || len > o->cap - o->n)
+        return -1;
+    memcpy(o->p + o->n, b->p, len);
+    o->n += len;
+    b->p += len;
+    return 0;
+}
+
+static int inflate_fixed(struct bits *b, struct inflate_out *o)
+{
+    uint8_t lengths[288];
+    struct huffman lit, dist;
+    unsigned i = 0;
+    for (; i < 144; i++) /* §3.2.6 */
+        lengths[i] = 8;
+    for (; i < 256; i++)
+        lengths[i] = 9;
+    for (; i < 280; i++)
+        lengths[i] = 7;
+    for (; i < 288; i++)
+        lengths[i] = 8;
+    huffman_build(&lit, lengths, 288);
+    memset(lengths, 5, 30);
+    huffman_build(&dist, lengths, 30);
+    return inflate_codes(b, o, &lit, &dist);
+}
+
+static int inflate_dynamic(struct bits *b, struct inflate_out *o)
+{
+    static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+    uint8_t lengths[288 + 32];
+    struct huffman lencode, lit, dist;
+    unsigned nlen = getbits(b, 5) + 257, ndist = getbits(b, 5) + 1, ncode = getbits(b, 4) + 4; /* §3.2.7 */
+    if (b->overrun || nlen > 286 || ndist > 30)
+        return -1;
+    memset(lengths, 0, 19);
+    for (unsigned i = 0; i < ncode; i++)
+        lengths[order[i]] = (uint8_t)getbits(b, 3);
+    if (b->overrun || huffman_build(&lencode, lengths, 19) < 0)
+        return -1;
+    for (unsigned i = 0; i < nlen + ndist;) {
+        int sym = huffman_decode(b, &lencode);
+        if (sym < 0)
+            return -1;
+        if (sym < 16) {
+            lengths[i++] = (uint8_t)sym;
+            continue;
+        }
+        uint8_t v = 0;
+        unsigned rep;
+        if (sym == 16) {
+            if (i == 0)
+                return -1;
+            v = lengths[i - 1];
+            rep = 3 + getbits(b, 2);
+        } else if (sym == 17) {
+            rep = 3 + getbits(b, 3);
+        } else {
+            rep = 11 + getbits(b, 7);
+        }
+        if (b->overrun || i + rep > nlen + ndist)
+            return -1;
+        while (rep--)
+            lengths[i++] = v;
+    }
+    if (lengths[256] == 0) /* no end-of-block code */
+        return -1;
+    if (huffman_build(&lit, lengths, nlen) < 0 || huffman_build(&dist, lengths + nlen, ndist) < 0)
+        return -1;
+    return inflate_codes(b, o, &lit, &dist);
+}
+
+/* A zlib stream (header, deflate blocks, Adler-32) into o; 0 or -1. */
+static int zlib_inflate(const uint8_t *p, size_t n, struct inflate_out *o)
+{
+    /* RFC 1950 §2.2: CM 8, CINFO <= 7, FCHECK, and no preset dictionary. */
+    if (n < 6 || (p[0] & 0x0f) != 8 || p[0] >> 4 > 7 || (p[0] << 8 | p[1]) % 31 || (p[1] & 0x20))
+        return -1;
+    struct bits b = { .p = p + 2, .end = p + n };
+    unsigned last;
+    do {
+        last = getbits(&b, 1);
+        unsigned type = getbits(&b, 2);
+        if (b.overrun)
+            return -1;
+        int rc = type == 0 ? inflate_stored(&b, o) : type == 1 ? inflate_fixed(&b, o) : type == 2 ? inflate_dynamic(&b, o) : -1;
+        if (rc < 0)
+            return -1;
+    } while (!last);
+    if (b.end - b.p < 4) /* the trailer follows the last block's byte */
+        return -1;
+    return get_be32(b.p) == adler32(o->p, o->n) ? 0 : -1;
+}
+
+/* Adds a plain V2 encoding's counts to h; 0, or -1 with err. */
+static int decode_v2(const uint8_t *p, size_t n, struct hist *h, char *err, size_t errlen)
+{
+    if (n < V2_HEADER || COOKIE_BASE(get_be32(p)) != COOKIE_BASE(V2_COOKIE)) {
+        set_err(err, errlen, "not an HdrHistogram V2 encoding");
+        return -1;
+    }
+    uint32_t payload = get_be32(p + 4);
+    if (payload > n - V2_HEADER) {
+        set_err(err, errlen, "HdrHistogram encoding cut short");
+        return -1;
+    }
+    if (get_be32(p + 8) != 0 || get_be32(p + 12) != HDR_SIGNIFICANT_DIGITS || get_be64(p + 16) != 1) {
+        set_err(err, errlen, "HdrHistogram of another layout (shb's: 3 significant digits, lowest value 1, not shifted)");
+        return -1;
+    }
+    uint32_t *add = calloc(HIST_BUCKETS, sizeof *add);
+    if (!add) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    const uint8_t *q = p + V2_HEADER, *end = q + payload;
+    size_t idx = 0;
+    uint64_t total = 0;
+    const char *bad = NULL;
+    while (q < end && !bad) {
+        int64_t v;
+        if (get_zigzag(&q, end, &v) < 0)
+            bad = "HdrHistogram encoding ends inside a count";
+        else if (v < 0) { /* that many empty buckets; none may be counted past ours */
+            uint64_t zeros = 0 - (uint64_t)v, room = HIST_BUCKETS - idx;
+            idx = zeros >= room ? HIST_BUCKETS : idx + (size_t)zeros;
+        } else if (v == 0) {
+            idx++;
+        } else if (idx >= HIST_BUCKETS)
+            bad = "HdrHistogram counts past shb's highest value (2^55-1 ns)";
+        else if ((uint64_t)v + h->counts[idx] > UINT32_MAX)
+            bad = "HdrHistogram bucket count over 2^32-1";
+        else {
+            add[idx++] = (uint32_t)v;
+            total += (uint64_t)v;
+        }
+    }
+    if (bad) {
+        set_err(err, errlen, bad);
+        free(add);
+        return -1;
+    }
+    for (size_t i = 0; i < HIST_BUCKETS; i++)
+        h->counts[i] += add[i];
+    h->count += total;
+    free(add);
+    return 0;
+}
+
+int hdr_decode_add(const uint8_t *p, size_t n, struct hist *h, char *err, size_t errlen)
+{
+    if (n >= 8 && COOKIE_BASE(get_be32(p)) == COOKIE_BASE(V2_COMPRESSED_COOKIE)) {
+        uint32_t z = get_be32(p + 4);
+        struct inflate_out o = { .p = malloc(V2_MAX), .cap = V2_MAX };
+        if (!o.p) {
+            set_err(err, errlen, "out of memory");
+            return -1;
+        }
+        int rc = -1;
+        if (z > n - 8 || zlib_inflate(p + 8, z, &o) < 0)
+            set_err(err, errlen, "HdrHistogram's zlib stream does not inflate");
+        else
+            rc = decode_v2(o.p, o.n, h, err, errlen);
+        free(o.p);
+        return rc;
+    }
+    return decode_v2(p, n, h, err, errlen);
+}
+
+int hdr_decode_base64_add(const char *b64, size_t len, struct hist *h, char *err, size_t errlen)
+{
+    size_t n;
+    uint8_t *bin = unbase64(b64, len, &n);
+    if (!bin) {
+        set_err(err, errlen, "histogram is not base64 (RFC 4648, padded)");
+        return -1;
+    }
+    int rc = hdr_decode_add(bin, n, h, err, errlen);
+    free(bin);
+    return rc;
+}
