@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include "h3.h"         /* h3_error_name */
+#include "hdr.h"        /* hdr_encode_base64 */
 #include "quic/frame.h" /* quic_transport_error_name */
 #include "tls13/conn.h" /* tls_alert_name */
 
@@ -73,6 +74,8 @@ static const char *or_empty(const char *s)
 /* -q: the asked-for rate over the measured window (a ramp's mean there). */
 static double rate_requested(const struct report_info *ri)
 {
+    if (ri->merged)
+        return ri->merged->rate_requested;
     return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);
 }
 
@@ -87,6 +90,33 @@ static double ns_to_ms(double ns)
     return ns / NS_PER_MS;
 }
 
+/* shb merge: "Merged:       4 reports: shards 0-3 of 4, the whole run". */
+static void text_merged(FILE *f, const struct report_merged *m)
+{
+    fprintf(f, "Merged:       %u report%s", m->reports, m->reports == 1 ? "" : "s");
+    if (m->shard_count) {
+        fputs(": shard", f);
+        fputs(m->n_shards == 1 ? " " : "s ", f);
+        for (unsigned i = 0; i < m->n_shards;) {
+            unsigned j = i;
+            while (j + 1 < m->n_shards && m->shards[j + 1] == m->shards[j] + 1)
+                j++;
+            fprintf(f, "%s%" PRIu32, i ? ", " : "", m->shards[i]);
+            if (j > i)
+                fprintf(f, "%s%" PRIu32, j == i + 1 ? ", " : "-", m->shards[j]);
+            i = j + 1;
+        }
+        fprintf(f, " of %u", m->shard_count);
+        if (m->n_shards == m->shard_count)
+            fputs(", the whole run", f);
+        else
+            fprintf(f, " (%u missing)", m->shard_count - m->n_shards);
+    }
+    if (m->shard_twice)
+        fputs("; a shard came in more than once", f);
+    fputc('\n', f);
+}
+
 static void text_run(FILE *f, const struct report_info *ri)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
@@ -95,6 +125,8 @@ static void text_run(FILE *f, const struct report_info *ri)
     fprintf(f, "Connections:  %u\n", ri->connections);
     if (ri->shard_count > 1) /* not in the spec: only with --shard */
         fprintf(f, "Shard:        %u of %u (its share of -c, -n and -q)\n", ri->shard_index, ri->shard_count);
+    if (ri->merged)
+        text_merged(f, ri->merged);
 }
 
 static void text_requests(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -229,6 +261,18 @@ static const struct hist *phase_hist(const struct stats *s, size_t i)
     return (const struct hist *)((const char *)s + phases[i].offset);
 }
 
+_Static_assert(N_PHASES == REPORT_PHASES, "report.h's REPORT_PHASES counts the phases table");
+
+const char *report_phase_key(size_t i)
+{
+    return phases[i].key;
+}
+
+struct hist *report_phase_hist(struct stats *s, size_t i)
+{
+    return (struct hist *)((char *)s + phases[i].offset);
+}
+
 static bool any_phase(const struct stats *s)
 {
     for (size_t i = 0; i < N_PHASES; i++)
@@ -255,7 +299,7 @@ static void text_phases(FILE *f, const struct stats *s)
 
 /* "H3_NO_ERROR", "PROTOCOL_VIOLATION", "CRYPTO_ERROR handshake_failure",
  * or the code in hex when it has no name (GREASE, private codes). */
-static void close_name(char *out, size_t cap, const struct quic_close_count *k)
+void report_close_name(char *out, size_t cap, const struct quic_close_count *k)
 {
     const char *n = k->app ? h3_error_name(k->code) : quic_transport_error_name(k->code);
     if (n == NULL)
@@ -294,7 +338,7 @@ static void text_quic(FILE *f, const struct stats *s)
         fputs("  Connection closes:\n", f);
         for (unsigned i = 0; i < q->n_closes; i++) {
             char name[64];
-            close_name(name, sizeof name, &q->closes[i]);
+            report_close_name(name, sizeof name, &q->closes[i]);
             fprintf(f, "    [%s %s] %" PRIu64 "\n", q->closes[i].by_server ? "by server" : "by shb", name,
                     q->closes[i].count);
         }
@@ -570,7 +614,20 @@ static void json_percentiles(FILE *f, int indent, const struct hist *h)
         fprintf(f, "\"p%s\": ", percentiles[i].label);
         json_seconds(f, hist_percentile(h, percentiles[i].p));
     }
-    fprintf(f, "\n%*s}\n", indent, "");
+    fprintf(f, "\n%*s}", indent, "");
+}
+
+/* The whole histogram, lossless: HdrHistogram's compressed V2 encoding in
+ * base64 (hdr.h), which `shb merge` and HdrHistogram's own tools read;
+ * null only if memory ran out. */
+static void json_hdr(FILE *f, const struct hist *h)
+{
+    char *b64 = hdr_encode_base64(h, NULL);
+    if (b64)
+        fprintf(f, "\"%s\"", b64);
+    else
+        fputs("null", f);
+    free(b64);
 }
 
 /* A histogram's lines, each starting with indent spaces: min, mean, max
@@ -585,6 +642,9 @@ static void json_hist(FILE *f, int indent, const struct hist *h)
     json_seconds(f, max_latency_ns(h));
     fputs(",\n", f);
     json_percentiles(f, indent, h);
+    fprintf(f, ",\n%*s\"histogram\": ", indent, "");
+    json_hdr(f, h);
+    fputc('\n', f);
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
@@ -645,6 +705,8 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
     json_seconds(f, hist_percentile(&p->lag, 99));
     fputs(", \"max\": ", f);
     json_seconds(f, max_latency_ns(&p->lag));
+    fputs(", \"histogram\": ", f);
+    json_hdr(f, &p->lag);
     fputs("},\n", f);
 }
 
@@ -670,7 +732,7 @@ static void json_quic(FILE *f, const struct stats *s)
     fputs(",\n    \"connectionCloses\": {", f);
     for (unsigned i = 0; i < q->n_closes; i++) {
         char name[64], key[80];
-        close_name(name, sizeof name, &q->closes[i]);
+        report_close_name(name, sizeof name, &q->closes[i]);
         snprintf(key, sizeof key, "%s %s", q->closes[i].by_server ? "server" : "shb", name);
         fputs(i ? ", " : "", f);
         json_string(f, key);
@@ -721,6 +783,14 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     fprintf(f, "  \"startTime\": %" PRIu64 ".%09" PRIu64 ", \"endTime\": %" PRIu64 ".%09" PRIu64 ",\n",
             ri->start_wall_ns / NS_PER_SEC, ri->start_wall_ns % NS_PER_SEC, end_wall / NS_PER_SEC, end_wall % NS_PER_SEC);
     fprintf(f, "  \"shard\": {\"index\": %u, \"count\": %u},\n", ri->shard_index, ri->shard_count);
+    if (ri->merged) {
+        const struct report_merged *m = ri->merged;
+        fprintf(f, "  \"merged\": {\"reports\": %u, \"shardCount\": %u, \"shards\": [", m->reports, m->shard_count);
+        for (unsigned i = 0; i < m->n_shards; i++)
+            fprintf(f, "%s%" PRIu32, i ? ", " : "", m->shards[i]);
+        fprintf(f, "], \"complete\": %s, \"shardTwice\": %s},\n",
+                m->shard_count && m->n_shards == m->shard_count ? "true" : "false", m->shard_twice ? "true" : "false");
+    }
     if (ri->warmup_ns) {
         fputs("  \"warmup\": {\"durationSeconds\": ", f);
         json_seconds(f, ri->warmup_ns);

@@ -2,6 +2,8 @@
 #ifndef SHB_REPORT_H
 #define SHB_REPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,7 +21,28 @@ struct report_info {
     double client_busy;   /* the busiest worker thread's CPU time / the run's wall time */
     uint64_t start_wall_ns; /* the measured window's start, Unix ns (it ends duration_ns later) */
     unsigned shard_index, shard_count; /* --shard I/N (0/1: the whole run) */
+    const struct report_merged *merged; /* shb merge's report, or NULL */
 };
+
+/* What went into a report that `shb merge` made (merge.c). */
+struct report_merged {
+    unsigned reports;       /* how many reports */
+    unsigned shard_count;   /* their --shard N when all have the same N > 1, else 0 */
+    const uint32_t *shards; /* the shard indexes that came in, ascending, each once */
+    unsigned n_shards;
+    bool shard_twice;       /* some shard came in more than once */
+    double rate_requested;  /* -q: the rates the reports asked for, summed */
+};
+
+/* The phases table: phase i's JSON key ("connect", "tlsHandshake",
+ * "quicHandshake", "firstByte") and its histogram in s. */
+#define REPORT_PHASES 4
+const char *report_phase_key(size_t i);
+struct hist *report_phase_hist(struct stats *s, size_t i);
+
+/* A CONNECTION_CLOSE's name as the reports print it: "H3_NO_ERROR",
+ * "CRYPTO_ERROR handshake_failure", "application 0x1f", "0x53". */
+void report_close_name(char *out, size_t cap, const struct quic_close_count *k);
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s);
 void report_json(FILE *f, const struct report_info *ri, const struct stats *s);

@@ -28,6 +28,7 @@
 #include "h3.h"
 #include "hpack.h"
 #include "live.h"
+#include "merge.h"
 #include "report.h"
 #include "stats.h"
 #include "worker.h"
@@ -254,6 +255,9 @@ static bool wait_until_wall(uint64_t target_ns)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    /* Subcommands: words no URL can be (a URL starts with a scheme). */
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return merge_main(argc - 1, argv + 1, stdout, stderr);
     struct shb_opts o;
     char err[512];
     unsigned cores = cli_physical_cores();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hdr.h"
 #include "report.h"
 #include "stats.h"
 #include "t.h"
@@ -401,6 +402,12 @@ static double rel_diff(double a, double b)
     return b == 0 ? d : d / (b < 0 ? -b : b);
 }
 
+static int ends_with(const char *text, const char *tail)
+{
+    size_t n = strlen(text), t = strlen(tail);
+    return n >= t && strcmp(text + n - t, tail) == 0;
+}
+
 static int has_line(const char *text, const char *line)
 {
     size_t n = strlen(line);
@@ -433,7 +440,7 @@ static void check_json_spec_sample(void)
         "    \"min\": 0.000030961,",
         "    \"max\": 0.004210834,",
         "    \"percentiles\": {",
-        "    }",
+        "    },",
         "  }",
         "}",
     };
@@ -468,6 +475,22 @@ static void check_json_spec_sample(void)
     T_CHECK("json: percentiles three to a line like the spec",
             strstr(out, "\"percentiles\": {\n      \"p10\": 0.000103423, \"p25\": ") != NULL,
             "got:\n%s", out);
+    /* The histogram after them is the latency's, every bucket (hdr.h). */
+    const char *h = strstr(out, "\"percentiles\": {");
+    h = h ? strstr(h, "},\n    \"histogram\": \"") : NULL;
+    struct hist back;
+    char err[160] = "";
+    int same = 0;
+    if (h && hist_init(&back) == 0) {
+        h += strlen("},\n    \"histogram\": \"");
+        const char *end = strchr(h, '"');
+        same = end && hdr_decode_base64_add(h, (size_t)(end - h), &back, err, sizeof err) == 0 &&
+               back.count == s.latency.count &&
+               memcmp(back.counts, s.latency.counts, HIST_BUCKETS * sizeof *back.counts) == 0;
+        hist_free(&back);
+    }
+    T_CHECK("json: latencySeconds.histogram decodes to the latency histogram, bucket for bucket", same,
+            "%s\n%s", err, out);
     free(out);
     stats_free(&s);
 }
@@ -751,7 +774,7 @@ static void check_rate(void)
                                           "\"sent\": 2990, \"clientBusy\": 0.25, \"clientSaturated\": false},\n"
                                           "  \"scheduleLag\": {\"late\": 3, \"lateAfterSeconds\": 0.001000000, "
                                           "\"responses\": 100, \"unsent\": 10, \"p50\": 0.000040031, \"p99\": "
-                                          "0.002000000, \"max\": 0.002000000},\n")
+                                          "0.002000000, \"max\": 0.002000000, \"histogram\": \"HISTF")
                            : NULL;
     const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
     const char *svc = json ? strstr(json, "\"serviceTimeSeconds\": {\n    \"min\": 0.000100000,") : NULL;
@@ -852,7 +875,8 @@ static void check_phases(void)
     char *json = render(report_json, &ri, &s);
     T_CHECK("phases: nothing of them when none occurred (the spec's report)",
             text && json && !strstr(text, "Phases") && !strstr(json, "phases") &&
-                strstr(json, "\n    }\n  }\n}\n") && json_valid(json),
+                strstr(json, "\n    },\n    \"histogram\": \"HISTF") && ends_with(json, "\"\n  }\n}\n") &&
+                json_valid(json),
             "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
     free(text);
     free(json);
@@ -884,7 +908,8 @@ static void check_phases(void)
                              : NULL;
     T_CHECK("phases: json the last key, connect, quicHandshake, firstByte in order, no tlsHandshake",
             latency && phases && quic && first && latency < phases && phases < quic && quic < first &&
-                strstr(first, ", \"p99.99\": 0.003000000\n      }\n    }\n  }\n}\n") &&
+                strstr(first, ", \"p99.99\": 0.003000000\n      },\n      \"histogram\": \"HISTF") &&
+                ends_with(json, "\"\n    }\n  }\n}\n") &&
                 !strstr(json, "tlsHandshake") && json_valid(json),
             "got:\n%s", json ? json : "(null)");
     free(text);

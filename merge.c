@@ -1,0 +1,682 @@
+/* merge.c — `shb merge` (merge.h): reports read back into struct stats,
+ * merged with stats_merge, printed by report.c like any run's.
+ *
+ * What a report carries exactly is merged exactly: counts and bytes are
+ * integers; each histogram comes back bucket for bucket from its
+ * HdrHistogram encoding, with its exact min and max (and its sum from the
+ * mean) from the keys beside it. The window is the union of the reports'
+ * [startTime, endTime]: N shards of a 10 s run make a 10 s report, and
+ * two runs an hour apart make one of an hour and their rates say so. The
+ * per-second timeline is left out: its entries keep only p50 and p99,
+ * which cannot be merged. */
+#include "merge.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hdr.h"
+#include "json.h"
+#include "report.h"
+#include "stats.h"
+#include "tls13/conn.h"
+
+#define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
+
+/* The first report's identity, what every other is checked against, and
+ * the figures report_info takes from all of them. */
+struct merged_run {
+    bool force;
+    char first_name[4096];      /* the first report's file (and [index] in an array) */
+    unsigned extra_reports;     /* reports that merged reports among the input were made of, less one each */
+    char *url, *protocol;       /* the first report's; several, joined, under --force */
+    bool paced;                 /* -q: the open model */
+    bool ramp;
+    unsigned threads, connections;
+    uint64_t start_ns, end_ns;  /* the union window, Unix ns */
+    uint64_t warmup_ns;
+    double client_busy;
+    struct pace_rate rate;      /* summed; ramp_ns only marks a ramp */
+    struct report_merged info;
+    uint32_t *shards;           /* indexes seen (sorted at the end) */
+    size_t n_shards, cap_shards;
+};
+
+/* One report being read: where, and the first problem found. */
+struct reader {
+    const char *name; /* "FILE" or "FILE[2]" for an array's element */
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(struct reader *rd, const char *fmt, ...)
+{
+    if (rd->failed)
+        return;
+    rd->failed = true;
+    int n = snprintf(rd->err, rd->errlen, "%s: ", rd->name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < rd->errlen)
+        vsnprintf(rd->err + n, rd->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t get_u64(struct reader *rd, const struct json *obj, const char *what, const char *key)
+{
+    uint64_t v = 0;
+    if (json_to_u64(json_get(obj, key), &v) < 0)
+        bad(rd, "%s%s is missing or not a whole number", what, key);
+    return v;
+}
+
+static uint64_t get_ns(struct reader *rd, const struct json *obj, const char *what, const char *key)
+{
+    uint64_t v = 0;
+    if (json_to_ns(json_get(obj, key), &v) < 0)
+        bad(rd, "%s%s is missing or not a number of seconds", what, key);
+    return v;
+}
+
+static double get_double(struct reader *rd, const struct json *obj, const char *what, const char *key)
+{
+    double v = 0;
+    if (json_to_double(json_get(obj, key), &v) < 0 || !isfinite(v) || v < 0)
+        bad(rd, "%s%s is missing or not a number", what, key);
+    return v;
+}
+
+static const struct json *get_object(struct reader *rd, const struct json *obj, const char *key)
+{
+    const struct json *v = json_get(obj, key);
+    if (!v || v->type != JSON_OBJECT) {
+        bad(rd, "%s is missing or not an object", key);
+        return NULL;
+    }
+    return v;
+}
+
+/* The lowest value a bucket holds (for a histogram whose min the report
+ * does not print: the schedule lag's). */
+static uint64_t lowest_recorded(const struct hist *h)
+{
+    for (size_t i = 0; i < HIST_BUCKETS; i++) {
+        if (!h->counts[i])
+            continue;
+        if (i < HIST_SUB_COUNT)
+            return i;
+        unsigned shift = (unsigned)(i / HIST_SUB_HALF) - 1;
+        return (uint64_t)(i - (size_t)shift * HIST_SUB_HALF) << shift;
+    }
+    return UINT64_MAX;
+}
+
+/* obj's "histogram" into h (fresh from hist_init), with min, max and the
+ * sum from obj's "min", "mean" and "max" seconds where it has them. */
+static void get_hist(struct reader *rd, const struct json *obj, const char *what, struct hist *h)
+{
+    const struct json *b64 = json_get(obj, "histogram");
+    if (!b64 || b64->type != JSON_STRING) {
+        bad(rd, "%s has no histogram (a report from an shb before merge existed?): its percentiles cannot be "
+                "merged exactly",
+            what);
+        return;
+    }
+    char why[160];
+    if (hdr_decode_base64_add(b64->text, b64->len, h, why, sizeof why) < 0) {
+        bad(rd, "%s.histogram: %s", what, why);
+        return;
+    }
+    if (h->count == 0)
+        return;
+    char at[64];
+    snprintf(at, sizeof at, "%s.", what);
+    h->max = get_ns(rd, obj, at, "max");
+    h->min = json_get(obj, "min") ? get_ns(rd, obj, at, "min") : lowest_recorded(h);
+    if (json_get(obj, "mean"))
+        h->sum = get_double(rd, obj, at, "mean") * 1e9 * (double)h->count;
+    else
+        h->sum = 0; /* the schedule lag: no mean is printed from it */
+}
+
+static int alert_number(const char *name)
+{
+    for (int a = 0; a < 256; a++)
+        if (strcmp(tls_alert_name(a), name) == 0)
+            return a;
+    return -1;
+}
+
+static void get_alerts(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *alerts = json_get(r, "tlsAlerts");
+    if (!alerts)
+        return;
+    for (const struct json *m = alerts->type == JSON_OBJECT ? alerts->child : NULL; m; m = m->next) {
+        bool received = strncmp(m->key, "received ", 9) == 0;
+        const char *name = received ? m->key + 9 : strncmp(m->key, "sent ", 5) == 0 ? m->key + 5 : NULL;
+        int a = name ? alert_number(name) : -1;
+        uint64_t n = 0;
+        if (a < 0 || json_to_u64(m, &n) < 0) {
+            bad(rd, "tlsAlerts: \"%s\" is not an alert count", m->key);
+            return;
+        }
+        (received ? s->alerts_received : s->alerts_sent)[a] += n;
+    }
+}
+
+/* "server H3_NO_ERROR", "shb CRYPTO_ERROR handshake_failure", "server
+ * application 0x1f": the close report_close_name printed. */
+static bool close_from_key(const char *key, struct quic_close_count *k)
+{
+    k->by_server = strncmp(key, "server ", 7) == 0;
+    if (!k->by_server && strncmp(key, "shb ", 4) != 0)
+        return false;
+    const char *name = key + (k->by_server ? 7 : 4);
+    for (int app = 0; app < 2; app++) {
+        k->app = app;
+        for (k->code = 0; k->code < 0x400; k->code++) {
+            char printed[64];
+            report_close_name(printed, sizeof printed, k);
+            if (strcmp(printed, name) == 0)
+                return true;
+        }
+    }
+    /* Codes with no name print in hex; any of them may come back. */
+    k->app = strncmp(name, "application ", 12) == 0;
+    const char *hex = name + (k->app ? 12 : 0);
+    char *end;
+    errno = 0;
+    unsigned long long code = strncmp(hex, "0x", 2) == 0 ? strtoull(hex + 2, &end, 16) : 0;
+    if (strncmp(hex, "0x", 2) != 0 || errno || end == hex + 2 || *end)
+        return false;
+    k->code = code;
+    return true;
+}
+
+static void get_quic(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *q = json_get(r, "quic");
+    if (!q)
+        return;
+    struct quic_stats *o = &s->quic;
+    o->quic = true;
+    o->packets_sent = get_u64(rd, q, "quic.", "packetsSent");
+    o->packets_received = get_u64(rd, q, "quic.", "packetsReceived");
+    o->packets_lost = get_u64(rd, q, "quic.", "packetsLost");
+    o->pto_count = get_u64(rd, q, "quic.", "ptoCount");
+    o->datagrams_sent = get_u64(rd, q, "quic.", "datagramsSent");
+    o->datagrams_received = get_u64(rd, q, "quic.", "datagramsReceived");
+    /* sendmsg calls are printed only as datagrams per call, to 17 digits:
+     * enough to give the whole count back. */
+    double per_send = get_double(rd, q, "quic.", "datagramsPerSend");
+    o->sends = per_send > 0 ? (uint64_t)llround((double)o->datagrams_sent / per_send) : 0;
+    o->retries = get_u64(rd, q, "quic.", "retries");
+    o->key_updates = get_u64(rd, q, "quic.", "keyUpdates");
+    o->goaways = get_u64(rd, q, "quic.", "goaways");
+    const struct json *closes = json_get(q, "connectionCloses");
+    for (const struct json *m = closes && closes->type == JSON_OBJECT ? closes->child : NULL; m; m = m->next) {
+        uint64_t n = 0;
+        struct quic_close_count k = { 0 };
+        if (json_to_u64(m, &n) < 0) {
+            bad(rd, "quic.connectionCloses: \"%s\" is not a count", m->key);
+            return;
+        }
+        if (strcmp(m->key, "other") == 0)
+            o->closes_other += n;
+        else if (close_from_key(m->key, &k))
+            stats_quic_close(s, k.by_server, k.app, k.code, n);
+        else {
+            bad(rd, "quic.connectionCloses: \"%s\" is not a close shb reports", m->key);
+            return;
+        }
+    }
+}
+
+static void get_phases(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *phases = json_get(r, "phases");
+    for (const struct json *m = phases && phases->type == JSON_OBJECT ? phases->child : NULL; m; m = m->next) {
+        size_t i = 0;
+        while (i < REPORT_PHASES && strcmp(report_phase_key(i), m->key) != 0)
+            i++;
+        if (i == REPORT_PHASES) {
+            bad(rd, "phases: \"%s\" is not a phase this shb knows", m->key);
+            return;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "phases.%s", m->key);
+        get_hist(rd, m, what, report_phase_hist(s, i));
+    }
+}
+
+/* The statusCodes and errorKinds objects; they must add up to the
+ * requests' ok and errors, as every report's do. */
+static void get_outcomes(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *req = get_object(rd, r, "requests");
+    const struct json *codes = get_object(rd, r, "statusCodes");
+    const struct json *kinds = get_object(rd, r, "errorKinds");
+    if (!req || !codes || !kinds)
+        return;
+    s->ok = get_u64(rd, req, "requests.", "ok");
+    uint64_t errors = get_u64(rd, req, "requests.", "errors"), ok_sum = 0, err_sum = 0;
+    for (const struct json *m = codes->child; m; m = m->next) {
+        char *end;
+        errno = 0;
+        unsigned long code = strtoul(m->key, &end, 10);
+        uint64_t n = 0;
+        if (errno || end == m->key || *end || code >= STATUS_MAX || json_to_u64(m, &n) < 0) {
+            bad(rd, "statusCodes: \"%s\" is not a status code's count", m->key);
+            return;
+        }
+        s->status[code] += n;
+        ok_sum += n;
+    }
+    for (const struct json *m = kinds->child; m; m = m->next) {
+        int k = 0;
+        while (k < ERR_KINDS && strcmp(err_kind_name((enum err_kind)k), m->key) != 0)
+            k++;
+        uint64_t n = 0;
+        if (k == ERR_KINDS || json_to_u64(m, &n) < 0) {
+            bad(rd, "errorKinds: \"%s\" is not an error kind shb counts", m->key);
+            return;
+        }
+        s->errors[k] += n;
+        err_sum += n;
+    }
+    if (!rd->failed && (ok_sum != s->ok || err_sum != errors))
+        bad(rd, "statusCodes and errorKinds do not add up to requests.ok and requests.errors");
+}
+
+static void get_pace(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
+{
+    const struct json *rate = get_object(rd, r, "rate");
+    const struct json *lag = get_object(rd, r, "scheduleLag");
+    const struct json *service = get_object(rd, r, "serviceTimeSeconds");
+    if (!rate || !lag || !service)
+        return;
+    m->info.rate_requested += get_double(rd, rate, "rate.", "requested");
+    bool ramp = json_get(rate, "from") != NULL;
+    if (ramp) {
+        m->rate.from += get_double(rd, rate, "rate.", "from");
+        m->rate.to += get_double(rd, rate, "rate.", "to");
+    }
+    if (m->info.reports > 0 && ramp != m->ramp)
+        bad(rd, "a -q ramp cannot be merged with a steady -q rate (%s)", m->first_name);
+    m->ramp = ramp;
+    double busy = get_double(rd, rate, "rate.", "clientBusy");
+    if (busy > m->client_busy)
+        m->client_busy = busy;
+    s->pace.sent = get_u64(rd, rate, "rate.", "sent");
+    s->pace.late = get_u64(rd, lag, "scheduleLag.", "late");
+    s->pace.unsent = get_u64(rd, lag, "scheduleLag.", "unsent");
+    get_hist(rd, lag, "scheduleLag", &s->pace.lag);
+    get_hist(rd, service, "serviceTimeSeconds", &s->pace.service);
+}
+
+static void get_warmup(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
+{
+    const struct json *w = json_get(r, "warmup");
+    if (!w)
+        return;
+    uint64_t ns = get_ns(rd, w, "warmup.", "durationSeconds");
+    if (ns > m->warmup_ns)
+        m->warmup_ns = ns;
+    s->warmup.ok = get_u64(rd, w, "warmup.", "ok");
+    s->warmup.errors = get_u64(rd, w, "warmup.", "errors");
+    s->warmup.bytes_recv = get_u64(rd, w, "warmup.", "bytesReceived");
+    s->warmup.bytes_sent = get_u64(rd, w, "warmup.", "bytesSent");
+}
+
+static int add_shard(struct merged_run *m, uint32_t index)
+{
+    if (m->n_shards == m->cap_shards) {
+        size_t cap = m->cap_shards ? m->cap_shards * 2 : 64;
+        uint32_t *p = realloc(m->shards, cap * sizeof *p);
+        if (!p)
+            return -1;
+        m->shards = p;
+        m->cap_shards = cap;
+    }
+    m->shards[m->n_shards++] = index;
+    return 0;
+}
+
+/* Which shards this report covers: its --shard I/N, or, for a report merge
+ * made, the shards listed under "merged". */
+static void get_shards(struct reader *rd, const struct json *r, struct merged_run *m)
+{
+    const struct json *shard = get_object(rd, r, "shard");
+    if (!shard)
+        return;
+    uint64_t index = get_u64(rd, shard, "shard.", "index"), count = get_u64(rd, shard, "shard.", "count");
+    const struct json *merged = json_get(r, "merged");
+    if (merged) {
+        uint64_t made_of = get_u64(rd, merged, "merged.", "reports");
+        m->extra_reports += made_of > 1 ? (unsigned)made_of - 1 : 0;
+        count = get_u64(rd, merged, "merged.", "shardCount");
+    }
+    if (rd->failed)
+        return;
+    if (count > CLI_SHARDS_MAX || (count > 0 && index >= count)) {
+        bad(rd, "shard %llu of %llu is not a shard", (unsigned long long)index, (unsigned long long)count);
+        return;
+    }
+    /* The first report sets N; a report of another N (or none) means the
+     * reports are not shards of one run. */
+    unsigned n = count > 1 ? (unsigned)count : 0;
+    if (m->info.reports == 0 || m->info.shard_count == n)
+        m->info.shard_count = n;
+    else
+        m->info.shard_count = UINT32_MAX; /* mixed: no shard list */
+    if (n == 0)
+        return;
+    if (!merged) {
+        if (add_shard(m, (uint32_t)index) < 0)
+            bad(rd, "out of memory");
+        return;
+    }
+    const struct json *list = json_get(merged, "shards");
+    for (const struct json *e = list && list->type == JSON_ARRAY ? list->child : NULL; e; e = e->next) {
+        uint64_t i = 0;
+        if (json_to_u64(e, &i) < 0 || i >= n) {
+            bad(rd, "merged.shards holds something other than shard indexes below %u", n);
+            return;
+        }
+        if (add_shard(m, (uint32_t)i) < 0) {
+            bad(rd, "out of memory");
+            return;
+        }
+    }
+    if (json_get(merged, "shardTwice") && json_get(merged, "shardTwice")->type == JSON_TRUE)
+        m->info.shard_twice = true;
+}
+
+static char *joined(char *have, const char *add)
+{
+    if (strcmp(have, add) == 0)
+        return have;
+    /* Already listed? (" + " separates them.) */
+    size_t n = strlen(add);
+    for (const char *at = strstr(have, add); at; at = strstr(at + 1, add))
+        if ((at == have || strncmp(at - 3, " + ", 3) == 0) && (at[n] == '\0' || strncmp(at + n, " + ", 3) == 0))
+            return have;
+    size_t len = strlen(have) + 3 + n + 1;
+    char *out = malloc(len);
+    if (!out)
+        return have;
+    snprintf(out, len, "%s + %s", have, add);
+    free(have);
+    return out;
+}
+
+/* One report (an object) into s, after checking it may join the others. */
+static void read_report(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
+{
+    if (r->type != JSON_OBJECT || !json_get(r, "requests") || !json_get(r, "latencySeconds")) {
+        bad(rd, "not an shb JSON report (no requests or latencySeconds)");
+        return;
+    }
+    const struct json *url = json_get(r, "url"), *proto = json_get(r, "protocol");
+    if (!url || url->type != JSON_STRING || !proto || proto->type != JSON_STRING) {
+        bad(rd, "url or protocol is missing");
+        return;
+    }
+    bool paced = json_get(r, "rate") != NULL;
+    if (m->info.reports == 0) {
+        m->url = strdup(url->text);
+        m->protocol = strdup(proto->text);
+        m->paced = paced;
+        snprintf(m->first_name, sizeof m->first_name, "%s", rd->name);
+        if (!m->url || !m->protocol) {
+            bad(rd, "out of memory");
+            return;
+        }
+    } else {
+        if (!m->force && (strcmp(m->url, url->text) != 0 || strcmp(m->protocol, proto->text) != 0)) {
+            bad(rd, "a run of %s over %s, but %s is of %s over %s (--force merges them anyway)", url->text,
+                proto->text, m->first_name, m->url, m->protocol);
+            return;
+        }
+        if (paced != m->paced) {
+            bad(rd, "%s with -q (the open model) and %s %s: their latencies do not measure the same thing",
+                paced ? "run" : "run without it", m->first_name, paced ? "without it" : "with it");
+            return;
+        }
+        m->url = joined(m->url, url->text);
+        m->protocol = joined(m->protocol, proto->text);
+    }
+    if (stats_init(s) < 0 || (paced && stats_init_pace(s) < 0)) {
+        bad(rd, "out of memory");
+        return;
+    }
+    m->threads += (unsigned)get_u64(rd, r, "", "threads");
+    m->connections += (unsigned)get_u64(rd, r, "", "connections");
+    uint64_t start = get_ns(rd, r, "", "startTime"), end = get_ns(rd, r, "", "endTime");
+    if (!rd->failed && end < start)
+        bad(rd, "endTime is before startTime");
+    if (m->info.reports == 0 || start < m->start_ns)
+        m->start_ns = start;
+    if (m->info.reports == 0 || end > m->end_ns)
+        m->end_ns = end;
+    get_outcomes(rd, r, s);
+    s->bytes_recv = get_u64(rd, r, "", "bytesReceived");
+    s->bytes_sent = get_u64(rd, r, "", "bytesSent");
+    s->in_flight = get_u64(rd, r, "", "inFlight");
+    s->connections_opened = get_u64(rd, r, "", "connectionsOpened");
+    get_warmup(rd, r, s, m);
+    if (paced)
+        get_pace(rd, r, s, m);
+    get_alerts(rd, r, s);
+    get_quic(rd, r, s);
+    get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
+    get_phases(rd, r, s);
+    get_shards(rd, r, m);
+}
+
+static char *read_all(const char *path, size_t *n, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                snprintf(err, errlen, "%s: larger than 1 GiB: not a report", path);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *more = realloc(buf, cap * 2);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+    }
+    if (!buf && !err[0])
+        snprintf(err, errlen, "out of memory");
+    if (f != stdin)
+        fclose(f);
+    *n = len;
+    return buf;
+}
+
+/* Every report in one file into total. 0, or -1 with err set. */
+static int merge_file(const char *path, struct stats *total, struct merged_run *m, char *err, size_t errlen)
+{
+    size_t n = 0;
+    err[0] = '\0';
+    char *text = read_all(path, &n, err, errlen);
+    if (!text)
+        return -1;
+    char why[160];
+    struct json *root = json_parse(text, n, why, sizeof why);
+    if (!root) {
+        snprintf(err, errlen, "%s: not JSON: %s", path, why);
+        free(text);
+        return -1;
+    }
+    /* A file holds one report, or an array of them (-j with several URLs). */
+    bool array = root->type == JSON_ARRAY;
+    const struct json *r = array ? root->child : root;
+    int rc = 0, i = 0;
+    if (array && !r) {
+        snprintf(err, errlen, "%s: an empty array: no report", path);
+        rc = -1;
+    }
+    for (; r && rc == 0; r = array ? r->next : NULL, i++) {
+        char name[4096];
+        if (array)
+            snprintf(name, sizeof name, "%s[%d]", path, i);
+        else
+            snprintf(name, sizeof name, "%s", path);
+        struct reader rd = { .name = name, .err = err, .errlen = errlen };
+        struct stats s;
+        memset(&s, 0, sizeof s);
+        read_report(&rd, r, &s, m);
+        if (rd.failed) {
+            rc = -1;
+        } else {
+            stats_merge(total, &s);
+            m->info.reports++;
+        }
+        stats_free(&s);
+    }
+    json_free(root);
+    free(text);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f)
+{
+    fputs("Usage: shb merge [-j] [--force] <FILE>...\n"
+          "\n"
+          "Merge shb JSON reports (shards of one run, or separate runs) into one report: counts summed,\n"
+          "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
+          "\n"
+          "Arguments:\n"
+          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them; - reads stdin)\n"
+          "\n"
+          "Options:\n"
+          "  -j, --json   Print the merged report as JSON\n"
+          "      --force  Merge reports of different URLs or protocols\n"
+          "  -h, --help   Print help\n",
+          f);
+}
+
+int merge_main(int argc, char **argv, FILE *out, FILE *errf)
+{
+    struct merged_run m = { 0 };
+    bool json = false;
+    int nfiles = 0, rc = 0;
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            argv[1 + nfiles++] = argv[i]; /* files, in order, over what was read */
+        } else if (strcmp(a, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--force") == 0) {
+            m.force = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(out);
+            return 0;
+        } else {
+            fprintf(errf, "shb: merge: unknown option '%s' (shb merge [-j] [--force] FILE...)\n", a);
+            return 2;
+        }
+    }
+    if (nfiles == 0) {
+        fputs("shb: merge: no report to merge (shb merge [-j] [--force] FILE...)\n", errf);
+        return 2;
+    }
+    struct stats total;
+    char err[4600] = "";
+    if (stats_init(&total) < 0 || stats_init_pace(&total) < 0) {
+        fputs("shb: merge: out of memory\n", errf);
+        return 1;
+    }
+    total.pace.on = false; /* set again by the reports that have it */
+    for (int i = 0; i < nfiles && rc == 0; i++)
+        if (merge_file(argv[1 + i], &total, &m, err, sizeof err) < 0) {
+            fprintf(errf, "shb: merge: %s\n", err);
+            rc = 2;
+        }
+    if (rc == 0) {
+        m.info.reports += m.extra_reports;
+        if (m.info.shard_count == UINT32_MAX) /* reports of different N */
+            m.info.shard_count = 0;
+        if (m.info.shard_count == 0)
+            m.n_shards = 0;
+        qsort(m.shards, m.n_shards, sizeof *m.shards, cmp_u32);
+        size_t unique = 0;
+        for (size_t i = 0; i < m.n_shards; i++) {
+            if (unique && m.shards[unique - 1] == m.shards[i])
+                m.info.shard_twice = true;
+            else
+                m.shards[unique++] = m.shards[i];
+        }
+        m.info.shards = m.shards;
+        m.info.n_shards = (unsigned)unique;
+        m.rate.ramp_ns = m.ramp; /* only whether it was a ramp: rate_requested is summed */
+        if (!m.ramp)
+            m.rate.from = m.rate.to = m.info.rate_requested;
+        struct report_info ri = {
+            .url = m.url,
+            .protocol = m.protocol,
+            .threads = m.threads,
+            .connections = m.connections,
+            .duration_ns = m.end_ns - m.start_ns,
+            .warmup_ns = m.warmup_ns,
+            .rate = m.paced ? &m.rate : NULL,
+            .client_busy = m.client_busy,
+            .start_wall_ns = m.start_ns,
+            .shard_index = 0,
+            .shard_count = 1,
+            .merged = &m.info,
+        };
+        if (json)
+            report_json(out, &ri, &total);
+        else
+            report_text(out, &ri, &total);
+        fflush(out);
+    }
+    stats_free(&total);
+    free(m.url);
+    free(m.protocol);
+    free(m.shards);
+    return rc;
+}
