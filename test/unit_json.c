@@ -1,0 +1,174 @@
+/* test/unit_json.c — the RFC 8259 reader (json.c): RFC 8259's own examples,
+ * escapes, exact numbers, and what it must refuse, with where. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "t.h"
+
+/* json_parse changes its input: each test parses its own copy. */
+static struct json *parse(const char *text, char *err, size_t errlen)
+{
+    static char buf[8192];
+    size_t n = strlen(text);
+    memcpy(buf, text, n + 1);
+    err[0] = '\0';
+    return json_parse(buf, n, err, errlen);
+}
+
+static void test_rfc_examples(void)
+{
+    /* RFC 8259 §13, the first example. */
+    static const char image[] = "{\n"
+                                "  \"Image\": {\n"
+                                "      \"Width\":  800,\n"
+                                "      \"Height\": 600,\n"
+                                "      \"Title\":  \"View from 15th Floor\",\n"
+                                "      \"Thumbnail\": {\n"
+                                "          \"Url\":    \"http://www.example.com/image/481989943\",\n"
+                                "          \"Height\": 125,\n"
+                                "          \"Width\":  100\n"
+                                "      },\n"
+                                "      \"Animated\" : false,\n"
+                                "      \"IDs\": [116, 943, 234, 38793]\n"
+                                "    }\n"
+                                "}";
+    char err[128];
+    struct json *r = parse(image, err, sizeof err);
+    uint64_t w = 0, h = 0, id = 0;
+    const struct json *ids = json_path(r, "Image", "IDs", NULL);
+    const struct json *title = json_path(r, "Image", "Title", NULL);
+    T_CHECK("json: RFC 8259 §13's image object",
+            r && json_to_u64(json_path(r, "Image", "Width", NULL), &w) == 0 && w == 800 &&
+                json_to_u64(json_path(r, "Image", "Thumbnail", "Height", NULL), &h) == 0 && h == 125 &&
+                title && strcmp(title->text, "View from 15th Floor") == 0 &&
+                json_path(r, "Image", "Animated", NULL)->type == JSON_FALSE && ids && ids->type == JSON_ARRAY &&
+                json_to_u64(ids->child->next->next->next, &id) == 0 && id == 38793 && !ids->child->next->next->next->next,
+            "%s", err);
+    json_free(r);
+
+    /* §13, the second: an array of objects with decimals and negatives. */
+    static const char places[] = "[{\"precision\": \"zip\", \"Latitude\": 37.7668, \"Longitude\": -122.3959,"
+                                 " \"Address\": \"\", \"City\": \"SAN FRANCISCO\", \"State\": \"CA\", \"Zip\": \"94107\","
+                                 " \"Country\": \"US\"}, {\"precision\": \"zip\", \"Latitude\": 37.371991,"
+                                 " \"Longitude\": -122.026020, \"Address\": \"\", \"City\": \"SUNNYVALE\","
+                                 " \"State\": \"CA\", \"Zip\": \"94085\", \"Country\": \"US\"}]";
+    r = parse(places, err, sizeof err);
+    double lat = 0, lon = 0;
+    T_CHECK("json: RFC 8259 §13's array of places",
+            r && r->type == JSON_ARRAY && json_to_double(json_get(r->child, "Latitude"), &lat) == 0 && lat == 37.7668 &&
+                json_to_double(json_get(r->child->next, "Longitude"), &lon) == 0 && lon == -122.026020 &&
+                strcmp(json_get(r->child->next, "City")->text, "SUNNYVALE") == 0 &&
+                json_get(r->child, "Address")->len == 0,
+            "%s", err);
+    json_free(r);
+
+    /* §2: any value at the top, whitespace around it. */
+    r = parse(" \t\r\n\"Hello world!\" \n", err, sizeof err);
+    T_CHECK("json: a string alone is a text", r && r->type == JSON_STRING && strcmp(r->text, "Hello world!") == 0,
+            "%s", err);
+    json_free(r);
+    r = parse("null", err, sizeof err);
+    T_CHECK("json: null alone is a text", r && r->type == JSON_NULL, "%s", err);
+    json_free(r);
+}
+
+static void test_strings(void)
+{
+    char err[128];
+    /* §7: every short escape, \u in the BMP, a surrogate pair (U+1D11E, the
+     * RFC's G clef) to UTF-8, a lone surrogate to U+FFFD. */
+    struct json *r = parse("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\\u00e9\\u20AC\\uD834\\uDD1E\\uDC00\"", err, sizeof err);
+    static const char want[] = "a\"b\\c/d\b\f\n\r\t\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\xef\xbf\xbd";
+    T_CHECK("json: escapes unescape to UTF-8", r && r->len == sizeof want - 1 && memcmp(r->text, want, r->len) == 0,
+            "%s", err);
+    json_free(r);
+    r = parse("\"\\u0000x\"", err, sizeof err);
+    T_CHECK("json: \\u0000 is kept, with the length", r && r->len == 2 && r->text[0] == 0 && r->text[1] == 'x', "%s",
+            err);
+    json_free(r);
+    r = parse("{\"k\\u0065y\": 1}", err, sizeof err);
+    T_CHECK("json: member names unescape too", r && json_get(r, "key") != NULL, "%s", err);
+    json_free(r);
+}
+
+static void test_numbers(void)
+{
+    char err[128];
+    struct json *r = parse("[0, 18446744073709551615, 18446744073709551616, 1.5, 1e3, -1, 12.000030961,"
+                           " 0.000000001, 1.0000000001, 1779000000.123456789]",
+                           err, sizeof err);
+    const struct json *e = r ? r->child : NULL;
+    uint64_t v[10] = { 0 };
+    int rc[10];
+    for (int i = 0; i < 10; i++, e = e ? e->next : NULL)
+        rc[i] = i < 6 ? json_to_u64(e, &v[i]) : json_to_ns(e, &v[i]);
+    T_CHECK("json: whole numbers to 2^64-1 exactly, nothing else",
+            r && rc[0] == 0 && v[0] == 0 && rc[1] == 0 && v[1] == UINT64_MAX && rc[2] < 0 && rc[3] < 0 && rc[4] < 0 &&
+                rc[5] < 0,
+            "%s rc %d %d %d %d %d %d", err, rc[0], rc[1], rc[2], rc[3], rc[4], rc[5]);
+    T_CHECK("json: seconds to the ns exactly, at most 9 decimals",
+            rc[6] == 0 && v[6] == 12000030961ull && rc[7] == 0 && v[7] == 1 && rc[8] < 0 && rc[9] == 0 &&
+                v[9] == 1779000000123456789ull,
+            "rc %d %d %d %d, %llu %llu %llu", rc[6], rc[7], rc[8], rc[9], (unsigned long long)v[6],
+            (unsigned long long)v[7], (unsigned long long)v[9]);
+    json_free(r);
+}
+
+/* Each refused, with the line and column of the problem. */
+static void test_refusals(void)
+{
+    static const struct {
+        const char *text, *where;
+    } cases[] = {
+        { "", "line 1, column 1: unexpected end of input" },
+        { "{\"a\": 1,}", "line 1, column 9: expected a member name" },
+        { "[1, 2", "line 1, column 6: expected ',' or ']'" },
+        { "{\n  \"a\": 01\n}", "line 2, column 9: expected ',' or '}'" },
+        { "{\"a\" 1}", "line 1, column 6: expected ':'" },
+        { "[tru]", "line 1, column 2: expected a value" },
+        { "\"tab\there\"", "line 1, column 5: control character" },
+        { "\"\\x\"", "line 1, column 4: bad escape" },
+        { "\"\\u12\"", "line 1, column 4: bad \\u escape" },
+        { "\"open", "line 1, column 6: unterminated string" },
+        { "1.", "line 1, column 3: a digit must follow the decimal point" },
+        { "1e+", "line 1, column 4: a digit must follow the exponent" },
+        { "{} {}", "line 1, column 4: more after the JSON value" },
+        { "[NaN]", "line 1, column 2: expected a value" },
+        { "{'a': 1}", "line 1, column 2: expected a member name" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[128], name[96];
+        struct json *r = parse(cases[i].text, err, sizeof err);
+        snprintf(name, sizeof name, "json: refuses case %zu, saying where", i);
+        T_CHECK(name, !r && strncmp(err, cases[i].where, strlen(cases[i].where)) == 0, "'%s': got '%s', want '%s'",
+                cases[i].text, err, cases[i].where);
+        json_free(r);
+    }
+    /* Nesting is bounded: 64 levels parse, 65 do not (and 100000 cannot
+     * take the stack). */
+    static char deep[200001];
+    for (int levels = 64; levels <= 100000; levels = levels == 64 ? 65 : 100000) {
+        memset(deep, '[', (size_t)levels);
+        memset(deep + levels, ']', (size_t)levels);
+        deep[2 * levels] = '\0';
+        char err[128] = "";
+        struct json *r = json_parse(deep, (size_t)(2 * levels), err, sizeof err);
+        char name[64];
+        snprintf(name, sizeof name, "json: %d levels of nesting %s", levels, levels == 64 ? "parse" : "are refused");
+        T_CHECK(name, levels == 64 ? r != NULL : (!r && strstr(err, "nested too deep") != NULL), "'%s'", err);
+        json_free(r);
+        if (levels == 100000)
+            break;
+    }
+}
+
+int main(void)
+{
+    test_rfc_examples();
+    test_strings();
+    test_numbers();
+    test_refusals();
+    T_DONE();
+}
