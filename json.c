@@ -394,19 +394,61 @@ int json_to_u64(const struct json *v, uint64_t *out)
     return digits_u64(v->text, i1, out);
 }
 
+/* Seconds as written by the report (12.000030961) or rewritten by another
+ * tool (1.2000030961e1, 2.3595e-05): the literal's digits S and decimal
+ * exponent E (value S x 10^E) give S x 10^(E+9) ns, rounded to the
+ * nearest ns past the ninth decimal. */
 int json_to_ns(const struct json *v, uint64_t *out)
 {
-    const char *i1, *f0, *f1;
-    uint64_t sec, frac = 0;
-    if (plain_decimal(v, &i1, &f0, &f1) < 0 || f1 - f0 > 9 || digits_u64(v->text, i1, &sec) < 0)
+    if (!v || v->type != JSON_NUMBER || v->text[0] == '-')
         return -1;
-    if (digits_u64(f0, f1, &frac) < 0)
+    const char *p = v->text, *end = v->text + v->len;
+    char digits[40];
+    size_t nd = 0;
+    long exp10 = 0;
+    bool fraction = false;
+    for (; p < end && ((*p >= '0' && *p <= '9') || *p == '.'); p++) {
+        if (*p == '.') {
+            fraction = true;
+            continue;
+        }
+        if (nd == sizeof digits) {
+            if (!fraction)
+                return -1; /* a whole part far beyond 2^64 ns */
+            continue;      /* decimals past 40 digits: below any ns */
+        }
+        if (nd > 0 || *p != '0') /* leading zeros are no digits of S */
+            digits[nd++] = *p;
+        if (fraction)
+            exp10--;
+    }
+    if (p < end) { /* json.c's grammar: [eE][+-]?digits */
+        bool neg = *++p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        long e = 0;
+        for (; p < end; p++)
+            if ((e = e * 10 + (*p - '0')) > 100000)
+                return -1;
+        exp10 += neg ? -e : e;
+    }
+    /* The digits that fall in the whole ns, then one for rounding. */
+    long keep = (long)nd + exp10 + 9;
+    if (keep > 20)
         return -1;
-    for (ptrdiff_t k = f1 - f0; k < 9; k++)
-        frac *= 10;
-    if (sec > (UINT64_MAX - frac) / 1000000000u)
-        return -1;
-    *out = sec * 1000000000u + frac;
+    uint64_t ns = 0;
+    for (long i = 0; i < keep; i++) {
+        unsigned d = i < (long)nd ? (unsigned)(digits[i] - '0') : 0;
+        if (ns > (UINT64_MAX - d) / 10)
+            return -1;
+        ns = ns * 10 + d;
+    }
+    if (keep >= 0 && keep < (long)nd && digits[keep] >= '5') {
+        if (ns == UINT64_MAX)
+            return -1;
+        ns++;
+    }
+    *out = ns;
     return 0;
 }
 

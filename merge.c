@@ -641,7 +641,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             m.info.shard_count = 0;
         if (m.info.shard_count == 0)
             m.n_shards = 0;
-        qsort(m.shards, m.n_shards, sizeof *m.shards, cmp_u32);
+        if (m.n_shards) /* qsort's array may not be NULL, even empty */
+            qsort(m.shards, m.n_shards, sizeof *m.shards, cmp_u32);
         size_t unique = 0;
         for (size_t i = 0; i < m.n_shards; i++) {
             if (unique && m.shards[unique - 1] == m.shards[i])

@@ -13,7 +13,8 @@
 # test/udp_impair.js), test/e2e_rate.sh (the open model, -q: the schedule
 # as servers saw it, a stalling server, too few connections) and
 # test/e2e_live.sh (the live view in a tmux pane, and piped),
-# test/e2e_shard.sh (--shard and --start-at: shards run at once add up) and
+# test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
+# test/e2e_merge.sh (shb merge: shards' and runs' reports into one) and
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
 # through the test build's knobs; flat memory)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
@@ -185,6 +186,7 @@ suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
 suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
 suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
+suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 
 # The interop matrix: both builds, each cell run by one after the other

@@ -97,22 +97,31 @@ static void test_numbers(void)
 {
     char err[128];
     struct json *r = parse("[0, 18446744073709551615, 18446744073709551616, 1.5, 1e3, -1, 12.000030961,"
-                           " 0.000000001, 1.0000000001, 1779000000.123456789]",
+                           " 0.000000001, 1.0000000006, 1779000000.123456789, 2.3595e-05, 1.2000030961E+1,"
+                           " 0.0000000015, 18446744073.709551615, 18446744073.709551616, -0.5, 0.00000000049]",
                            err, sizeof err);
     const struct json *e = r ? r->child : NULL;
-    uint64_t v[10] = { 0 };
-    int rc[10];
-    for (int i = 0; i < 10; i++, e = e ? e->next : NULL)
+    uint64_t v[17] = { 0 };
+    int rc[17];
+    for (int i = 0; i < 17; i++, e = e ? e->next : NULL)
         rc[i] = i < 6 ? json_to_u64(e, &v[i]) : json_to_ns(e, &v[i]);
     T_CHECK("json: whole numbers to 2^64-1 exactly, nothing else",
             r && rc[0] == 0 && v[0] == 0 && rc[1] == 0 && v[1] == UINT64_MAX && rc[2] < 0 && rc[3] < 0 && rc[4] < 0 &&
                 rc[5] < 0,
             "%s rc %d %d %d %d %d %d", err, rc[0], rc[1], rc[2], rc[3], rc[4], rc[5]);
-    T_CHECK("json: seconds to the ns exactly, at most 9 decimals",
-            rc[6] == 0 && v[6] == 12000030961ull && rc[7] == 0 && v[7] == 1 && rc[8] < 0 && rc[9] == 0 &&
+    T_CHECK("json: seconds to the ns exactly, as the report writes them",
+            rc[6] == 0 && v[6] == 12000030961ull && rc[7] == 0 && v[7] == 1 && rc[9] == 0 &&
                 v[9] == 1779000000123456789ull,
-            "rc %d %d %d %d, %llu %llu %llu", rc[6], rc[7], rc[8], rc[9], (unsigned long long)v[6],
-            (unsigned long long)v[7], (unsigned long long)v[9]);
+            "rc %d %d %d, %llu %llu %llu", rc[6], rc[7], rc[9], (unsigned long long)v[6], (unsigned long long)v[7],
+            (unsigned long long)v[9]);
+    T_CHECK("json: seconds as other tools rewrite them (exponents, more decimals) to the nearest ns",
+            rc[8] == 0 && v[8] == 1000000001 && rc[10] == 0 && v[10] == 23595 && rc[11] == 0 && v[11] == 12000030961ull &&
+                rc[12] == 0 && v[12] == 2 && rc[16] == 0 && v[16] == 0,
+            "rc %d %d %d %d %d, %llu %llu %llu %llu %llu", rc[8], rc[10], rc[11], rc[12], rc[16],
+            (unsigned long long)v[8], (unsigned long long)v[10], (unsigned long long)v[11], (unsigned long long)v[12],
+            (unsigned long long)v[16]);
+    T_CHECK("json: seconds up to 2^64-1 ns, not past it, not negative",
+            rc[13] == 0 && v[13] == UINT64_MAX && rc[14] < 0 && rc[15] < 0, "rc %d %d %d", rc[13], rc[14], rc[15]);
     json_free(r);
 }
 
