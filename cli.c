@@ -380,6 +380,8 @@ void cli_print_help(FILE *f, unsigned default_threads)
     fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
     fputs("  -j, --json\n"
           "          Print the report as JSON\n"
+          "      --hdr-log <FILE>\n"
+          "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
           "      --http2\n"
           "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
           "      --http3\n"
@@ -417,6 +419,7 @@ enum opt_id {
     OPT_HTTP2,
     OPT_HTTP3,
     OPT_JSON,
+    OPT_HDR_LOG,
     OPT_HELP,
     OPT_COUNT
 };
@@ -449,6 +452,7 @@ static const struct opt_spec opt_specs[] = {
     {OPT_HTTP2, 0, "http2", "--http2", false},
     {OPT_HTTP3, 0, "http3", "--http3", false},
     {OPT_JSON, 'j', "json", "-j/--json", false},
+    {OPT_HDR_LOG, 0, "hdr-log", "--hdr-log", true},
     {OPT_HELP, 'h', "help", "-h/--help", false},
 };
 
@@ -838,6 +842,12 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_JSON: o->json = true; break;
+    case OPT_HDR_LOG:
+        if (*v)
+            o->hdr_log = v;
+        else
+            fail(p, "invalid value '' for %s: expected a file name", s->display);
+        break;
     case OPT_HELP: p->help = true; break;
     case OPT_COUNT: break;
     }

@@ -45,6 +45,7 @@ struct shb_opts {
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
+    const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     const char *url_text;        /* the URL argument as given */
     struct shb_url url;
 };

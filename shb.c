@@ -26,6 +26,7 @@
 #include "h1.h"
 #include "h2.h"
 #include "h3.h"
+#include "hdrlog.h"
 #include "hpack.h"
 #include "live.h"
 #include "merge.h"
@@ -272,6 +273,11 @@ int main(int argc, char **argv)
     require_kernel();
     if (o.start_at_ns)
         check_start_at(&o);
+    /* --hdr-log: created now, so a path that cannot be written stops the
+     * run before any traffic; written after the report. */
+    FILE *hdr_log = NULL;
+    if (o.hdr_log && !(hdr_log = hdrlog_open(o.hdr_log, err, sizeof err)))
+        die(2, "%s", err);
 
     /* --shard I/N: this process's share of the connections and the -n
      * budget; of -q's schedule it takes every Nth request (below). */
@@ -453,6 +459,7 @@ int main(int argc, char **argv)
             .warmup_ns = o.warmup_ns,
             .rate = o.rate_from > 0 ? &rate : NULL,
             .live = live,
+            .hdr_log = hdr_log != NULL,
             /* Shard I's threads take the requests I, I+N, ... of the one
              * schedule, interleaved as a single process's would be. */
             .pace_first = o.shard_index + o.shard_count * i,
@@ -507,8 +514,12 @@ int main(int argc, char **argv)
     struct stats total = { 0 };
     int rc = 0;
     if (run.abort) {
-        for (unsigned i = 0; i < threads; i++)
+        for (unsigned i = 0; i < threads; i++) {
             stats_free(&workers[i].stats);
+            hdrlog_thread_free(&workers[i].hdr);
+        }
+        if (hdr_log)
+            fclose(hdr_log);
         rc = shb_stop_requested ? 130 : 1; /* 130: Ctrl-C during --start-at's wait */
         goto out;
     }
@@ -553,6 +564,20 @@ int main(int argc, char **argv)
     else
         report_text(stdout, &ri, &total);
     fflush(stdout);
+    if (hdr_log) {
+        struct hdrlog_thread **recs = calloc(threads, sizeof *recs);
+        if (!recs)
+            die(1, "out of memory");
+        for (unsigned i = 0; i < threads; i++)
+            recs[i] = &workers[i].hdr;
+        if (hdrlog_write(hdr_log, recs, threads, ri.start_wall_ns, ri.duration_ns, err, sizeof err) < 0) {
+            fprintf(stderr, "shb: --hdr-log %s: %s\n", o.hdr_log, err);
+            rc = 1;
+        }
+        for (unsigned i = 0; i < threads; i++)
+            hdrlog_thread_free(&workers[i].hdr);
+        free(recs);
+    }
 #ifdef SHB_TEST_KNOBS
     if (quic_knob) {
         const struct quic_stats *q = &total.quic;

@@ -59,6 +59,11 @@ static uint64_t bucket_highest_value(size_t idx)
     return ((step + 1) << shift) - 1;
 }
 
+uint64_t hist_highest_equivalent(uint64_t v)
+{
+    return bucket_highest_value(hist_index(v));
+}
+
 /* ceil(p% of count) without libm, at least 1 and at most count. p * count is
  * formed before dividing so whole percentiles of round counts stay exact. */
 uint64_t percentile_rank(uint64_t count, double p)

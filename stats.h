@@ -34,6 +34,9 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * such that at least p% of samples are <= v (reported as the bucket's highest
  * equivalent value, clamped to [min, max]). 0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
+/* The largest value in v's bucket (HdrHistogram's highestEquivalentValue:
+ * what its getMaxValue() says of a recorded maximum v). */
+uint64_t hist_highest_equivalent(uint64_t v);
 /* The rank of percentile p (0 < p <= 100) among count samples: ceil(p% of
  * count), at least 1, at most count (hist_percentile, tl_percentile). */
 uint64_t percentile_rank(uint64_t count, double p);

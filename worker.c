@@ -179,6 +179,13 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns,
         hist_record(&s->pace.lag, lag);
         s->pace.late += lag > PACE_LATE_NS;
     }
+    /* --hdr-log: the same values into this second's histograms (the one
+     * branch a run without it pays). */
+    if (l->hdr) {
+        hdrlog_record(l->hdr, HDRLOG_LATENCY, latency);
+        if (l->paced)
+            hdrlog_record(l->hdr, HDRLOG_SERVICE, l->now - sent_ns);
+    }
     l->w->end_ns = l->now;
 }
 
@@ -227,6 +234,7 @@ static void timeline_start(struct loop *l, uint64_t from)
     l->tl_from = from;
     l->tl_next = from + 1000000000ull;
     l->tl_bytes = 0;
+    l->hdr_next = l->hdr ? l->tl_next : UINT64_MAX;
 }
 
 /* The bytes received since the last call go to the current entry. */
@@ -247,6 +255,16 @@ static void timeline_step(struct loop *l)
     timeline_bytes(l);
     tl_move_to(t, l->now - l->tl_from);
     l->tl_next = l->tl_from + ((uint64_t)t->n << t->shift) * 1000000000ull;
+}
+
+/* --hdr-log: the first turn past the current second's end. The second
+ * holding now becomes the current one (seconds with nothing in them are
+ * skipped: the log writes them empty). */
+static void hdr_step(struct loop *l)
+{
+    uint64_t second = (l->now - l->tl_from) / 1000000000ull;
+    hdrlog_move_to(l->hdr, second);
+    l->hdr_next = l->tl_from + (second + 1) * 1000000000ull;
 }
 
 /* The warm-up is over (or the run ended during it): what was sent and
@@ -389,6 +407,13 @@ int worker_prepare(struct worker *w)
     }
     l->tick_ts = ns_to_ts(TICK_NS);
     l->paced = w->cfg.rate != NULL;
+    if (w->cfg.hdr_log) {
+        if (hdrlog_thread_init(&w->hdr, l->paced ? 2 : 1) < 0) {
+            snprintf(w->error, sizeof(w->error), "out of memory");
+            return -1;
+        }
+        l->hdr = &w->hdr;
+    }
     if (l->paced) {
         l->waiters = calloc(w->cfg.connections, sizeof(*l->waiters));
         l->waiting = calloc(w->cfg.connections, 1);
@@ -444,6 +469,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
             warmup_over(l);
         if (!l->warming && l->now >= l->tl_next)
             timeline_step(l);
+        if (!l->warming && l->now >= l->hdr_next)
+            hdr_step(l);
         unsigned head = uring_cq_head(&l->ring), tail = uring_cq_tail(&l->ring);
         for (; head != tail; head++)
             handle_cqe(l, uring_cq_at(&l->ring, head));
@@ -461,6 +488,8 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     if (l->warming)
         warmup_over(l);
     timeline_bytes(l);
+    if (l->hdr)
+        hdrlog_finish(l->hdr);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
     w->stats.in_flight = l->in_flight;

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "h2.h"
+#include "hdrlog.h"
 #include "pace.h"
 #include "quic/conn.h"
 #include "tls13/conn.h"
@@ -54,6 +55,7 @@ struct worker_config {
     uint32_t pace_first;          /* -q: this worker sends requests pace_first, + pace_stride, ... */
     uint32_t pace_stride;         /*     of the schedule (the workers interleave) */
     bool live;                    /* the live view runs: publish into worker.live */
+    bool hdr_log;                 /* --hdr-log: record each second's latencies into worker.hdr */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before
                                      connecting (half the ephemeral range is taken: see shb.c) */
 };
@@ -75,6 +77,8 @@ struct worker {
     struct worker_config cfg;
     struct worker_live live;      /* only written when cfg.live */
     struct stats stats;
+    struct hdrlog_thread hdr;     /* --hdr-log (cfg.hdr_log): the measured window's seconds; main writes
+                                     the log from it after the run and frees it (hdrlog_thread_free) */
     uint64_t end_ns;              /* when the last request of this worker ended */
     uint64_t cpu_ns;              /* CPU time the thread used during the run (-q: was shb the bottleneck?) */
     char error[256];              /* set when the worker could not run, or stopped the run */

@@ -110,6 +110,11 @@ struct loop {
      * does, and moves to the next entry at the first turn past tl_next. */
     uint64_t tl_from, tl_next;
     uint64_t tl_bytes;              /* stats.bytes_recv already put in an entry */
+    /* --hdr-log (hdr: &w->hdr, else NULL): its own second boundaries, on
+     * the timeline's start, since the timeline's entries grow longer in
+     * long runs; hdr_next is UINT64_MAX without it. */
+    struct hdrlog_thread *hdr;
+    uint64_t hdr_next;
     uint32_t conns_open;            /* connected (QUIC: established), for the live view */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */

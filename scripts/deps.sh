@@ -82,6 +82,10 @@ NEEDS_TEST=(
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
+    # --hdr-log's test (test/e2e_hdrlog.sh): HdrHistogram's own Java library
+    # reads shb's log; javac compiles test/HdrLogCheck.java against it.
+    "javac|default-jdk-headless"
+    "/usr/share/java/hdrhistogram.jar|libhdrhistogram-java"
     # The interop matrix (test/interop.sh): one server per HTTP stack.
     "apache2|apache2"
     "lighttpd|lighttpd"

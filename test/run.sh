@@ -16,7 +16,8 @@
 # test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
 # test/e2e_merge.sh (shb merge: shards' and runs' reports into one) and
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
-# through the test build's knobs; flat memory)
+# through the test build's knobs; flat memory) and test/e2e_hdrlog.sh
+# (--hdr-log read back by HdrHistogram's own Java library)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -188,6 +189,7 @@ suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
 suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
+suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop.sh; make interop).

@@ -182,6 +182,23 @@ static void test_shard_start_at(void)
     }
 }
 
+/* --hdr-log FILE: kept as given (shb.c creates it before the run). */
+static void test_hdr_log(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "--hdr-log", "/tmp/x y.log", URL);
+    T_CHECK("hdr-log: the path as given", r == CLI_OK && o.hdr_log && strcmp(o.hdr_log, "/tmp/x y.log") == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--hdr-log=-", URL);
+    T_CHECK("hdr-log: --hdr-log=FILE", r == CLI_OK && o.hdr_log && strcmp(o.hdr_log, "-") == 0, "r=%d err=%s", r,
+            err);
+    cli_free(&o);
+    r = PARSE(&o, URL);
+    T_CHECK("hdr-log: none by default", r == CLI_OK && o.hdr_log == NULL, "r=%d err=%s", r, err);
+    cli_free(&o);
+}
+
 static void test_rate(void)
 {
     struct shb_opts o;
@@ -478,6 +495,8 @@ struct misuse {
 
 static const struct misuse misuses[] = {
     {{"-n", "10", "-z", "5s", URL}, "-n and -z are mutually exclusive", NULL},
+    {{"--hdr-log", "", URL}, "--hdr-log", "expected a file name"},
+    {{"--hdr-log", "a.log", "--hdr-log=b.log", URL}, "--hdr-log given more than once", NULL},
     {{"-n", "0", URL}, "-n/--requests", "at least 1"},
     {{"-c", "0", URL}, "-c/--connections", "at least 1"},
     {{"-t", "0", URL}, "-t/--threads", "at least 1"},
@@ -845,6 +864,9 @@ static const char expected_help[] =
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
     "          Print the report as JSON\n"
+    "      --hdr-log <FILE>\n"
+    "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
+    "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
     "      --http2\n"
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"
@@ -947,6 +969,7 @@ int main(void)
     test_warmup();
     test_rate();
     test_shard_start_at();
+    test_hdr_log();
     test_string_forms();
     test_flags();
     test_method_default();
