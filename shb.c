@@ -710,12 +710,16 @@ int main(int argc, char **argv)
         die(1, "out of memory");
     int rc = 0;
     size_t done = 0;
+    bool failed = false; /* a target could not run: the ones after it are not run */
     /* One after another, never at once: they would share the client's CPU. */
     for (; done < o.ntargets && !shb_stop_requested; done++) {
         const struct shb_target *t = &o.targets[done];
         /* The header line: with several targets, or to show a label. */
         if ((several || t->label) && !o.json) {
-            printf("%s== %s (%s)\n", done ? "\n" : "", target_name(t), t->url_text);
+            if (t->label)
+                printf("%s== %s (%s)\n", done ? "\n" : "", t->label, t->url_text);
+            else
+                printf("%s== %s\n", done ? "\n" : "", t->url_text);
             fflush(stdout); /* above the live view, which is drawn under it */
         }
         char who[CLI_LABEL_MAX + 16] = "";
@@ -748,14 +752,15 @@ int main(int argc, char **argv)
         engines_free(&e);
         if (!res.ran) {
             done++;
+            failed = true;
             break; /* what ends a single target's run ends them all */
         }
     }
     if (several) {
         multi_end(&o, &m);
         if (done < o.ntargets)
-            fprintf(stderr, "shb: %zu of %zu targets not run (from %s on)\n", o.ntargets - done, o.ntargets,
-                    target_name(&o.targets[done]));
+            fprintf(stderr, "shb: %s%zu of %zu targets not run (from %s on)\n", failed ? "" : "interrupted: ",
+                    o.ntargets - done, o.ntargets, target_name(&o.targets[done]));
     }
     free(m.rows);
     free(addrs);

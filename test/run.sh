@@ -185,6 +185,7 @@ suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3"
 suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
 suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
+suite e2e-multi 120 test/e2e_multi.sh "several targets side by side (shb URL URL...)"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 
 # The interop matrix: both builds, each cell run by one after the other
