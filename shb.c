@@ -1,9 +1,12 @@
 /* shb.c — main: command line, target resolution, worker threads, report.
  *
- * Everything before the first request happens here, once: parse, resolve,
- * build the request bytes, split connections and the request budget across
- * workers. Then the workers run on their own and main only waits, turning a
- * first Ctrl-C into a stop flag and a second into an immediate exit. */
+ * Everything before the first request happens here: parse, split
+ * connections and the request budget across workers (once), resolve every
+ * target (all before the first runs), then for each target in turn build
+ * its request bytes and start its workers. The workers run on their own
+ * and main only waits, turning a first Ctrl-C into a stop flag (the
+ * current target's run ends, no further one starts) and a second into an
+ * immediate exit. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -11,31 +11,48 @@
 #include "stats.h"
 #include "t.h"
 
-/* What compare_text writes, as a NUL-terminated string (caller frees). */
-static char *render_table(const struct compare_row *rows, size_t n)
+/* Output captured in memory: mem_begin gives the stream to write to (NULL
+ * if none could be made), mem_end the NUL-terminated text (caller frees). */
+struct mem {
+    char *buf;
+    size_t len;
+    FILE *f;
+};
+
+static FILE *mem_begin(struct mem *m)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    compare_text(f, rows, n);
-    fclose(f);
-    return buf;
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    return m->f;
 }
 
-/* What fn writes (report_json or report_json_object), likewise. */
+static char *mem_end(struct mem *m)
+{
+    if (!m->f)
+        return NULL;
+    fclose(m->f);
+    return m->buf;
+}
+
+static char *render_table(const struct compare_row *rows, size_t n)
+{
+    struct mem m;
+    FILE *f = mem_begin(&m);
+    if (f)
+        compare_text(f, rows, n);
+    return mem_end(&m);
+}
+
+/* report_json or report_json_object's output. */
 static char *render_json(void (*fn)(FILE *, const struct report_info *, const struct stats *),
                          const struct report_info *ri, const struct stats *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fn(f, ri, s);
-    fclose(f);
-    return buf;
+    struct mem m;
+    FILE *f = mem_begin(&m);
+    if (f)
+        fn(f, ri, s);
+    return mem_end(&m);
 }
 
 static void check_table(void)
