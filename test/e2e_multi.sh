@@ -12,10 +12,11 @@
 # figures are the reports' own and whose ratios follow from them; -j is one
 # JSON array of the reports, each with its label; one URL prints what it
 # always did (no header, no table, a JSON object); --http2 applies to every
-# target; bad input anywhere (a duplicate label, a bad second URL, --shard
-# or --start-at with two URLs, a target that is down) is one line and exit
-# 2 before any request; Ctrl-C during a target reports what ran, marks it,
-# and runs no further target. Same conventions as test/e2e.sh.
+# target, and so does --http3 (Caddy, when installed); bad input anywhere (a
+# duplicate label, a bad second URL, --shard or --start-at with two URLs, a
+# target that is down) is one line and exit 2 before any request; Ctrl-C
+# during a target reports what ran, marks it, and runs no further target.
+# Same conventions as test/e2e.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
 set -u
@@ -131,7 +132,7 @@ shb -n 2000 -c 4 -t 2 "a=$A" "b=$B"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 [ -s "$ERR" ] && want "stderr: $(head -c 300 "$ERR")"
 [ "$(head -n 1 "$OUT")" = "== a ($A)" ] || want "first line is not the header '== a ($A)': $(head -n 1 "$OUT")"
-[ "$(grep -c '^== ' "$OUT")" = 2 ] && grep -qx "== b ($B)" "$OUT" || want "not the two header lines: $(grep '^== ' "$OUT" | tr '\n' ';')"
+[ "$(grep '^== ' "$OUT" | tr '\n' ';')" = "== a ($A);== b ($B);" ] || want "not the two header lines: $(grep '^== ' "$OUT" | tr '\n' ';')"
 [ "$(grep -c '^Requests:     2000 (2000 ok, 0 errors, of which 0 connect)' "$OUT")" = 2 ] || want "not 2000 ok in each report"
 grep -qx "URL:          $B" "$OUT" || want "no report for $B"
 table_ok "$OUT"
@@ -140,7 +141,7 @@ parse_text "$OUT" | awk '$1 == "row" && $2 == "a" && !($8 == "1.000" && $9 == "1
     want "the first row's ratios are not 1.000"
 got_a=$(lines_settled "$A_LOG")
 got_b=$(lines_settled "$B_LOG")
-[ "$got_a" = 2000 ] && [ "$got_b" = 2000 ] || want "the servers got $got_a and $got_b requests, expected 2000 each"
+[ "$got_a $got_b" = "2000 2000" ] || want "the servers got $got_a and $got_b requests, expected 2000 each"
 # One after another: a's last request arrived no later than b's first.
 last_a=$(sort -n "$A_LOG" | tail -n 1)
 first_b=$(sort -n "$B_LOG" | head -n 1)
@@ -184,6 +185,19 @@ grep -qx "== $H2" "$OUT" || want "no header line '== $H2' for the unlabelled tar
 parse_text "$OUT" | grep -q "^row $H2 - " || want "no table row named $H2"
 table_ok "$OUT"
 finish
+
+if command -v caddy >/dev/null 2>&1; then
+    start_or_die "caddy (test/Caddyfile-h3.in)" start_caddy_h3 caddy-multi
+    begin "--http3 applies to every target: two labelled Caddy targets, HTTP/3 over QUIC, 200 each"
+    shb --http3 -p 4 -n 200 -c 2 -t 1 -j "x=https://127.0.0.1:$CADDY_PORT/" "y=https://127.0.0.1:$CADDY_PORT/"
+    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+    ax 'length == 2 and [.[].label] == ["x", "y"]' '[.[].label]'
+    ax 'all(.protocol == "HTTP/3" and .requests.ok == 200 and .quic.packetsSent > 0)' '[.[] | {protocol, requests}]'
+    each_report_ok 2 HTTP/3
+    finish
+else
+    skip "--http3 with several targets: caddy is not installed (bash scripts/deps.sh)"
+fi
 
 # --- one URL: exactly as before ---------------------------------------------------
 begin "one URL: no header line, no table; -j is one object without a label"
@@ -279,7 +293,7 @@ ctrl_c_during_b() {
     [ "$(lines_settled "$B_LOG")" = 0 ] || want "c (nginx:B) got requests after the Ctrl-C"
     [ "$(lines_settled "$A_LOG")" -gt 0 ] || want "a (nginx:A) got no request"
     no_sanitizer_report
-    [ "$(wc -l <"$ERR")" = 1 ] && grep -qx 'shb: interrupted: 1 of 3 targets not run (from c on)' "$ERR" ||
+    [ "$(cat "$ERR")" = 'shb: interrupted: 1 of 3 targets not run (from c on)' ] ||
         want "stderr is not the one line 'shb: interrupted: 1 of 3 targets not run (from c on)': $(head -c 300 "$ERR")"
 }
 
