@@ -18,7 +18,7 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c h1.c h2.c h3.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
+CORE = cli.c compare.c h1.c h2.c h3.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
        tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;

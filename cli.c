@@ -345,10 +345,10 @@ void cli_print_help(FILE *f, unsigned default_threads)
 {
     fputs("io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
           "\n"
-          "Usage: shb [OPTIONS] <URL>\n"
+          "Usage: shb [OPTIONS] <URL>...\n"
           "\n"
           "Arguments:\n"
-          "  <URL>  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: this is a benchmarker)\n"
+          "  <URL>...  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: this is a benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run one after another with the same options, each with its report, then a table compares them\n"
           "\n"
           "Options:\n"
           "  -c, --connections <CONNECTIONS>\n"
@@ -484,7 +484,8 @@ struct parser {
     bool help;
     bool given[OPT_COUNT];
     const char *data_arg; /* -d value; read after every other check */
-    const char *extra_url;
+    const char **args;    /* the positional arguments (URL or label=URL), argc entries */
+    size_t nargs;
 };
 
 static void fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -855,10 +856,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
 
 static void add_positional(struct parser *p, const char *arg)
 {
-    if (!p->o->url_text)
-        p->o->url_text = arg;
-    else if (!p->extra_url)
-        p->extra_url = arg;
+    p->args[p->nargs++] = arg; /* at most argc - 1 of them */
 }
 
 /* "--name", "--name=value" or "--name value". Returns how many extra argv
@@ -955,25 +953,101 @@ static void check_combinations(struct parser *p)
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
 }
 
-static void check_url(struct parser *p)
+/* A URL starts with its scheme, which is what tells "URL" from
+ * "label=URL" (a URL may hold '=' in its query). */
+static bool has_http_scheme(const char *s)
 {
-    struct shb_opts *o = p->o;
-    if (!o->url_text) {
-        fail(p, "missing URL (usage: shb [OPTIONS] <URL>)");
+    return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+}
+
+/* "label=URL" or "URL" into t. A label is a short name: no whitespace or
+ * control characters (it heads a report and a table row), no '=' (the
+ * first one ends it), and not "ftp://h/?a" (a URL of another scheme with
+ * a query, which its URL error explains better). */
+static void split_target(struct parser *p, const char *arg, struct shb_target *t)
+{
+    const char *eq = strchr(arg, '=');
+    t->url_text = arg;
+    if (has_http_scheme(arg) || !eq || memmem(arg, (size_t)(eq - arg), "://", 3))
+        return;
+    size_t len = (size_t)(eq - arg);
+    if (len == 0) {
+        fail(p, "invalid argument '%s': empty label (use label=URL, e.g. nginx=http://127.0.0.1:8080/)", arg);
         return;
     }
-    if (p->extra_url) {
-        fail(p, "unexpected argument '%s': only one URL may be given", p->extra_url);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)arg[i];
+        if (c <= ' ' || c == 0x7f) {
+            fail(p, "invalid argument '%s': a label has no spaces or control characters", arg);
+            return;
+        }
+    }
+    if (len > CLI_LABEL_MAX) {
+        fail(p, "invalid argument '%s': label longer than %u bytes", arg, CLI_LABEL_MAX);
+        return;
+    }
+    t->label = strndup(arg, len);
+    if (!t->label)
+        fail(p, "out of memory");
+    t->url_text = eq + 1;
+}
+
+/* One target's URL. With several, an error that does not quote the URL
+ * (e.g. "unsupported URL scheme 'ftp'") is prefixed with the argument, so
+ * that it names the one at fault. */
+static void parse_target_url(struct parser *p, const char *arg, struct shb_target *t, bool several)
+{
+    if (cli_parse_url(t->url_text, &t->url, p->err, p->errlen)) {
+        p->failed = true;
+        if (several && p->err && p->errlen && !strstr(p->err, t->url_text)) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", p->err);
+            p->failed = false;
+            fail(p, "%s: %s", arg, why);
+        }
+        return;
+    }
+    if (p->o->http3 && !t->url.https) {
+        if (several)
+            fail(p, "--http3 requires an https:// URL: '%s' is not one", arg);
+        else
+            fail(p, "--http3 requires an https:// URL");
+    }
+}
+
+static void check_urls(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    if (p->nargs == 0) {
+        fail(p, "missing URL (usage: shb [OPTIONS] <URL>...)");
         return;
     }
     if (p->failed)
         return;
-    if (cli_parse_url(o->url_text, &o->url, p->err, p->errlen)) {
-        p->failed = true;
+    o->targets = calloc(p->nargs, sizeof *o->targets);
+    if (!o->targets) {
+        fail(p, "out of memory");
         return;
     }
-    if (o->http3 && !o->url.https)
-        fail(p, "--http3 requires an https:// URL");
+    bool several = p->nargs > 1;
+    for (size_t i = 0; i < p->nargs && !p->failed; i++) {
+        struct shb_target *t = &o->targets[o->ntargets++];
+        split_target(p, p->args[i], t);
+        if (!p->failed)
+            parse_target_url(p, p->args[i], t, several);
+        for (size_t j = 0; j < i && !p->failed; j++)
+            if (t->label && o->targets[j].label && strcmp(t->label, o->targets[j].label) == 0)
+                fail(p, "label '%s' given twice: each target's label must be unique", t->label);
+    }
+    /* Shards of several targets would need a start per target: one run of
+     * many targets under an orchestrator is one process per target. */
+    if (several && p->given[OPT_SHARD])
+        fail(p, "--shard takes one URL: run one shard set per target");
+    if (several && p->given[OPT_START_AT])
+        fail(p, "--start-at takes one URL: several targets run one after another");
+    /* One log is one run's window; several targets' would interleave. */
+    if (several && p->given[OPT_HDR_LOG])
+        fail(p, "--hdr-log takes one URL: run each target with a log of its own");
 }
 
 /* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
@@ -1068,16 +1142,23 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     if (err && errlen)
         err[0] = '\0';
     set_defaults(o, default_threads);
+    p.args = calloc(argc > 0 ? (size_t)argc : 1, sizeof *p.args);
+    if (!p.args) {
+        fail(&p, "out of memory");
+        return CLI_ERROR;
+    }
     scan_argv(&p, argc, argv);
 
     if (p.help) {
+        free(p.args);
         cli_free(o);
         if (err && errlen)
             err[0] = '\0';
         cli_print_help(out ? out : stdout, default_threads);
         return CLI_HELP;
     }
-    check_url(&p);
+    check_urls(&p);
+    free(p.args);
     check_combinations(&p);
     if (!p.failed && p.data_arg)
         load_body(&p);
@@ -1090,13 +1171,13 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     return CLI_OK;
 }
 
-struct shb_request cli_request(const struct shb_opts *o)
+struct shb_request cli_request(const struct shb_opts *o, const struct shb_target *t)
 {
     return (struct shb_request){
         .method = o->method,
-        .https = o->url.https,
-        .authority = o->url.authority,
-        .target = o->url.target,
+        .https = t->url.https,
+        .authority = t->url.authority,
+        .target = t->url.target,
         .headers = o->headers,
         .nheaders = o->nheaders,
         .body = o->body,
@@ -1119,8 +1200,13 @@ void cli_free(struct shb_opts *o)
     o->body = NULL;
     o->body_len = 0;
     o->has_body = false;
-    free(o->url.target);
-    o->url.target = NULL;
+    for (size_t i = 0; i < o->ntargets; i++) {
+        free(o->targets[i].label);
+        free(o->targets[i].url.target);
+    }
+    free(o->targets);
+    o->targets = NULL;
+    o->ntargets = 0;
 }
 
 /* ----------------------------------------------------------------- cores */

@@ -22,6 +22,16 @@ struct shb_url {
     char *target;        /* path + query, verbatim; "/" when the URL has none. malloc'd */
 };
 
+/* One URL argument: "URL" or "label=URL" (shb [OPTIONS] <URL>...). */
+struct shb_target {
+    char *label;          /* the label of label=URL, malloc'd; NULL when none was given */
+    const char *url_text; /* the URL as given (after "label="), borrowed from argv */
+    struct shb_url url;
+};
+
+/* The longest label: it names a row of the comparison table. */
+#define CLI_LABEL_MAX 64
+
 struct shb_opts {
     uint32_t connections;       /* -c, default 50 */
     uint64_t requests;          /* -n, default 200; ignored when duration_ns != 0 */
@@ -46,8 +56,8 @@ struct shb_opts {
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
-    const char *url_text;        /* the URL argument as given */
-    struct shb_url url;
+    struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */
+    size_t ntargets;
 };
 
 #define CLI_RATE_MAX 1e8 /* -q: requests per second */
@@ -71,9 +81,10 @@ int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen);
 
 void cli_print_help(FILE *f, unsigned default_threads);
 
-/* The request o describes, for the protocol engines (request.h). Its
- * pointers borrow from o, which must outlive it. */
-struct shb_request cli_request(const struct shb_opts *o);
+/* The request o describes for target t (one of o->targets), for the
+ * protocol engines (request.h). Its pointers borrow from o and t, which
+ * must outlive it. */
+struct shb_request cli_request(const struct shb_opts *o, const struct shb_target *t);
 
 /* Number of physical cores (distinct core ids per package in /sys topology);
  * online CPUs if the topology cannot be read; at least 1. */

@@ -515,6 +515,11 @@ static void json_seconds(FILE *f, uint64_t ns)
 
 static void json_run(FILE *f, const struct report_info *ri)
 {
+    if (ri->label) { /* only when given: one unlabelled URL's report is as it always was */
+        fputs("  \"label\": ", f);
+        json_string(f, ri->label);
+        fputs(",\n", f);
+    }
     fputs("  \"url\": ", f);
     json_string(f, ri->url);
     fputs(",\n  \"protocol\": ", f);
@@ -523,6 +528,8 @@ static void json_run(FILE *f, const struct report_info *ri)
     fputs("  \"durationSeconds\": ", f);
     json_seconds(f, ri->duration_ns);
     fputs(",\n", f);
+    if (ri->interrupted)
+        fputs("  \"interrupted\": true,\n", f);
 }
 
 static void json_requests(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -767,7 +774,7 @@ static void json_timeline(FILE *f, const struct report_info *ri, const struct ti
     fputs("\n  ]", f);
 }
 
-void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
+void report_json_object(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fputs("{\n", f);
     json_run(f, ri);
@@ -811,5 +818,21 @@ void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
     json_phases(f, s);
     json_timeline(f, ri, &s->timeline);
     fputs("\n", f);
-    fputs("}\n", f);
+    fputs("}", f);
+}
+
+void report_json(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    report_json_object(f, ri, s);
+    fputc('\n', f);
+}
+
+/* ---- a summary, for the comparison of several targets ------------------ */
+
+void report_summary(const struct report_info *ri, const struct stats *s, struct report_summary *out)
+{
+    out->requests_per_sec = per_second(total_requests(s), ri->duration_ns);
+    out->p50_ns = hist_percentile(&s->latency, 50);
+    out->p99_ns = hist_percentile(&s->latency, 99);
+    out->errors = stats_errors(s);
 }

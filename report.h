@@ -22,6 +22,8 @@ struct report_info {
     uint64_t start_wall_ns; /* the measured window's start, Unix ns (it ends duration_ns later) */
     unsigned shard_index, shard_count; /* --shard I/N (0/1: the whole run) */
     const struct report_merged *merged; /* shb merge's report, or NULL */
+    const char *label;    /* label=URL's label, or NULL: the JSON's "label" */
+    bool interrupted;     /* one of several targets, ended by Ctrl-C: the JSON says so */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */
@@ -45,6 +47,18 @@ struct hist *report_phase_hist(struct stats *s, size_t i);
 void report_close_name(char *out, size_t cap, const struct quic_close_count *k);
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s);
+/* The JSON report: one object and a newline. */
 void report_json(FILE *f, const struct report_info *ri, const struct stats *s);
+/* The same object without the newline after it, for an array of them. */
+void report_json_object(FILE *f, const struct report_info *ri, const struct stats *s);
+
+/* The figures a comparison of several targets puts side by side, the
+ * same as their reports show. */
+struct report_summary {
+    double requests_per_sec;
+    uint64_t p50_ns, p99_ns; /* latency percentiles */
+    uint64_t errors;
+};
+void report_summary(const struct report_info *ri, const struct stats *s, struct report_summary *out);
 
 #endif

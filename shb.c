@@ -1,9 +1,12 @@
 /* shb.c — main: command line, target resolution, worker threads, report.
  *
- * Everything before the first request happens here, once: parse, resolve,
- * build the request bytes, split connections and the request budget across
- * workers. Then the workers run on their own and main only waits, turning a
- * first Ctrl-C into a stop flag and a second into an immediate exit. */
+ * Everything before the first request happens here: parse, split
+ * connections and the request budget across workers (once), resolve every
+ * target (all before the first runs), then for each target in turn build
+ * its request bytes and start its workers. The workers run on their own
+ * and main only waits, turning a first Ctrl-C into a stop flag (the
+ * current target's run ends, no further one starts) and a second into an
+ * immediate exit. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "h1.h"
 #include "h2.h"
 #include "h3.h"
@@ -89,51 +93,90 @@ static void require_kernel(void)
         die(1, "Linux %s is too old: shb needs 6.0 or newer for io_uring multishot receive", u.release);
 }
 
-/* Tries each address with a plain non-blocking connect; the first that
- * accepts wins. Only used when a name has several addresses. */
-static bool accepts_connection(const struct addrinfo *ai, uint64_t timeout_ns)
+/* One plain non-blocking connect to addr, closed at once: 0 when it is
+ * accepted within timeout_ns, else why not (an errno value). */
+static int connect_error(const struct sockaddr *addr, socklen_t addrlen, uint64_t timeout_ns)
 {
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return false;
-    bool ok = false;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-        ok = true;
-    } else if (errno == EINPROGRESS) {
-        struct pollfd p = { .fd = fd, .events = POLLOUT };
-        int err = 0;
-        socklen_t len = sizeof(err);
-        if (poll(&p, 1, (int)(timeout_ns / 1000000)) == 1 &&
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
-            ok = true;
+        return errno;
+    int err = 0;
+    if (connect(fd, addr, addrlen) != 0) {
+        err = errno;
+        if (err == EINPROGRESS) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            socklen_t len = sizeof(err);
+            int n = poll(&p, 1, (int)(timeout_ns / 1000000));
+            if (n == 0)
+                err = ETIMEDOUT;
+            else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+                err = errno;
+        }
     }
     close(fd);
-    return ok;
+    return err;
 }
 
-static void resolve(const struct shb_opts *o, struct sockaddr_storage *out, socklen_t *outlen)
+/* A target's address, found before any target runs. */
+struct target_addr {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+};
+
+/* When a name has several addresses, each is tried with one plain connect
+ * and the first that accepts wins. */
+static void resolve(const struct shb_opts *o, const struct shb_url *url, struct target_addr *out)
 {
     char port[8];
-    snprintf(port, sizeof(port), "%u", o->url.port);
+    snprintf(port, sizeof(port), "%u", url->port);
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
-    if (o->url.host_is_ip)
+    if (url->host_is_ip)
         hints.ai_flags = AI_NUMERICHOST;
     struct addrinfo *res = NULL;
-    int rc = getaddrinfo(o->url.host, port, &hints, &res);
+    int rc = getaddrinfo(url->host, port, &hints, &res);
     if (rc != 0 || !res)
-        die(2, "cannot resolve host '%s': %s", o->url.host, rc ? gai_strerror(rc) : "no address");
+        die(2, "cannot resolve host '%s': %s", url->host, rc ? gai_strerror(rc) : "no address");
     const struct addrinfo *pick = res;
     if (res->ai_next) {
         for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-            if (accepts_connection(ai, o->connect_timeout_ns)) {
+            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->connect_timeout_ns) == 0) {
                 pick = ai;
                 break;
             }
         }
     }
-    memcpy(out, pick->ai_addr, pick->ai_addrlen);
-    *outlen = pick->ai_addrlen;
+    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
+    out->addrlen = pick->ai_addrlen;
     freeaddrinfo(res);
+}
+
+/* How a target is named: its label, or its URL. */
+static const char *target_name(const struct shb_target *t)
+{
+    return t->label ? t->label : t->url_text;
+}
+
+/* With several targets every one is resolved and, over TCP, tried with
+ * one plain connect before the first runs: a target that is down ends the
+ * whole run before anything is half-done (one target alone keeps what it
+ * always did: a report of connect errors). HTTP/3 has no connect to try
+ * (UDP): a QUIC target that does not answer shows in its report. */
+static void check_targets(const struct shb_opts *o, struct target_addr *addrs)
+{
+    for (size_t i = 0; i < o->ntargets; i++)
+        resolve(o, &o->targets[i].url, &addrs[i]);
+    if (o->ntargets < 2 || o->http3)
+        return;
+    for (size_t i = 0; i < o->ntargets; i++) {
+        const struct shb_target *t = &o->targets[i];
+        int err = connect_error((const struct sockaddr *)&addrs[i].addr, addrs[i].addrlen, o->connect_timeout_ns);
+        if (err == 0)
+            continue;
+        if (t->label)
+            die(2, "target %s (%s) does not accept connections: %s; no target was run", t->label, t->url_text,
+                strerror(err));
+        die(2, "target %s does not accept connections: %s; no target was run", t->url_text, strerror(err));
+    }
 }
 
 /* Each worker registers one file slot per connection, and the kernel allows
@@ -253,6 +296,409 @@ static bool wait_until_wall(uint64_t target_ns)
     }
 }
 
+/* What every target's run shares, worked out once from the options. */
+struct plan {
+    uint32_t conns;    /* connections in use (-c, or fewer for a small -n) */
+    unsigned threads;  /* worker threads: min(-t, conns) */
+    bool timed;        /* -z rather than -n */
+    unsigned ports;    /* the ephemeral port range's size, 0 if unknown */
+    bool live;         /* the live view on stderr */
+    struct pace_rate rate, shard_rate; /* -q: the whole schedule, and a shard's part of it (its report's) */
+};
+
+static void plan_run(struct shb_opts *o, struct plan *pl)
+{
+    /* --shard I/N: this process's share of the connections and the -n
+     * budget; of -q's schedule it takes every Nth request (the workers'
+     * pace_first and pace_stride). */
+    if (o->shard_count > 1) {
+        uint32_t total_conns = o->connections;
+        o->connections = (uint32_t)share(total_conns, o->shard_count, o->shard_index);
+        if (o->connections == 0)
+            die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o->shard_index,
+                o->shard_count, total_conns, total_conns);
+        if (o->duration_ns == 0) {
+            uint64_t total_requests = o->requests;
+            o->requests = share(total_requests, o->shard_count, o->shard_index);
+            if (o->requests == 0)
+                die(2, "--shard %u/%u: -n %llu leaves this shard no request (at most %llu shards)", o->shard_index,
+                    o->shard_count, (unsigned long long)total_requests, (unsigned long long)total_requests);
+        }
+    }
+
+    /* A -n run never needs more connections than it has requests for (one
+     * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
+     * one connection. */
+    pl->conns = o->connections;
+    pl->timed = o->duration_ns != 0;
+    uint64_t per_conn = o->http2 || o->http3 ? o->parallel : 1;
+    if (!pl->timed && (o->requests + per_conn - 1) / per_conn < pl->conns)
+        pl->conns = (uint32_t)((o->requests + per_conn - 1) / per_conn);
+    pl->threads = o->threads < pl->conns ? o->threads : pl->conns;
+    check_file_limit((pl->conns + pl->threads - 1) / pl->threads, pl->conns, pl->threads);
+    pl->ports = check_port_range(pl->conns);
+
+    /* -q: one schedule for the whole run, which the workers share out
+     * (pace.h); a ramp spans -z. A shard's report asks for its share. */
+    pl->rate = (struct pace_rate){
+        .from = o->rate_from,
+        .to = o->rate_to,
+        .ramp_ns = o->rate_ramp ? o->duration_ns : 0,
+    };
+    pl->shard_rate = pl->rate;
+    pl->shard_rate.from /= o->shard_count;
+    pl->shard_rate.to /= o->shard_count;
+
+    /* The live view: only on a terminal, never on stdout (the report's). */
+    pl->live = !o->no_progress && isatty(STDERR_FILENO);
+}
+
+/* One target's request bytes and protocol engines' configurations, built
+ * once before its workers start; the configurations point into it. */
+struct engines {
+    uint8_t *req;
+    size_t req_len;
+    struct h3_request h3req;
+    uint8_t h3control[64];
+    struct h3_config h3cfg;
+    struct tls_config tlscfg;
+    struct h2_config h2cfg;
+    struct hpack_request_blocks indexed;
+    bool quic_knob; /* the test build: a line of QUIC counters after the report */
+};
+
+static const uint8_t alpn_h3[] = "\x02h3", alpn_h2[] = "\x02h2", alpn_h1[] = "\x08http/1.1";
+
+static void engines_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t)
+{
+    memset(e, 0, sizeof *e);
+    /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
+     * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
+     * references and literals). */
+    struct shb_request request = cli_request(o, t);
+    e->req = o->http2 ? hpack_encode_request(&request, &e->req_len) : h1_build_request(&request, &e->req_len);
+    if (!e->req)
+        die(1, "out of memory");
+    /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
+     * references, the body as DATA) and our control stream, built once. */
+    if (o->http3) {
+        if (h3_request_build(&e->h3req, &request) < 0)
+            die(1, "out of memory");
+        e->h3cfg = (struct h3_config){
+            .request = e->h3req.bytes,
+            .request_len = e->h3req.len,
+            .control = e->h3control,
+            .control_len = h3_control_stream(e->h3control, sizeof e->h3control),
+            .parallel = o->parallel,
+            .quic = {
+                .server_name = t->url.host_is_ip ? NULL : t->url.host,
+                .alpn = alpn_h3,
+                .alpn_len = sizeof alpn_h3 - 1,
+                .max_streams = o->parallel,
+                /* The connection's receive window is what quic/conn.c holds
+                 * in its reassembly pool (about 1.5 bytes of memory per byte
+                 * of window, per connection), so that nothing the server
+                 * sends within it is ever refused: 4 KiB per stream, from
+                 * 64 KiB to 1 MiB (at a 1 ms round trip, 64 MB/s to 1 GB/s
+                 * per connection). Credit is granted as data is consumed. A
+                 * stream may use all of it. */
+                .stream_window = quic_window(o->parallel),
+                .conn_window = quic_window(o->parallel),
+                .idle_timeout_ns = 30000000000ull,
+            },
+        };
+    }
+    /* https://: ALPN offers exactly the protocol asked for (RFC 7301), so a
+     * server that cannot speak it says so instead of downgrading us. The
+     * name goes in SNI unless it is an IP literal (RFC 6066 §3). */
+    e->tlscfg = (struct tls_config){
+        .server_name = t->url.host_is_ip ? NULL : t->url.host,
+        .alpn = o->http2 ? alpn_h2 : alpn_h1,
+        .alpn_len = o->http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
+    };
+    e->h2cfg = (struct h2_config){
+        .request_block = e->req,
+        .request_block_len = e->req_len,
+        .body = o->body,
+        .body_len = o->body_len,
+        .has_body = o->has_body,
+        .head = strcmp(o->method, "HEAD") == 0,
+        .parallel = o->parallel,
+    };
+    /* HTTP/2: the first stream of each connection indexes what the static
+     * table lacks and the others refer to it (hpack.h), as browsers and
+     * h2load do; a request too large for the peer's table sends the plain
+     * block every time. */
+    if (o->http2) {
+        int irc = hpack_encode_request_indexed(&request, &e->indexed);
+        if (irc < 0)
+            die(1, "out of memory");
+        if (irc == 0) {
+            e->h2cfg.request_first = e->indexed.first;
+            e->h2cfg.request_first_len = e->indexed.first_len;
+            e->h2cfg.request_next = e->indexed.next;
+            e->h2cfg.request_next_len = e->indexed.next_len;
+        }
+    }
+
+#ifdef SHB_TEST_KNOBS
+    /* SHB_TEST_H2_FIRST_STREAM_ID: every HTTP/2 connection's first stream
+     * id (odd; e.g. 2^31-1-2k: k+1 streams, then a new connection).
+     * SHB_TEST_QUIC_KEY_UPDATE_AFTER: 1-RTT packets per key phase of ours.
+     * SHB_TEST_QUIC_FIRST_PN: the first 1-RTT packet number, or beyond
+     * 2^31-2 the one they jump to as soon as they can. With a QUIC
+     * one set, a line of counters the report lacks goes to stderr. */
+    bool h2_knob = false;
+    e->h2cfg.first_stream_id = (uint32_t)test_knob("SHB_TEST_H2_FIRST_STREAM_ID", 1, 0x7fffffff, 0, &h2_knob);
+    if (h2_knob && !(e->h2cfg.first_stream_id & 1))
+        die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
+            e->h2cfg.first_stream_id);
+    e->h3cfg.quic.key_update_after = test_knob("SHB_TEST_QUIC_KEY_UPDATE_AFTER", 1, UINT64_MAX, 0, &e->quic_knob);
+    /* Above what a first packet can carry (QUIC_FIRST_APP_PN_MAX), numbers
+     * start there and jump (quic_conn_config's app_pn_target). */
+    uint64_t first_pn = test_knob("SHB_TEST_QUIC_FIRST_PN", 0, QUIC_PN_MAX - (1ull << 32), 0, &e->quic_knob);
+    e->h3cfg.quic.first_app_pn = first_pn < QUIC_FIRST_APP_PN_MAX ? first_pn : QUIC_FIRST_APP_PN_MAX;
+    e->h3cfg.quic.app_pn_target = first_pn > QUIC_FIRST_APP_PN_MAX ? first_pn : 0;
+#endif
+}
+
+static void engines_free(struct engines *e)
+{
+    free(e->req);
+    free(e->indexed.first);
+    h3_request_free(&e->h3req);
+}
+
+/* What one target's run gives back: its figures for the report, or no
+ * report (ran false) when it could not run. */
+struct target_result {
+    bool ran;
+    int rc;             /* the exit status this run alone would give */
+    struct stats total; /* when ran; the caller frees it */
+    struct report_info ri;
+};
+
+/* One target, start to end: its workers set up, started together, waited
+ * for; their figures merged into res. who goes before its error messages
+ * ("target b: " when there are several, else ""). */
+static void run_target(const struct shb_opts *o, const struct plan *pl, const struct shb_target *t,
+                       const struct target_addr *a, const struct engines *e, const char *who, FILE *hdr_log,
+                       struct target_result *res)
+{
+    unsigned threads = pl->threads;
+    memset(res, 0, sizeof *res);
+    struct worker *workers = calloc(threads, sizeof(*workers));
+    struct thread_arg *args = calloc(threads, sizeof(*args));
+    pthread_t *tids = calloc(threads, sizeof(*tids));
+    struct run run = { 0 };
+    if (!workers || !args || !tids)
+        die(1, "out of memory");
+    pthread_barrier_init(&run.ready, NULL, threads + 1);
+    pthread_barrier_init(&run.go, NULL, threads + 1);
+
+    /* Workers never take the signal: main handles it and they poll the flag. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (unsigned i = 0; i < threads; i++) {
+        workers[i].cfg = (struct worker_config){
+            .addr = (const struct sockaddr *)&a->addr,
+            .addrlen = a->addrlen,
+            .request = e->req,
+            .request_len = e->req_len,
+            .h2 = o->http2 ? &e->h2cfg : NULL,
+            .h3 = o->http3 ? &e->h3cfg : NULL,
+            .tls = t->url.https ? &e->tlscfg : NULL,
+            .head = strcmp(o->method, "HEAD") == 0,
+            .keepalive = !o->disable_keepalive,
+            .connections = (uint32_t)share(pl->conns, threads, i),
+            .budget = pl->timed ? 0 : share(o->requests, threads, i),
+            .timed = pl->timed,
+            .connect_timeout_ns = o->connect_timeout_ns,
+            .timeout_ns = o->timeout_ns,
+            .warmup_ns = o->warmup_ns,
+            .rate = o->rate_from > 0 ? &pl->rate : NULL,
+            .live = pl->live,
+            .hdr_log = hdr_log != NULL,
+            /* Shard I's threads take the requests I, I+N, ... of the one
+             * schedule, interleaved as a single process's would be. */
+            .pace_first = o->shard_index + o->shard_count * i,
+            .pace_stride = o->shard_count * threads,
+            /* connect() picks local ports of one parity first (the other is
+             * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
+             * so once half the range leads to the target every further
+             * connect scans those thousands of taken ports: 760 us a
+             * connect instead of 25 here. Each worker's share of the
+             * connections beyond half the range binds its port first and
+             * gets one of the other parity at once. */
+            .bind_from = pl->ports ? (uint32_t)share(pl->ports / 2, threads, i) : UINT32_MAX,
+        };
+        args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
+        int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);
+        if (rc != 0)
+            die(1, "cannot start worker thread: %s", strerror(rc));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    pthread_barrier_wait(&run.ready);
+    for (unsigned i = 0; i < threads; i++) {
+        if (workers[i].error[0]) {
+            fprintf(stderr, "shb: %s%s\n", who, workers[i].error);
+            run.abort = true;
+            break;
+        }
+    }
+    /* --start-at: the measured run (after the warm-up) begins then. */
+    if (o->start_at_ns && !run.abort && !wait_until_wall(o->start_at_ns - o->warmup_ns)) {
+        fprintf(stderr, "shb: interrupted before --start-at %s\n", o->start_at_text);
+        run.abort = true;
+    }
+    uint64_t wall_start_ns = wall_ns();
+    run.start_ns = monotonic_ns();
+    if (o->start_at_ns && !run.abort) {
+        /* The run's clock starts at the time asked for, not when this
+         * process woke: shards' schedules line up to the clocks' reading,
+         * not to each one's wake-up (tens of µs apart, or more). */
+        uint64_t target = o->start_at_ns - o->warmup_ns;
+        uint64_t late = wall_start_ns > target ? wall_start_ns - target : 0; /* a clock stepped back: 0 */
+        run.start_ns -= late;
+        wall_start_ns = target;
+    }
+    run.deadline_ns = pl->timed ? run.start_ns + o->duration_ns : 0;
+    pthread_barrier_wait(&run.go);
+    if (pl->live && !run.abort)
+        live_run(workers, threads, run.start_ns, pl->timed ? o->duration_ns : 0, pl->timed ? 0 : o->requests,
+                 o->warmup_ns, &run.finished);
+    for (unsigned i = 0; i < threads; i++)
+        pthread_join(tids[i], NULL);
+    pthread_barrier_destroy(&run.ready);
+    pthread_barrier_destroy(&run.go);
+
+    const char *fatal = NULL;
+    for (unsigned i = 0; i < threads && !run.abort && !fatal; i++)
+        if (workers[i].fatal)
+            fatal = workers[i].error;
+    if (run.abort || fatal) {
+        if (fatal)
+            fprintf(stderr, "shb: %s%s\n", who, fatal);
+        for (unsigned i = 0; i < threads; i++) {
+            stats_free(&workers[i].stats);
+            hdrlog_thread_free(&workers[i].hdr);
+        }
+        res->rc = fatal ? 1 : shb_stop_requested ? 130 : 1; /* 130: Ctrl-C during --start-at's wait */
+        goto out;
+    }
+
+    if (stats_init(&res->total) < 0 || (o->rate_from > 0 && stats_init_pace(&res->total) < 0))
+        die(1, "out of memory");
+    /* The measured window starts where the warm-up ends. */
+    uint64_t measured_from = run.start_ns + o->warmup_ns, end_ns = measured_from;
+    uint64_t busiest_cpu_ns = 0;
+    for (unsigned i = 0; i < threads; i++) {
+        stats_merge(&res->total, &workers[i].stats);
+        if (workers[i].end_ns > end_ns)
+            end_ns = workers[i].end_ns;
+        if (workers[i].cpu_ns > busiest_cpu_ns)
+            busiest_cpu_ns = workers[i].cpu_ns;
+        if (workers[i].error[0]) {
+            fprintf(stderr, "shb: %sworker %u stopped early: %s\n", who, i, workers[i].error);
+            res->rc = 1;
+        }
+        stats_free(&workers[i].stats);
+    }
+    res->ran = true;
+    res->ri = (struct report_info){
+        .label = t->label,
+        .url = t->url_text,
+        .protocol = o->http3 ? "HTTP/3" : o->http2 ? "HTTP/2" : "HTTP/1.1",
+        .threads = threads,
+        .connections = pl->conns,
+        .duration_ns = end_ns - measured_from,
+        .warmup_ns = o->warmup_ns,
+        .rate = o->rate_from > 0 ? &pl->shard_rate : NULL,
+        .start_wall_ns = wall_start_ns + o->warmup_ns,
+        .shard_index = o->shard_index,
+        .shard_count = o->shard_count,
+        /* The busiest worker thread's CPU time over the whole run's wall
+         * time (warm-up included: so is its CPU time). */
+        .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,
+    };
+    if (hdr_log) {
+        struct hdrlog_thread **recs = calloc(threads, sizeof *recs);
+        char err[256];
+        if (!recs)
+            die(1, "out of memory");
+        for (unsigned i = 0; i < threads; i++)
+            recs[i] = &workers[i].hdr;
+        if (hdrlog_write(hdr_log, recs, threads, res->ri.start_wall_ns, res->ri.duration_ns, err, sizeof err) < 0) {
+            fprintf(stderr, "shb: --hdr-log %s: %s\n", o->hdr_log, err);
+            res->rc = 1;
+        }
+        for (unsigned i = 0; i < threads; i++)
+            hdrlog_thread_free(&workers[i].hdr);
+        free(recs);
+    }
+out:
+    free(workers);
+    free(args);
+    free(tids);
+}
+
+#ifdef SHB_TEST_KNOBS
+/* The test build, with a QUIC knob set: counters the report lacks. */
+static void print_quic_counters(const struct stats *total)
+{
+    const struct quic_stats *q = &total->quic;
+    fprintf(stderr,
+            "shb-test: keyUpdates=%llu keyUpdatesByServer=%llu keyUpdatesAnswered=%llu largestPnSent=%llu "
+            "pnLen1=%llu pnLen2=%llu pnLen3=%llu pnLen4=%llu\n",
+            (unsigned long long)q->key_updates, (unsigned long long)q->key_updates_peer,
+            (unsigned long long)q->key_updates_answered, (unsigned long long)q->largest_app_pn_sent,
+            (unsigned long long)q->app_pn_len[0], (unsigned long long)q->app_pn_len[1],
+            (unsigned long long)q->app_pn_len[2], (unsigned long long)q->app_pn_len[3]);
+}
+#endif
+
+/* Several targets: each report as it comes (text: after a header line
+ * naming the target; JSON: an element of one array), then the comparison
+ * table; reports of targets that could not run are missing from both. */
+struct multi_out {
+    struct compare_row *rows; /* one per target that ran */
+    size_t nrows;
+    bool json_open;           /* the JSON array's '[' is out */
+};
+
+static void multi_report(const struct shb_opts *o, struct multi_out *m, const struct target_result *res)
+{
+    if (o->json) {
+        fputs(m->json_open ? ",\n" : "[\n", stdout);
+        m->json_open = true;
+        report_json_object(stdout, &res->ri, &res->total);
+    } else {
+        report_text(stdout, &res->ri, &res->total);
+        if (res->ri.interrupted)
+            fputs("Interrupted:  Ctrl-C ended this run early\n", stdout);
+    }
+    fflush(stdout);
+    struct compare_row *row = &m->rows[m->nrows++];
+    row->name = res->ri.label ? res->ri.label : res->ri.url;
+    row->interrupted = res->ri.interrupted;
+    report_summary(&res->ri, &res->total, &row->sum);
+}
+
+static void multi_end(const struct shb_opts *o, const struct multi_out *m)
+{
+    if (o->json) {
+        if (m->json_open)
+            fputs("\n]\n", stdout);
+    } else if (m->nrows > 1) {
+        fputc('\n', stdout);
+        compare_text(stdout, m->rows, m->nrows);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -278,327 +724,81 @@ int main(int argc, char **argv)
     FILE *hdr_log = NULL;
     if (o.hdr_log && !(hdr_log = hdrlog_open(o.hdr_log, err, sizeof err)))
         die(2, "%s", err);
-
-    /* --shard I/N: this process's share of the connections and the -n
-     * budget; of -q's schedule it takes every Nth request (below). */
-    if (o.shard_count > 1) {
-        uint32_t total_conns = o.connections;
-        o.connections = (uint32_t)share(total_conns, o.shard_count, o.shard_index);
-        if (o.connections == 0)
-            die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o.shard_index,
-                o.shard_count, total_conns, total_conns);
-        if (o.duration_ns == 0) {
-            uint64_t total_requests = o.requests;
-            o.requests = share(total_requests, o.shard_count, o.shard_index);
-            if (o.requests == 0)
-                die(2, "--shard %u/%u: -n %llu leaves this shard no request (at most %llu shards)", o.shard_index,
-                    o.shard_count, (unsigned long long)total_requests, (unsigned long long)total_requests);
-        }
-    }
-
-    /* A -n run never needs more connections than it has requests for (one
-     * each on HTTP/1.1, -p each on HTTP/2), and every thread gets at least
-     * one connection. */
-    uint32_t conns = o.connections;
-    bool timed = o.duration_ns != 0;
-    uint64_t per_conn = o.http2 || o.http3 ? o.parallel : 1;
-    if (!timed && (o.requests + per_conn - 1) / per_conn < conns)
-        conns = (uint32_t)((o.requests + per_conn - 1) / per_conn);
-    unsigned threads = o.threads < conns ? o.threads : conns;
-    check_file_limit((conns + threads - 1) / threads, conns, threads);
-    unsigned ports = check_port_range(conns);
-
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
-    resolve(&o, &addr, &addrlen);
-
-    /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
-     * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
-     * references and literals). */
-    size_t req_len;
-    struct shb_request request = cli_request(&o);
-    uint8_t *req = o.http2 ? hpack_encode_request(&request, &req_len) : h1_build_request(&request, &req_len);
-    if (!req)
+    struct plan pl;
+    plan_run(&o, &pl);
+    struct target_addr *addrs = calloc(o.ntargets, sizeof *addrs);
+    if (!addrs)
         die(1, "out of memory");
-    /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
-     * references, the body as DATA) and our control stream, built once. */
-    struct h3_request h3req = { 0 };
-    uint8_t h3control[64];
-    static const uint8_t alpn_h3[] = "\x02h3";
-    struct h3_config h3cfg = { 0 };
-    if (o.http3) {
-        if (h3_request_build(&h3req, &request) < 0)
-            die(1, "out of memory");
-        h3cfg = (struct h3_config){
-            .request = h3req.bytes,
-            .request_len = h3req.len,
-            .control = h3control,
-            .control_len = h3_control_stream(h3control, sizeof h3control),
-            .parallel = o.parallel,
-            .quic = {
-                .server_name = o.url.host_is_ip ? NULL : o.url.host,
-                .alpn = alpn_h3,
-                .alpn_len = sizeof alpn_h3 - 1,
-                .max_streams = o.parallel,
-                /* The connection's receive window is what quic/conn.c holds
-                 * in its reassembly pool (about 1.5 bytes of memory per byte
-                 * of window, per connection), so that nothing the server
-                 * sends within it is ever refused: 4 KiB per stream, from
-                 * 64 KiB to 1 MiB (at a 1 ms round trip, 64 MB/s to 1 GB/s
-                 * per connection). Credit is granted as data is consumed. A
-                 * stream may use all of it. */
-                .stream_window = quic_window(o.parallel),
-                .conn_window = quic_window(o.parallel),
-                .idle_timeout_ns = 30000000000ull,
-            },
-        };
-    }
-    /* https://: ALPN offers exactly the protocol asked for (RFC 7301), so a
-     * server that cannot speak it says so instead of downgrading us. The
-     * name goes in SNI unless it is an IP literal (RFC 6066 §3). */
-    static const uint8_t alpn_h2[] = "\x02h2", alpn_h1[] = "\x08http/1.1";
-    struct tls_config tlscfg = {
-        .server_name = o.url.host_is_ip ? NULL : o.url.host,
-        .alpn = o.http2 ? alpn_h2 : alpn_h1,
-        .alpn_len = o.http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
-    };
-    struct h2_config h2cfg = {
-        .request_block = req,
-        .request_block_len = req_len,
-        .body = o.body,
-        .body_len = o.body_len,
-        .has_body = o.has_body,
-        .head = strcmp(o.method, "HEAD") == 0,
-        .parallel = o.parallel,
-    };
-    /* HTTP/2: the first stream of each connection indexes what the static
-     * table lacks and the others refer to it (hpack.h), as browsers and
-     * h2load do; a request too large for the peer's table sends the plain
-     * block every time. */
-    struct hpack_request_blocks indexed = { 0 };
-    if (o.http2) {
-        int irc = hpack_encode_request_indexed(&request, &indexed);
-        if (irc < 0)
-            die(1, "out of memory");
-        if (irc == 0) {
-            h2cfg.request_first = indexed.first;
-            h2cfg.request_first_len = indexed.first_len;
-            h2cfg.request_next = indexed.next;
-            h2cfg.request_next_len = indexed.next_len;
-        }
-    }
-
-#ifdef SHB_TEST_KNOBS
-    /* SHB_TEST_H2_FIRST_STREAM_ID: every HTTP/2 connection's first stream
-     * id (odd; e.g. 2^31-1-2k: k+1 streams, then a new connection).
-     * SHB_TEST_QUIC_KEY_UPDATE_AFTER: 1-RTT packets per key phase of ours.
-     * SHB_TEST_QUIC_FIRST_PN: the first 1-RTT packet number, or beyond
-     * 2^31-2 the one they jump to as soon as they can. With a QUIC
-     * one set, a line of counters the report lacks goes to stderr. */
-    bool h2_knob = false, quic_knob = false;
-    h2cfg.first_stream_id = (uint32_t)test_knob("SHB_TEST_H2_FIRST_STREAM_ID", 1, 0x7fffffff, 0, &h2_knob);
-    if (h2_knob && !(h2cfg.first_stream_id & 1))
-        die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
-            h2cfg.first_stream_id);
-    h3cfg.quic.key_update_after = test_knob("SHB_TEST_QUIC_KEY_UPDATE_AFTER", 1, UINT64_MAX, 0, &quic_knob);
-    /* Above what a first packet can carry (QUIC_FIRST_APP_PN_MAX), numbers
-     * start there and jump (quic_conn_config's app_pn_target). */
-    uint64_t first_pn = test_knob("SHB_TEST_QUIC_FIRST_PN", 0, QUIC_PN_MAX - (1ull << 32), 0, &quic_knob);
-    h3cfg.quic.first_app_pn = first_pn < QUIC_FIRST_APP_PN_MAX ? first_pn : QUIC_FIRST_APP_PN_MAX;
-    h3cfg.quic.app_pn_target = first_pn > QUIC_FIRST_APP_PN_MAX ? first_pn : 0;
-#endif
-
-    /* -q: one schedule for the whole run, which the workers share out
-     * (pace.h); a ramp spans -z. */
-    struct pace_rate rate = {
-        .from = o.rate_from,
-        .to = o.rate_to,
-        .ramp_ns = o.rate_ramp ? o.duration_ns : 0,
-    };
-    /* A shard's report asks for its share of the rate. */
-    struct pace_rate shard_rate = rate;
-    shard_rate.from /= o.shard_count;
-    shard_rate.to /= o.shard_count;
-
-    /* The live view: only on a terminal, never on stdout (the report's). */
-    bool live = !o.no_progress && isatty(STDERR_FILENO);
-
-    struct worker *workers = calloc(threads, sizeof(*workers));
-    struct thread_arg *args = calloc(threads, sizeof(*args));
-    pthread_t *tids = calloc(threads, sizeof(*tids));
-    struct run run = { 0 };
-    if (!workers || !args || !tids)
-        die(1, "out of memory");
-    pthread_barrier_init(&run.ready, NULL, threads + 1);
-    pthread_barrier_init(&run.go, NULL, threads + 1);
+    check_targets(&o, addrs);
 
     struct sigaction sa = { .sa_handler = on_sigint };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
-    /* Workers never take the signal: main handles it and they poll the flag. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    for (unsigned i = 0; i < threads; i++) {
-        workers[i].cfg = (struct worker_config){
-            .addr = (const struct sockaddr *)&addr,
-            .addrlen = addrlen,
-            .request = req,
-            .request_len = req_len,
-            .h2 = o.http2 ? &h2cfg : NULL,
-            .h3 = o.http3 ? &h3cfg : NULL,
-            .tls = o.url.https ? &tlscfg : NULL,
-            .head = strcmp(o.method, "HEAD") == 0,
-            .keepalive = !o.disable_keepalive,
-            .connections = (uint32_t)share(conns, threads, i),
-            .budget = timed ? 0 : share(o.requests, threads, i),
-            .timed = timed,
-            .connect_timeout_ns = o.connect_timeout_ns,
-            .timeout_ns = o.timeout_ns,
-            .warmup_ns = o.warmup_ns,
-            .rate = o.rate_from > 0 ? &rate : NULL,
-            .live = live,
-            .hdr_log = hdr_log != NULL,
-            /* Shard I's threads take the requests I, I+N, ... of the one
-             * schedule, interleaved as a single process's would be. */
-            .pace_first = o.shard_index + o.shard_count * i,
-            .pace_stride = o.shard_count * threads,
-            /* connect() picks local ports of one parity first (the other is
-             * bind()'s: net/ipv4/inet_hashtables.c, __inet_hash_connect),
-             * so once half the range leads to the target every further
-             * connect scans those thousands of taken ports: 760 us a
-             * connect instead of 25 here. Each worker's share of the
-             * connections beyond half the range binds its port first and
-             * gets one of the other parity at once. */
-            .bind_from = ports ? (uint32_t)share(ports / 2, threads, i) : UINT32_MAX,
-        };
-        args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
-        int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);
-        if (rc != 0)
-            die(1, "cannot start worker thread: %s", strerror(rc));
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-    pthread_barrier_wait(&run.ready);
-    for (unsigned i = 0; i < threads; i++) {
-        if (workers[i].error[0]) {
-            fprintf(stderr, "shb: %s\n", workers[i].error);
-            run.abort = true;
-            break;
-        }
-    }
-    /* --start-at: the measured run (after the warm-up) begins then. */
-    if (o.start_at_ns && !run.abort && !wait_until_wall(o.start_at_ns - o.warmup_ns)) {
-        fprintf(stderr, "shb: interrupted before --start-at %s\n", o.start_at_text);
-        run.abort = true;
-    }
-    uint64_t wall_start_ns = wall_ns();
-    run.start_ns = monotonic_ns();
-    if (o.start_at_ns && !run.abort) {
-        /* The run's clock starts at the time asked for, not when this
-         * process woke: shards' schedules line up to the clocks' reading,
-         * not to each one's wake-up (tens of µs apart, or more). */
-        uint64_t target = o.start_at_ns - o.warmup_ns;
-        uint64_t late = wall_start_ns > target ? wall_start_ns - target : 0; /* a clock stepped back: 0 */
-        run.start_ns -= late;
-        wall_start_ns = target;
-    }
-    run.deadline_ns = timed ? run.start_ns + o.duration_ns : 0;
-    pthread_barrier_wait(&run.go);
-    if (live && !run.abort)
-        live_run(workers, threads, run.start_ns, timed ? o.duration_ns : 0, timed ? 0 : o.requests, o.warmup_ns,
-                 &run.finished);
-    for (unsigned i = 0; i < threads; i++)
-        pthread_join(tids[i], NULL);
-    struct stats total = { 0 };
-    int rc = 0;
-    if (run.abort) {
-        for (unsigned i = 0; i < threads; i++) {
-            stats_free(&workers[i].stats);
-            hdrlog_thread_free(&workers[i].hdr);
-        }
-        if (hdr_log)
-            fclose(hdr_log);
-        rc = shb_stop_requested ? 130 : 1; /* 130: Ctrl-C during --start-at's wait */
-        goto out;
-    }
-    for (unsigned i = 0; i < threads; i++)
-        if (workers[i].fatal)
-            die(1, "%s", workers[i].error);
-
-    if (stats_init(&total) < 0 || (o.rate_from > 0 && stats_init_pace(&total) < 0))
+    bool several = o.ntargets > 1;
+    struct multi_out m = { .rows = calloc(o.ntargets, sizeof *m.rows) };
+    if (!m.rows)
         die(1, "out of memory");
-    /* The measured window starts where the warm-up ends. */
-    uint64_t measured_from = run.start_ns + o.warmup_ns, end_ns = measured_from;
-    uint64_t busiest_cpu_ns = 0;
-    for (unsigned i = 0; i < threads; i++) {
-        stats_merge(&total, &workers[i].stats);
-        if (workers[i].end_ns > end_ns)
-            end_ns = workers[i].end_ns;
-        if (workers[i].cpu_ns > busiest_cpu_ns)
-            busiest_cpu_ns = workers[i].cpu_ns;
-        if (workers[i].error[0]) {
-            fprintf(stderr, "shb: worker %u stopped early: %s\n", i, workers[i].error);
-            rc = 1;
+    int rc = 0;
+    size_t done = 0;
+    bool failed = false; /* a target could not run: the ones after it are not run */
+    /* One after another, never at once: they would share the client's CPU. */
+    for (; done < o.ntargets && !shb_stop_requested; done++) {
+        const struct shb_target *t = &o.targets[done];
+        /* The header line: with several targets, or to show a label. */
+        if ((several || t->label) && !o.json) {
+            if (t->label)
+                printf("%s== %s (%s)\n", done ? "\n" : "", t->label, t->url_text);
+            else
+                printf("%s== %s\n", done ? "\n" : "", t->url_text);
+            fflush(stdout); /* above the live view, which is drawn under it */
         }
-        stats_free(&workers[i].stats);
-    }
-    struct report_info ri = {
-        .url = o.url_text,
-        .protocol = o.http3 ? "HTTP/3" : o.http2 ? "HTTP/2" : "HTTP/1.1",
-        .threads = threads,
-        .connections = conns,
-        .duration_ns = end_ns - measured_from,
-        .warmup_ns = o.warmup_ns,
-        .rate = o.rate_from > 0 ? &shard_rate : NULL,
-        .start_wall_ns = wall_start_ns + o.warmup_ns,
-        .shard_index = o.shard_index,
-        .shard_count = o.shard_count,
-        /* The busiest worker thread's CPU time over the whole run's wall
-         * time (warm-up included: so is its CPU time). */
-        .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,
-    };
-    if (o.json)
-        report_json(stdout, &ri, &total);
-    else
-        report_text(stdout, &ri, &total);
-    fflush(stdout);
-    if (hdr_log) {
-        struct hdrlog_thread **recs = calloc(threads, sizeof *recs);
-        if (!recs)
-            die(1, "out of memory");
-        for (unsigned i = 0; i < threads; i++)
-            recs[i] = &workers[i].hdr;
-        if (hdrlog_write(hdr_log, recs, threads, ri.start_wall_ns, ri.duration_ns, err, sizeof err) < 0) {
-            fprintf(stderr, "shb: --hdr-log %s: %s\n", o.hdr_log, err);
-            rc = 1;
-        }
-        for (unsigned i = 0; i < threads; i++)
-            hdrlog_thread_free(&workers[i].hdr);
-        free(recs);
-    }
+        char who[CLI_LABEL_MAX + 16] = "";
+        if (several && t->label)
+            snprintf(who, sizeof who, "target %s: ", t->label);
+        else if (several)
+            snprintf(who, sizeof who, "target %zu: ", done + 1);
+        struct engines e;
+        engines_build(&e, &o, t);
+        struct target_result res;
+        run_target(&o, &pl, t, &addrs[done], &e, who, hdr_log, &res);
+        if (res.ran)
+            hdr_log = NULL; /* written and closed (cli.c allows it one target only) */
+        if (res.rc > rc)
+            rc = res.rc;
+        if (res.ran) {
+            /* Ctrl-C ended this one's run: it is reported, the rest are not run. */
+            res.ri.interrupted = several && shb_stop_requested;
+            if (!several && o.json)
+                report_json(stdout, &res.ri, &res.total);
+            else if (!several)
+                report_text(stdout, &res.ri, &res.total);
+            else
+                multi_report(&o, &m, &res);
+            fflush(stdout);
 #ifdef SHB_TEST_KNOBS
-    if (quic_knob) {
-        const struct quic_stats *q = &total.quic;
-        fprintf(stderr,
-                "shb-test: keyUpdates=%llu keyUpdatesByServer=%llu keyUpdatesAnswered=%llu largestPnSent=%llu "
-                "pnLen1=%llu pnLen2=%llu pnLen3=%llu pnLen4=%llu\n",
-                (unsigned long long)q->key_updates, (unsigned long long)q->key_updates_peer,
-                (unsigned long long)q->key_updates_answered,
-                (unsigned long long)q->largest_app_pn_sent, (unsigned long long)q->app_pn_len[0],
-                (unsigned long long)q->app_pn_len[1], (unsigned long long)q->app_pn_len[2],
-                (unsigned long long)q->app_pn_len[3]);
-    }
+            if (e.quic_knob)
+                print_quic_counters(&res.total);
 #endif
-out:
-    stats_free(&total);
-    free(req);
-    free(indexed.first);
-    h3_request_free(&h3req);
-    free(workers);
-    free(args);
-    free(tids);
+            stats_free(&res.total);
+        }
+        engines_free(&e);
+        if (!res.ran) {
+            done++;
+            failed = true;
+            break; /* what ends a single target's run ends them all */
+        }
+    }
+    if (several) {
+        multi_end(&o, &m);
+        if (done < o.ntargets)
+            fprintf(stderr, "shb: %s%zu of %zu targets not run (from %s on)\n", failed ? "" : "interrupted: ",
+                    o.ntargets - done, o.ntargets, target_name(&o.targets[done]));
+    }
+    if (hdr_log)
+        fclose(hdr_log);
+    free(m.rows);
+    free(addrs);
     cli_free(&o);
     return rc;
 }

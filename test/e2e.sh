@@ -508,7 +508,7 @@ misuse "--http3 with http://" --http3 "$U"
 misuse "--http2 --http3" --http2 --http3 https://127.0.0.1:1/
 misuse "--bogus" --bogus "$U"
 misuse "no URL"
-misuse "two URLs" "$U" "$U"
+misuse "two URLs, the second not a URL" "$U" "no-scheme"
 misuse "-z 10x" -z 10x "$U"
 misuse "-H without a colon" -H NoColon "$U"
 misuse "-d @missing file" -d @/nonexistent/file "$U"

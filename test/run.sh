@@ -188,6 +188,7 @@ suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
 suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
 suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket"
+suite e2e-multi 120 test/e2e_multi.sh "several targets side by side (shb URL URL...)"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 

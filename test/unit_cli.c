@@ -56,10 +56,11 @@ static void test_defaults(void)
     T_CHECK("defaults: request timeout 30s", o.timeout_ns == 30000000000ull, "%llu",
             (unsigned long long)o.timeout_ns);
     T_CHECK("defaults: flags off", !o.disable_keepalive && !o.http2 && !o.http3 && !o.json, "flags on");
-    T_CHECK("defaults: url_text kept", o.url_text && strcmp(o.url_text, URL) == 0, "%s", o.url_text);
-    T_CHECK("defaults: url parsed", o.url.port == 8080 && strcmp(o.url.target, "/") == 0 &&
-                                        strcmp(o.url.host, "127.0.0.1") == 0,
-            "port=%u", o.url.port);
+    T_CHECK("defaults: one target, no label", o.ntargets == 1 && !o.targets[0].label, "%zu", o.ntargets);
+    T_CHECK("defaults: url_text kept", strcmp(o.targets[0].url_text, URL) == 0, "%s", o.targets[0].url_text);
+    T_CHECK("defaults: url parsed", o.targets[0].url.port == 8080 && strcmp(o.targets[0].url.target, "/") == 0 &&
+                                        strcmp(o.targets[0].url.host, "127.0.0.1") == 0,
+            "port=%u", o.targets[0].url.port);
     cli_free(&o);
 
     struct shb_opts z;
@@ -293,7 +294,8 @@ static void test_flags(void)
             "r=%d err=%s", r, err);
     cli_free(&o);
     r = PARSE(&o, "-c", "5", "--", URL);
-    T_CHECK("flags: -- ends options", r == CLI_OK && o.connections == 5 && strcmp(o.url_text, URL) == 0,
+    T_CHECK("flags: -- ends options",
+            r == CLI_OK && o.connections == 5 && o.ntargets == 1 && strcmp(o.targets[0].url_text, URL) == 0,
             "r=%d err=%s", r, err);
     cli_free(&o);
     r = PARSE(&o, "--", "-c");
@@ -525,7 +527,20 @@ static const struct misuse misuses[] = {
     {{URL, "-c"}, "missing value", "-c"},
     {{URL, "-H"}, "missing value", "-H"},
     {{"-c", "5"}, "missing URL", NULL},
-    {{URL, "http://other/"}, "'http://other/'", "one URL"},
+    {{URL, "other"}, "'other'", "missing scheme"},
+    {{URL, "b=ftp://x/"}, "b=ftp://x/: unsupported URL scheme 'ftp'", NULL},
+    {{URL, "ftp://x/?a=b"}, "ftp://x/?a=b: unsupported URL scheme 'ftp'", NULL},
+    {{URL, "http://:80/"}, "'http://:80/'", "empty host"},
+    {{"=" URL}, "'=" URL "'", "empty label"},
+    {{"a b=" URL}, "'a b=" URL "'", "no spaces"},
+    {{"a\tb=" URL}, "no spaces", NULL},
+    {{"a=" URL, "b=" URL, "a=" HTTPS_URL}, "label 'a' given twice", "unique"},
+    {{"a=" URL, "--shard", "0/2", "b=" URL}, "--shard", "one URL"},
+    {{URL, URL, "--start-at", "2030-01-01T00:00:00Z"}, "--start-at", "one URL"},
+    {{"--http3", HTTPS_URL, "b=" URL}, "--http3 requires an https:// URL", "'b=" URL "'"},
+    {{"a=b=" URL}, "unsupported URL scheme 'b=http'", NULL},
+    {{"x=" "y"}, "'y'", "missing scheme"},
+    {{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=" URL}, "label longer than 64", NULL},
     {{"-z", "10", URL}, "-z/--duration", "'10'"},
     {{"-z", "1x", URL}, "-z/--duration", "unknown unit"},
     {{"-z", "0s", URL}, "-z/--duration", "greater than zero"},
@@ -816,17 +831,71 @@ static void test_urls(void)
         free(u.target);
 }
 
+/* -------------------------------------------------------------- targets */
+
+/* Target i of o has label (NULL: none), URL text url and port. */
+static bool target_is(const struct shb_opts *o, size_t i, const char *label, const char *url, unsigned port)
+{
+    const struct shb_target *t = &o->targets[i];
+    return i < o->ntargets && (label ? t->label && strcmp(t->label, label) == 0 : !t->label) &&
+           strcmp(t->url_text, url) == 0 && t->url.port == port;
+}
+
+static void test_targets(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "-n", "5", URL, "-c", "2", HTTPS_URL);
+    T_CHECK("targets: two URLs, options between them", r == CLI_OK && o.ntargets == 2 && o.requests == 5 &&
+                o.connections == 2 && target_is(&o, 0, NULL, URL, 8080) && target_is(&o, 1, NULL, HTTPS_URL, 8443) &&
+                o.targets[1].url.https,
+            "r=%d err=%s n=%zu", r, err, o.ntargets);
+    cli_free(&o);
+
+    r = PARSE(&o, "nginx=" URL, "h2o.local=" HTTPS_URL, "http://h:81/?a=b", "HTTPS://h:82/x=y");
+    T_CHECK("targets: label=URL, and '=' in a URL's query or path is no label",
+            r == CLI_OK && o.ntargets == 4 && target_is(&o, 0, "nginx", URL, 8080) &&
+                target_is(&o, 1, "h2o.local", HTTPS_URL, 8443) && target_is(&o, 2, NULL, "http://h:81/?a=b", 81) &&
+                target_is(&o, 3, NULL, "HTTPS://h:82/x=y", 82) && strcmp(o.targets[2].url.target, "/?a=b") == 0,
+            "r=%d err=%s n=%zu", r, err, o.ntargets);
+    cli_free(&o);
+
+    r = PARSE(&o, URL, URL, "a=" URL, "b=" URL);
+    T_CHECK("targets: the same URL twice is fine (labels differ or there are none)",
+            r == CLI_OK && o.ntargets == 4 && target_is(&o, 3, "b", URL, 8080), "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    r = PARSE(&o, "one=" URL);
+    T_CHECK("targets: one labelled URL", r == CLI_OK && o.ntargets == 1 && target_is(&o, 0, "one", URL, 8080),
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    r = PARSE(&o, "--http3", "a=" HTTPS_URL, "https://example.com/");
+    T_CHECK("targets: --http3 with every URL https://", r == CLI_OK && o.ntargets == 2, "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    /* Each target's request carries its own authority and path. */
+    r = PARSE(&o, "-H", "X: 1", "a=http://one:81/p", "b=http://two/q?r");
+    struct shb_request q0 = cli_request(&o, &o.targets[0]), q1 = cli_request(&o, &o.targets[1]);
+    T_CHECK("targets: cli_request per target",
+            r == CLI_OK && strcmp(q0.authority, "one:81") == 0 && strcmp(q0.target, "/p") == 0 &&
+                strcmp(q1.authority, "two") == 0 && strcmp(q1.target, "/q?r") == 0 && q1.nheaders == 1,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    cli_free(&o); /* twice is harmless */
+}
+
 /* ----------------------------------------------------------------- help */
 
 /* The spec's shb -h, plus --timeout (a request may not wait forever) and --warmup. */
 static const char expected_help[] =
     "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
     "\n"
-    "Usage: shb [OPTIONS] <URL>\n"
+    "Usage: shb [OPTIONS] <URL>...\n"
     "\n"
     "Arguments:\n"
-    "  <URL>  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: "
-    "this is a benchmarker)\n"
+    "  <URL>...  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: "
+    "this is a benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run one after another "
+    "with the same options, each with its report, then a table compares them\n"
     "\n"
     "Options:\n"
     "  -c, --connections <CONNECTIONS>\n"
@@ -917,7 +986,7 @@ static void test_help(void)
 
     h = capture_help(DEFAULT_THREADS);
     T_CHECK("help: shows default_threads", strstr(h, "Number of worker threads [default: 7]\n") != NULL, "%s", h);
-    T_CHECK("help: usage line", strstr(h, "Usage: shb [OPTIONS] <URL>\n") != NULL, "%s", h);
+    T_CHECK("help: usage line", strstr(h, "Usage: shb [OPTIONS] <URL>...\n") != NULL, "%s", h);
     T_CHECK("help: every option listed",
             strstr(h, "-c, --connections") && strstr(h, "-n, --requests") && strstr(h, "-z, --duration") &&
                 strstr(h, "-m, --method") && strstr(h, "-H, --header") && strstr(h, "-d, --data") &&
@@ -978,6 +1047,7 @@ int main(void)
     test_file_body();
     test_stdin_body();
     test_misuse();
+    test_targets();
     test_durations();
     test_urls();
     test_help();

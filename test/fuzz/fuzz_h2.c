@@ -59,7 +59,7 @@ static void request_block(struct h2_config *cfg, int argc, char **argv)
     if (devnull)
         fclose(devnull);
     size_t len;
-    struct shb_request req = cli_request(&o[used]);
+    struct shb_request req = cli_request(&o[used], &o[used].targets[0]);
     uint8_t *blk = hpack_encode_request(&req, &len);
     if (!blk)
         abort();
@@ -73,7 +73,7 @@ static void request_block(struct h2_config *cfg, int argc, char **argv)
 static void request_blocks_indexed(struct h2_config *cfg, int argc, char **argv)
 {
     request_block(cfg, argc, argv);
-    struct shb_request req = cli_request(&o_last);
+    struct shb_request req = cli_request(&o_last, &o_last.targets[0]);
     struct hpack_request_blocks b;
     if (hpack_encode_request_indexed(&req, &b) != 0)
         abort();
