@@ -1,6 +1,8 @@
 # shb — one static musl binary; see README for the targets.
 #
-#   make            ./shb: static, musl, -O2, BearSSL linked in
+#   make            ./shb: static, musl, -O2, BearSSL linked in; ./shb.1 (the man page) and the
+#                   completion scripts (build/completions/), both made from cli.c's option table
+#   make install    ./shb, shb.1 and the completions under $(DESTDIR)$(PREFIX) (/usr/local); make uninstall
 #   make asan       build/asan/shb: glibc + ASan + UBSan, with the test knobs (tests run it too)
 #   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
 #   make test       unit tests (sanitized), fuzz seeds, end-to-end tests; last line "N passed, N failed"
@@ -18,7 +20,7 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c compare.c h1.c h2.c h3.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
+CORE = cli.c compare.c completions.c version.c h1.c h2.c h3.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
        tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
@@ -38,8 +40,16 @@ ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=al
 ASAN_CFLAGS += -DSHB_TEST_KNOBS
 GLIBC_CFLAGS = $(BASE) -O2
 
-.PHONY: all asan glibc test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean interop interop-readme
-all: shb
+.PHONY: all asan glibc doc install uninstall test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean interop interop-readme FORCE
+all: shb doc
+
+# The version (-V, the man page): scripts/version.sh runs every time but
+# rewrites build/version.h only when the version changed (a new commit, a
+# tag, a tree turning dirty), and only version.c includes it: a new commit
+# recompiles that one file and relinks, and no object keeps a stale version.
+build/version.h: FORCE
+	$(Q)sh scripts/version.sh $@
+$(foreach f,musl asan glibc,build/$(f)/version.o): build/version.h
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
 # private include directory; nothing else from /usr/include leaks in.
@@ -78,6 +88,46 @@ glibc: build/glibc/shb
 build/glibc/shb: $(glibc_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread -lm
+
+# The man page and the completion scripts, from cli.c's option table:
+# build/mkman (host compiler) links cli.c and manpage.c and writes shb.1;
+# the completions are what `./shb completions SHELL` prints.
+build/mkman: scripts/mkman.c manpage.c cli.c version.c $(HDRS) build/version.h
+	@mkdir -p build
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(GLIBC_CFLAGS) -o $@ scripts/mkman.c manpage.c cli.c version.c
+shb.1: build/mkman
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)build/mkman > $@.tmp && mv -f $@.tmp $@
+COMPLETIONS = build/completions/shb.bash build/completions/_shb build/completions/shb.fish
+build/completions/shb.bash build/completions/_shb build/completions/shb.fish: shb
+	@mkdir -p build/completions
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)./shb completions $(patsubst shb.%,%,$(patsubst _shb,zsh,$(notdir $@))) > $@.tmp && mv -f $@.tmp $@
+doc: shb.1 $(COMPLETIONS)
+
+# make install PREFIX=/usr/local DESTDIR=: the binary, the man page and the
+# completions where bash-completion, zsh and fish look for them. zsh reads
+# vendor-completions only under /usr (Debian's $fpath); under any other
+# prefix its site-functions is the directory zsh searches.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+INSTALLED = $(BINDIR)/shb $(MANDIR)/man1/shb.1 $(BASHCOMPDIR)/shb $(ZSHCOMPDIR)/_shb $(FISHCOMPDIR)/shb.fish
+
+install: shb shb.1 $(COMPLETIONS)
+	install -d $(foreach f,$(INSTALLED),"$(DESTDIR)$(dir $(f))")
+	install -m 755 shb "$(DESTDIR)$(BINDIR)/shb"
+	install -m 644 shb.1 "$(DESTDIR)$(MANDIR)/man1/shb.1"
+	install -m 644 build/completions/shb.bash "$(DESTDIR)$(BASHCOMPDIR)/shb"
+	install -m 644 build/completions/_shb "$(DESTDIR)$(ZSHCOMPDIR)/_shb"
+	install -m 644 build/completions/shb.fish "$(DESTDIR)$(FISHCOMPDIR)/shb.fish"
+
+uninstall:
+	rm -f $(foreach f,$(INSTALLED),"$(DESTDIR)$(f)")
 
 # make bench's yardstick for what the first-byte phase costs: ./shb with
 # that one histogram record compiled out (worker.c). Users never get it.
@@ -137,7 +187,7 @@ unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl build/test/quic_r
 CLANG ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_CORE = cli.c h1.c h2.c hdr.c hpack.c json.c merge.c pace.c report.c stats.c timeline.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
+FUZZ_CORE = cli.c completions.c version.c h1.c h2.c hdr.c hpack.c json.c merge.c pace.c report.c stats.c timeline.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
             tls13/conn.c tls13/tls12.c qpack.c h3.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c \
             quic/recovery.c quic/conn.c
 FUZZ_CFLAGS = $(BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -175,7 +225,7 @@ fuzz: deps-check fuzz-build
 fuzz-seeds: deps-check shb
 	@bash test/fuzz/hostile_seeds.sh
 
-test: deps-check shb asan unit fuzz-build
+test: deps-check shb asan doc unit fuzz-build
 	@bash test/run.sh
 
 # The hostile-server suites alone (make test runs them too), both builds.
@@ -213,4 +263,4 @@ deps-check-demo:
 	@bash scripts/deps.sh demo --check >/dev/null 2>&1 || bash scripts/deps.sh demo
 
 clean:
-	rm -rf build shb
+	rm -rf build shb shb.1

@@ -4,10 +4,16 @@
  * permutes argv, and every misuse here must come back as one line in err.
  *
  * Parsing is two-phase. The first phase walks argv once, recording values and
- * the first error but never stopping early, so -h/--help wins wherever it
- * appears. The second phase checks how the options combine, parses the URL and
- * only then reads a -d @file / @- body: a run that is going to be refused, or
- * only print help, must not block on stdin. */
+ * the first error but never stopping early, so -h/--help (and after it
+ * -V/--version) wins wherever it appears. The second phase checks how the
+ * options combine, parses the URL and only then reads a -d @file / @- body: a
+ * run that is going to be refused, or only print help, must not block on
+ * stdin.
+ *
+ * The option table (opt_specs) is the one source of what shb accepts and
+ * how it is documented: -h is printed from it here, and the man page
+ * (manpage.c) and the completion scripts (completions.c) are written from
+ * it through cli_option(). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -339,64 +345,6 @@ int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen)
     return parse_target(s, rest + alen, u, err, errlen);
 }
 
-/* ------------------------------------------------------------------ help */
-
-void cli_print_help(FILE *f, unsigned default_threads)
-{
-    fputs("io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
-          "\n"
-          "Usage: shb [OPTIONS] <URL>...\n"
-          "\n"
-          "Arguments:\n"
-          "  <URL>...  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: this is a benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run one after another with the same options, each with its report, then a table compares them\n"
-          "\n"
-          "Options:\n"
-          "  -c, --connections <CONNECTIONS>\n"
-          "          Number of concurrent connections [default: 50]\n"
-          "  -n, --requests <REQUESTS>\n"
-          "          Total number of requests [default: 200]\n"
-          "  -z, --duration <DURATION>\n"
-          "          Run for this long instead of a fixed request count (e.g. 10s, 1m30s)\n"
-          "  -m, --method <METHOD>\n"
-          "          HTTP method (defaults to GET, or POST when -d is given, like curl)\n"
-          "  -H, --header <HEADER>\n"
-          "          Custom HTTP header (repeatable). Example: -H \"Accept: application/json\"\n"
-          "  -d, --data <BODY>\n"
-          "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines are stripped from file/stdin data)\n"
-          "      --connect-timeout <CONNECT_TIMEOUT>\n"
-          "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
-          "      --timeout <TIMEOUT>\n"
-          "          Per-request timeout: a request with no complete response by then is counted as a \"timeout\" error (e.g. 30s, 500ms; 0 disables) [default: 30s]\n"
-          "  -q, --rate <RATE>\n"
-          "          Send this many requests per second in total, on a fixed schedule whatever the server does (the open model); latency then counts from when each request was due. FROM..TO ramps linearly over -z (e.g. 1000..20000)\n"
-          "      --warmup <WARMUP>\n"
-          "          Send requests for this long first, and keep the ones that complete meanwhile out of the report (e.g. 2s; inside -z's duration, on top of -n's count)\n"
-          "      --shard <I/N>\n"
-          "          Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one machine or many) together make the one run [default: 0/1]\n"
-          "      --start-at <TIME>\n"
-          "          Start the measured run at this wall-clock time, so that shards started apart measure the same window: Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)\n"
-          "  -t, --threads <THREADS>\n",
-          f);
-    fprintf(f, "          Number of worker threads [default: %u]\n", default_threads);
-    fputs("  -j, --json\n"
-          "          Print the report as JSON\n"
-          "      --hdr-log <FILE>\n"
-          "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
-          "      --http2\n"
-          "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
-          "      --http3\n"
-          "          Use HTTP/3 over QUIC (https:// URLs only)\n"
-          "      --disable-keepalive\n"
-          "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; HTTP/1.1 only)\n"
-          "      --no-progress\n"
-          "          No live view on stderr while the run goes (it is only shown when stderr is a terminal)\n"
-          "  -p, --parallel <PARALLEL>\n"
-          "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
-          "  -h, --help\n"
-          "          Print help\n",
-          f);
-}
-
 /* ---------------------------------------------------------- option table */
 
 enum opt_id {
@@ -421,39 +369,92 @@ enum opt_id {
     OPT_JSON,
     OPT_HDR_LOG,
     OPT_HELP,
+    OPT_VERSION,
     OPT_COUNT
 };
 
 struct opt_spec {
     enum opt_id id;
-    char short_name;       /* 0: long only */
-    const char *long_name; /* without "--" */
-    const char *display;   /* how error messages name it */
-    bool takes_value;
+    const char *display; /* how error messages name it */
+    struct cli_option o; /* what -h, the man page and completions show (cli.h) */
 };
 
+#define METHODS "GET HEAD POST PUT DELETE PATCH OPTIONS"
+
+/* In -h's order. Defaults shown here are checked against set_defaults() by
+ * test/unit_cli.c (each one, given explicitly, changes nothing). */
 static const struct opt_spec opt_specs[] = {
-    {OPT_CONNECTIONS, 'c', "connections", "-c/--connections", true},
-    {OPT_REQUESTS, 'n', "requests", "-n/--requests", true},
-    {OPT_DURATION, 'z', "duration", "-z/--duration", true},
-    {OPT_PARALLEL, 'p', "parallel", "-p/--parallel", true},
-    {OPT_THREADS, 't', "threads", "-t/--threads", true},
-    {OPT_METHOD, 'm', "method", "-m/--method", true},
-    {OPT_HEADER, 'H', "header", "-H/--header", true},
-    {OPT_DATA, 'd', "data", "-d/--data", true},
-    {OPT_CONNECT_TIMEOUT, 0, "connect-timeout", "--connect-timeout", true},
-    {OPT_TIMEOUT, 0, "timeout", "--timeout", true},
-    {OPT_WARMUP, 0, "warmup", "--warmup", true},
-    {OPT_RATE, 'q', "rate", "-q/--rate", true},
-    {OPT_SHARD, 0, "shard", "--shard", true},
-    {OPT_START_AT, 0, "start-at", "--start-at", true},
-    {OPT_DISABLE_KEEPALIVE, 0, "disable-keepalive", "--disable-keepalive", false},
-    {OPT_NO_PROGRESS, 0, "no-progress", "--no-progress", false},
-    {OPT_HTTP2, 0, "http2", "--http2", false},
-    {OPT_HTTP3, 0, "http3", "--http3", false},
-    {OPT_JSON, 'j', "json", "-j/--json", false},
-    {OPT_HDR_LOG, 0, "hdr-log", "--hdr-log", true},
-    {OPT_HELP, 'h', "help", "-h/--help", false},
+    {OPT_CONNECTIONS, "-c/--connections",
+     {.short_name = 'c', .long_name = "connections", .value_name = "CONNECTIONS",
+      .help = "Number of concurrent connections", .default_text = "50"}},
+    {OPT_REQUESTS, "-n/--requests",
+     {.short_name = 'n', .long_name = "requests", .value_name = "REQUESTS", .help = "Total number of requests",
+      .default_text = "200"}},
+    {OPT_DURATION, "-z/--duration",
+     {.short_name = 'z', .long_name = "duration", .value_name = "DURATION",
+      .help = "Run for this long instead of a fixed request count (e.g. 10s, 1m30s)"}},
+    {OPT_METHOD, "-m/--method",
+     {.short_name = 'm', .long_name = "method", .value_name = "METHOD",
+      .help = "HTTP method (defaults to GET, or POST when -d is given, like curl)", .complete = CLI_COMPLETE_WORDS,
+      .words = METHODS}},
+    {OPT_HEADER, "-H/--header",
+     {.short_name = 'H', .long_name = "header", .value_name = "HEADER",
+      .help = "Custom HTTP header (repeatable). Example: -H \"Accept: application/json\"", .repeatable = true}},
+    {OPT_DATA, "-d/--data",
+     {.short_name = 'd', .long_name = "data", .value_name = "BODY",
+      .help = "HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
+              "are stripped from file/stdin data)",
+      .complete = CLI_COMPLETE_BODY}},
+    {OPT_CONNECT_TIMEOUT, "--connect-timeout",
+     {.long_name = "connect-timeout", .value_name = "CONNECT_TIMEOUT",
+      .help = "Connection establishment timeout (e.g. 5s, 500ms)", .default_text = "5s"}},
+    {OPT_TIMEOUT, "--timeout",
+     {.long_name = "timeout", .value_name = "TIMEOUT",
+      .help = "Per-request timeout: a request with no complete response by then is counted as a \"timeout\" error "
+              "(e.g. 30s, 500ms; 0 disables)",
+      .default_text = "30s"}},
+    {OPT_RATE, "-q/--rate",
+     {.short_name = 'q', .long_name = "rate", .value_name = "RATE",
+      .help = "Send this many requests per second in total, on a fixed schedule whatever the server does (the open "
+              "model); latency then counts from when each request was due. FROM..TO ramps linearly over -z (e.g. "
+              "1000..20000)"}},
+    {OPT_WARMUP, "--warmup",
+     {.long_name = "warmup", .value_name = "WARMUP",
+      .help = "Send requests for this long first, and keep the ones that complete meanwhile out of the report "
+              "(e.g. 2s; inside -z's duration, on top of -n's count)"}},
+    {OPT_SHARD, "--shard",
+     {.long_name = "shard", .value_name = "I/N",
+      .help = "Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one "
+              "machine or many) together make the one run",
+      .default_text = "0/1"}},
+    {OPT_START_AT, "--start-at",
+     {.long_name = "start-at", .value_name = "TIME",
+      .help = "Start the measured run at this wall-clock time, so that shards started apart measure the same "
+              "window: Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)"}},
+    {OPT_THREADS, "-t/--threads",
+     {.short_name = 't', .long_name = "threads", .value_name = "THREADS", .help = "Number of worker threads",
+      .default_cores = true}},
+    {OPT_JSON, "-j/--json", {.short_name = 'j', .long_name = "json", .help = "Print the report as JSON"}},
+    {OPT_HDR_LOG, "--hdr-log",
+     {.long_name = "hdr-log", .value_name = "FILE",
+      .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
+              "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_HTTP2, "--http2",
+     {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
+    {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
+    {OPT_DISABLE_KEEPALIVE, "--disable-keepalive",
+     {.long_name = "disable-keepalive",
+      .help = "Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
+              "HTTP/1.1 only)"}},
+    {OPT_NO_PROGRESS, "--no-progress",
+     {.long_name = "no-progress",
+      .help = "No live view on stderr while the run goes (it is only shown when stderr is a terminal)"}},
+    {OPT_PARALLEL, "-p/--parallel",
+     {.short_name = 'p', .long_name = "parallel", .value_name = "PARALLEL",
+      .help = "Number of concurrent streams per connection (HTTP/2 and HTTP/3)", .default_text = "1"}},
+    {OPT_HELP, "-h/--help", {.short_name = 'h', .long_name = "help", .help = "Print help"}},
+    {OPT_VERSION, "-V/--version", {.short_name = 'V', .long_name = "version", .help = "Print version"}},
 };
 
 #define NSPECS (sizeof opt_specs / sizeof opt_specs[0])
@@ -461,7 +462,7 @@ static const struct opt_spec opt_specs[] = {
 static const struct opt_spec *find_short(char c)
 {
     for (size_t i = 0; i < NSPECS; i++)
-        if (opt_specs[i].short_name == c)
+        if (opt_specs[i].o.short_name == c)
             return &opt_specs[i];
     return NULL;
 }
@@ -469,9 +470,103 @@ static const struct opt_spec *find_short(char c)
 static const struct opt_spec *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < NSPECS; i++)
-        if (strlen(opt_specs[i].long_name) == len && memcmp(opt_specs[i].long_name, name, len) == 0)
+        if (strlen(opt_specs[i].o.long_name) == len && memcmp(opt_specs[i].o.long_name, name, len) == 0)
             return &opt_specs[i];
     return NULL;
+}
+
+const struct cli_option *cli_option(size_t i)
+{
+    return i < NSPECS ? &opt_specs[i].o : NULL;
+}
+
+/* ------------------------------------------------------------------ help */
+
+/* The spec's shb -h (clap's long help layout), from opt_specs. */
+void cli_print_help(FILE *f, unsigned default_threads)
+{
+    fputs(CLI_SUMMARY "\n"
+          "\n"
+          "Usage: shb [OPTIONS] <URL>...\n"
+          "\n"
+          "Arguments:\n"
+          "  <URL>...  " CLI_URL_HELP "\n"
+          "\n"
+          "Options:\n",
+          f);
+    for (size_t i = 0; i < NSPECS; i++) {
+        const struct cli_option *op = &opt_specs[i].o;
+        if (op->short_name)
+            fprintf(f, "  -%c, --%s", op->short_name, op->long_name);
+        else
+            fprintf(f, "      --%s", op->long_name);
+        if (op->value_name)
+            fprintf(f, " <%s>", op->value_name);
+        fprintf(f, "\n          %s", op->help);
+        if (op->default_cores)
+            fprintf(f, " [default: %u]", default_threads);
+        else if (op->default_text)
+            fprintf(f, " [default: %s]", op->default_text);
+        fputc('\n', f);
+    }
+}
+
+void cli_help_summary(const char *help, char *buf, size_t len)
+{
+    size_t n = 0;
+    int depth = 0;
+    if (!len)
+        return;
+    for (const char *c = help; *c; c++) {
+        if (*c == '(') {
+            if (depth++ == 0 && n && buf[n - 1] == ' ')
+                n--; /* "Run shard I (from 0) of N": one space stays */
+            continue;
+        }
+        if (depth) {
+            depth -= *c == ')';
+            continue;
+        }
+        if ((*c == '.' || *c == ':' || *c == ';') && (c[1] == ' ' || c[1] == '\0'))
+            break;
+        if (n + 1 < len)
+            buf[n++] = *c;
+    }
+    while (n && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
+}
+
+/* ----------------------------------------------------------- subcommands */
+
+static const struct cli_option merge_options[] = {
+    {.short_name = 'j', .long_name = "json", .help = "Print the merged report as JSON"},
+    {.long_name = "force", .help = "Merge reports of different URLs or protocols too"},
+};
+
+static const struct cli_subcommand subcommands[] = {
+    {.name = "merge",
+     .synopsis = "[-j] [--force] FILE...",
+     .help = "Read JSON reports (shb -j), from shards of one run or from separate runs, and print one report: "
+             "counts, status codes, error kinds and bytes summed, latency histograms added bucket by bucket (so "
+             "percentiles are exact, never averaged), and the rate over the union of the runs' wall-clock windows. "
+             "Reports of different URLs or protocols are refused unless --force is given; a report without a "
+             "histogram is refused.",
+     .options = merge_options,
+     .noptions = sizeof merge_options / sizeof merge_options[0],
+     .operand = "FILE",
+     .complete = CLI_COMPLETE_FILE},
+    {.name = "completions",
+     .synopsis = "SHELL",
+     .help = "Print the completion script for SHELL (bash, zsh or fish) on standard output.",
+     .operand = "SHELL",
+     .complete = CLI_COMPLETE_WORDS,
+     .words = "bash zsh fish"},
+};
+
+const struct cli_subcommand *cli_subcommand(size_t i)
+{
+    return i < sizeof subcommands / sizeof subcommands[0] ? &subcommands[i] : NULL;
 }
 
 /* ---------------------------------------------------------------- parser */
@@ -481,7 +576,7 @@ struct parser {
     char *err;
     size_t errlen;
     bool failed; /* err holds the first problem; later ones are not recorded */
-    bool help;
+    bool help, version;
     bool given[OPT_COUNT];
     const char *data_arg; /* -d value; read after every other check */
     const char **args;    /* the positional arguments (URL or label=URL), argc entries */
@@ -813,7 +908,7 @@ static void set_start_at(struct parser *p, const struct opt_spec *s, const char 
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
 {
     struct shb_opts *o = p->o;
-    if (s->takes_value && s->id != OPT_HEADER && p->given[s->id]) {
+    if (s->o.value_name && !s->o.repeatable && p->given[s->id]) {
         fail(p, "%s given more than once", s->display);
         return;
     }
@@ -850,6 +945,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
             fail(p, "invalid value '' for %s: expected a file name", s->display);
         break;
     case OPT_HELP: p->help = true; break;
+    case OPT_VERSION: p->version = true; break;
     case OPT_COUNT: break;
     }
 }
@@ -871,9 +967,9 @@ static int parse_long(struct parser *p, int argc, char **argv, int i)
         fail(p, "unknown option '--%.*s' (see shb --help)", (int)len, name);
         return 0;
     }
-    if (!s->takes_value) {
+    if (!s->o.value_name) {
         if (eq)
-            fail(p, "option '--%s' does not take a value", s->long_name);
+            fail(p, "option '--%s' does not take a value", s->o.long_name);
         else
             apply(p, s, NULL);
         return 0;
@@ -883,7 +979,7 @@ static int parse_long(struct parser *p, int argc, char **argv, int i)
         return 0;
     }
     if (i + 1 >= argc) {
-        fail(p, "missing value for --%s", s->long_name);
+        fail(p, "missing value for --%s", s->o.long_name);
         return 0;
     }
     apply(p, s, argv[i + 1]);
@@ -900,7 +996,7 @@ static int parse_short(struct parser *p, int argc, char **argv, int i)
             fail(p, "unknown option '-%c' (see shb --help)", *c);
             return 0;
         }
-        if (!s->takes_value) {
+        if (!s->o.value_name) {
             apply(p, s, NULL);
             continue;
         }
@@ -1156,6 +1252,13 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
             err[0] = '\0';
         cli_print_help(out ? out : stdout, default_threads);
         return CLI_HELP;
+    }
+    if (p.version) {
+        free(p.args);
+        cli_free(o);
+        if (err && errlen)
+            err[0] = '\0';
+        return CLI_VERSION;
     }
     check_urls(&p);
     free(p.args);

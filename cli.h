@@ -63,10 +63,12 @@ struct shb_opts {
 #define CLI_RATE_MAX 1e8 /* -q: requests per second */
 #define CLI_SHARDS_MAX 65536u /* --shard I/N */
 
-enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_ERROR = -1 };
+enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_ERROR = -1 };
 
 /* Parses argv into o (all defaults filled in). CLI_HELP: -h/--help was given and
- * the help text has been written to out. CLI_ERROR: err holds the message.
+ * the help text has been written to out. CLI_VERSION: -V/--version was given
+ * (and not -h); the caller prints the version. CLI_ERROR: err holds the
+ * message. -h and -V win over any error, wherever they appear.
  * default_threads is what -t defaults to and what the help text shows. */
 enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned default_threads,
                           FILE *out, char *err, size_t errlen);
@@ -80,6 +82,61 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen);
 
 void cli_print_help(FILE *f, unsigned default_threads);
+
+/* ------------------------------------------------- the option table
+ * One table (cli.c's opt_specs) is what the parser accepts, what -h prints,
+ * and what the man page (manpage.c) and the completion scripts
+ * (completions.c) are generated from: a new option is one entry there. */
+
+#define CLI_SUMMARY "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker"
+#define CLI_URL_HELP                                                                                              \
+    "Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: this is a " \
+    "benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run one after another with "   \
+    "the same options, each with its report, then a table compares them"
+
+/* What a shell offers for an option's value or a subcommand's operands. */
+enum cli_complete {
+    CLI_COMPLETE_NONE,  /* free text (a number, a duration): nothing to offer */
+    CLI_COMPLETE_FILE,  /* a path */
+    CLI_COMPLETE_BODY,  /* -d: text, or @ and a path */
+    CLI_COMPLETE_WORDS, /* one of words */
+};
+
+struct cli_option {
+    char short_name;          /* 0: long only */
+    const char *long_name;    /* without "--" */
+    const char *value_name;   /* -h's <VALUE>; NULL: a flag, it takes no value */
+    const char *help;         /* one line, as -h prints it */
+    const char *default_text; /* -h's [default: ...]; NULL: none shown */
+    bool default_cores;       /* the default is the number of physical cores, known only at run time */
+    bool repeatable;          /* may be given more than once (-H); other value options refuse that */
+    enum cli_complete complete;
+    const char *words;        /* CLI_COMPLETE_WORDS: the values, space-separated */
+};
+
+/* The i-th option of shb [OPTIONS] <URL>, in -h's order; NULL past the last. */
+const struct cli_option *cli_option(size_t i);
+
+/* The short form of a help text, for completion menus: up to the first
+ * ". ", ": " or "; ", parenthesised asides left out ("HTTP method (defaults
+ * to GET, ...)" is "HTTP method"). */
+void cli_help_summary(const char *help, char *buf, size_t len);
+
+/* Subcommands: `shb NAME ...` (shb.c dispatches on argv[1]; a URL is never
+ * one of these words). Described here for the man page and completions. */
+struct cli_subcommand {
+    const char *name;
+    const char *synopsis; /* what follows the name in a synopsis */
+    const char *help;     /* what it does, one paragraph */
+    const struct cli_option *options;
+    size_t noptions;
+    const char *operand;  /* as the synopsis names it: FILE, SHELL */
+    enum cli_complete complete; /* for the operands */
+    const char *words;
+};
+
+/* The i-th subcommand; NULL past the last. */
+const struct cli_subcommand *cli_subcommand(size_t i);
 
 /* The request o describes for target t (one of o->targets), for the
  * protocol engines (request.h). Its pointers borrow from o and t, which

@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "completions.h"
 #include "h1.h"
 #include "h2.h"
 #include "h3.h"
@@ -36,6 +37,7 @@
 #include "merge.h"
 #include "report.h"
 #include "stats.h"
+#include "version.h"
 #include "worker.h"
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -699,17 +701,52 @@ static void multi_end(const struct shb_opts *o, const struct multi_out *m)
     fflush(stdout);
 }
 
+/* shb merge [-j] [--force] FILE...: one report from many (merge.c). */
+static int cmd_merge(int argc, char **argv)
+{
+    return merge_main(argc, argv, stdout, stderr);
+}
+
+/* shb completions SHELL: the script on stdout (completions.c). */
+static int cmd_completions(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        puts("Usage: shb completions <SHELL>   (SHELL: bash, zsh or fish)");
+        return 0;
+    }
+    if (argc != 2)
+        die(2, "completions: expected one shell: bash, zsh or fish (usage: shb completions <SHELL>)");
+    if (completions_write(stdout, argv[1]) < 0)
+        die(2, "completions: unknown shell '%s' (use bash, zsh or fish)", argv[1]);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}
+
+/* Subcommands, by argv[1]: a URL has "://", so none of these words is one.
+ * Each runs with argv from its own name on and returns the exit status.
+ * The man page and completions describe them from cli.c's table. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} subcommands[] = {
+    {"completions", cmd_completions},
+    {"merge", cmd_merge},
+};
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    /* Subcommands: words no URL can be (a URL starts with a scheme). */
-    if (argc > 1 && strcmp(argv[1], "merge") == 0)
-        return merge_main(argc - 1, argv + 1, stdout, stderr);
+    for (size_t i = 0; argc > 1 && i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (strcmp(argv[1], subcommands[i].name) == 0)
+            return subcommands[i].run(argc - 1, argv + 1);
+
     struct shb_opts o;
     char err[512];
     unsigned cores = cli_physical_cores();
     switch (cli_parse(argc, argv, &o, cores, stdout, err, sizeof(err))) {
     case CLI_HELP:
+        return 0;
+    case CLI_VERSION:
+        printf("shb %s\n", shb_version);
         return 0;
     case CLI_ERROR:
         die(2, "%s", err);

@@ -86,6 +86,12 @@ NEEDS_TEST=(
     # reads shb's log; javac compiles test/HdrLogCheck.java against it.
     "javac|default-jdk-headless"
     "/usr/share/java/hdrhistogram.jar|libhdrhistogram-java"
+    # test/e2e_toolbox.sh: the completion scripts in their shells, the man page.
+    "/usr/share/bash-completion/bash_completion|bash-completion"
+    "zsh|zsh"
+    "fish|fish"
+    "man|man-db"
+    "groff|groff-base"
     # The interop matrix (test/interop.sh): one server per HTTP stack.
     "apache2|apache2"
     "lighttpd|lighttpd"

@@ -16,8 +16,10 @@
 # test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
 # test/e2e_merge.sh (shb merge: shards' and runs' reports into one) and
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
-# through the test build's knobs; flat memory) and test/e2e_hdrlog.sh
-# (--hdr-log read back by HdrHistogram's own Java library)
+# through the test build's knobs; flat memory), test/e2e_hdrlog.sh
+# (--hdr-log read back by HdrHistogram's own Java library) and
+# test/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
+# the man page, make install)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -191,6 +193,7 @@ suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms b
 suite e2e-multi 120 test/e2e_multi.sh "several targets side by side (shb URL URL...)"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
+suite e2e-toolbox 300 test/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)"
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop.sh; make interop).

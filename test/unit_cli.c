@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "completions.h"
 #include "t.h"
 
 #define URL "http://127.0.0.1:8080/"
@@ -948,7 +949,9 @@ static const char expected_help[] =
     "  -p, --parallel <PARALLEL>\n"
     "          Number of concurrent streams per connection (HTTP/2 and HTTP/3) [default: 1]\n"
     "  -h, --help\n"
-    "          Print help\n";
+    "          Print help\n"
+    "  -V, --version\n"
+    "          Print version\n";
 
 static char *capture_help(unsigned threads)
 {
@@ -992,7 +995,7 @@ static void test_help(void)
                 strstr(h, "-m, --method") && strstr(h, "-H, --header") && strstr(h, "-d, --data") &&
                 strstr(h, "--connect-timeout") && strstr(h, "--timeout <TIMEOUT>") && strstr(h, "-t, --threads") && strstr(h, "-j, --json") &&
                 strstr(h, "--http2") && strstr(h, "--http3") && strstr(h, "--disable-keepalive") &&
-                strstr(h, "-p, --parallel") && strstr(h, "-h, --help"),
+                strstr(h, "-p, --parallel") && strstr(h, "-h, --help") && strstr(h, "-V, --version"),
             "%s", h);
     free(h);
 
@@ -1015,6 +1018,187 @@ static void test_help(void)
     char *out = capture_parse((const char *const[]){"-H", "-h: x", URL, NULL}, &r);
     T_CHECK("help: '-h' as an option's value is not help", r == CLI_OK && out && out[0] == '\0', "r=%d err=%s",
             r, err);
+    free(out);
+}
+
+/* -------------------------------------------------------------- version */
+
+static void test_version(void)
+{
+    const char *const *cases[] = {
+        (const char *const[]){"-V", NULL},
+        (const char *const[]){"--version", NULL},
+        (const char *const[]){"-c", "10", URL, "-V", NULL},
+        (const char *const[]){"--bogus", "-c", "0", "--version", NULL}, /* version wins over errors */
+        (const char *const[]){"-jV", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum cli_result r;
+        char *out = capture_parse(cases[i], &r);
+        char name[64];
+        snprintf(name, sizeof name, "version: case %zu is CLI_VERSION, nothing printed", i);
+        T_CHECK(name, r == CLI_VERSION && out && out[0] == '\0' && err[0] == '\0', "r=%d err=%s", r, err);
+        free(out);
+    }
+    enum cli_result r;
+    char *out = capture_parse((const char *const[]){"-V", "-h", NULL}, &r);
+    T_CHECK("version: -h wins over -V", r == CLI_HELP && out && strcmp(out, expected_help) == 0, "r=%d", r);
+    free(out);
+    out = capture_parse((const char *const[]){"--version=1", NULL}, &r);
+    T_CHECK("version: --version=1 refused", r == CLI_ERROR && strstr(err, "does not take a value"), "r=%d err=%s", r,
+            err);
+    free(out);
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* Whether a and b are the same run, field by field (every field a default
+ * can set). */
+static bool same_run(const struct shb_opts *a, const struct shb_opts *b)
+{
+    return a->connections == b->connections && a->requests == b->requests && a->duration_ns == b->duration_ns &&
+           a->parallel == b->parallel && a->threads == b->threads && strcmp(a->method, b->method) == 0 &&
+           a->nheaders == b->nheaders && a->has_body == b->has_body &&
+           a->connect_timeout_ns == b->connect_timeout_ns && a->timeout_ns == b->timeout_ns &&
+           a->warmup_ns == b->warmup_ns && a->rate_from == b->rate_from && a->rate_to == b->rate_to &&
+           a->rate_ramp == b->rate_ramp && a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
+           a->start_at_ns == b->start_at_ns && a->disable_keepalive == b->disable_keepalive &&
+           a->no_progress == b->no_progress && a->http2 == b->http2 && a->http3 == b->http3 && a->json == b->json;
+}
+
+static void test_table(void)
+{
+    const struct cli_option *op;
+    size_t n = 0;
+    bool names_ok = true, values_ok = true;
+    for (size_t i = 0; (op = cli_option(i)); i++, n++) {
+        names_ok &= T_QUIET("table: a long name, a help text", op->long_name && *op->long_name && op->help && *op->help,
+                            "option %zu", i);
+        for (size_t k = 0; k < i; k++) {
+            const struct cli_option *q = cli_option(k);
+            names_ok &= T_QUIET("table: names unique", strcmp(q->long_name, op->long_name) != 0 &&
+                                                          (!op->short_name || q->short_name != op->short_name),
+                                "--%s and --%s", q->long_name, op->long_name);
+        }
+        values_ok &= T_QUIET("table: a default, completion or repeat only for a value",
+                             op->value_name || (!op->default_text && !op->default_cores && !op->repeatable &&
+                                                op->complete == CLI_COMPLETE_NONE),
+                             "--%s", op->long_name);
+        values_ok &= T_QUIET("table: word completion has words", (op->complete == CLI_COMPLETE_WORDS) == !!op->words,
+                             "--%s", op->long_name);
+        char sum[200];
+        cli_help_summary(op->help, sum, sizeof sum);
+        values_ok &= T_QUIET("table: summary neither empty nor longer than the help",
+                             *sum && strlen(sum) <= strlen(op->help) && sum[strlen(sum) - 1] != ' ', "--%s: '%s'",
+                             op->long_name, sum);
+    }
+    T_CHECK("table: names well formed and unique", names_ok && n >= 20, "%zu options", n);
+    T_CHECK("table: value fields only on value options", values_ok, "see above");
+
+    /* Every default -h shows is the one the parser applies: giving it
+     * explicitly changes nothing (with --http2, since -p needs it). */
+    bool defaults_ok = true;
+    size_t ndefaults = 0;
+    struct shb_opts base;
+    enum cli_result r = PARSE(&base, "--http2", URL);
+    T_CHECK("table: defaults parse", r == CLI_OK, "r=%d err=%s", r, err);
+    for (size_t i = 0; (op = cli_option(i)); i++) {
+        if (!op->default_text && !op->default_cores)
+            continue;
+        char arg[128];
+        if (op->default_cores)
+            snprintf(arg, sizeof arg, "--%s=%u", op->long_name, DEFAULT_THREADS);
+        else
+            snprintf(arg, sizeof arg, "--%s=%s", op->long_name, op->default_text);
+        struct shb_opts o;
+        r = PARSE(&o, "--http2", arg, URL);
+        defaults_ok &= T_QUIET("table: the default shown is the default applied", r == CLI_OK && same_run(&o, &base),
+                               "%s: r=%d err=%s", arg, r, err);
+        if (r == CLI_OK)
+            cli_free(&o);
+        ndefaults++;
+    }
+    cli_free(&base);
+    T_CHECK("table: every default shown is the one applied", defaults_ok && ndefaults >= 6, "%zu defaults",
+            ndefaults);
+
+    /* A value that is not the default does change the run: same_run can fail. */
+    struct shb_opts a, b;
+    PARSE(&a, "--http2", URL);
+    PARSE(&b, "--http2", "--connections=49", URL);
+    T_CHECK("table: same_run sees a change", !same_run(&a, &b), "same");
+    cli_free(&a);
+    cli_free(&b);
+
+    char sum[64];
+    cli_help_summary("HTTP method (defaults to GET, or POST when -d is given, like curl)", sum, sizeof sum);
+    T_CHECK("summary: an aside dropped", strcmp(sum, "HTTP method") == 0, "'%s'", sum);
+    cli_help_summary("Run shard I (from 0) of N: this process's share (a (nested) aside)", sum, sizeof sum);
+    T_CHECK("summary: asides inside, cut at ': '", strcmp(sum, "Run shard I of N") == 0, "'%s'", sum);
+    cli_help_summary("Custom HTTP header (repeatable). Example: x", sum, sizeof sum);
+    T_CHECK("summary: cut at '. '", strcmp(sum, "Custom HTTP header") == 0, "'%s'", sum);
+    cli_help_summary("Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)", sum, sizeof sum);
+    T_CHECK("summary: a ':' inside a URL is not a cut", strcmp(sum, "Use HTTP/2") == 0, "'%s'", sum);
+    cli_help_summary("A help text much longer than the buffer it is cut into", sum, 8);
+    T_CHECK("summary: bounded by the buffer", strcmp(sum, "A help") == 0, "'%s'", sum);
+
+    const struct cli_subcommand *sc;
+    size_t nsub = 0;
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++, nsub++)
+        T_QUIET("subcommands: described", sc->name && sc->synopsis && sc->help && sc->operand &&
+                                              strstr(sc->synopsis, sc->operand),
+                "subcommand %zu", i);
+    T_CHECK("subcommands: merge and completions", nsub >= 2 && cli_subcommand(nsub) == NULL, "%zu", nsub);
+}
+
+/* ---------------------------------------------------------- completions */
+
+static char *capture_completions(const char *shell, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *rc = completions_write(f, shell);
+    fclose(f);
+    return buf;
+}
+
+static void test_completions(void)
+{
+    const struct cli_subcommand *sc = NULL;
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++)
+        if (strcmp(sc->name, "completions") == 0)
+            break;
+    T_CHECK("completions: described as a subcommand with its shells",
+            sc && sc->complete == CLI_COMPLETE_WORDS && sc->words, "missing");
+    if (!sc)
+        return;
+    /* Every shell the man page and completions offer is one it writes. */
+    char words[64];
+    snprintf(words, sizeof words, "%s", sc->words);
+    size_t nshells = 0;
+    for (char *save, *sh = strtok_r(words, " ", &save); sh; sh = strtok_r(NULL, " ", &save), nshells++) {
+        int rc;
+        char *out = capture_completions(sh, &rc);
+        bool all = rc == 0 && out && strstr(out, "shb");
+        const struct cli_option *op;
+        for (size_t i = 0; all && (op = cli_option(i)); i++) {
+            char name[64];
+            /* fish spells long options "-l name"; bash and zsh "--name". */
+            snprintf(name, sizeof name, strcmp(sh, "fish") == 0 ? "-l %s " : "--%s", op->long_name);
+            all = T_QUIET("completions: every option in every script", strstr(out, name) != NULL, "%s: %s", sh,
+                          name);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "completions: %s script names every option", sh);
+        T_CHECK(name, all, "rc=%d", rc);
+        free(out);
+    }
+    T_CHECK("completions: bash, zsh and fish", nshells == 3, "%zu", nshells);
+    int rc;
+    char *out = capture_completions("tcsh", &rc);
+    T_CHECK("completions: an unknown shell is refused, nothing written", rc == -1 && out && out[0] == '\0', "rc=%d",
+            rc);
     free(out);
 }
 
@@ -1051,6 +1235,9 @@ int main(void)
     test_durations();
     test_urls();
     test_help();
+    test_version();
+    test_table();
+    test_completions();
     test_cores();
     fclose(devnull);
     T_DONE();

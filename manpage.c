@@ -1,0 +1,222 @@
+/* manpage.c — shb(1) in man(7) markup, from cli.c's tables.
+ *
+ * OPTIONS and the subcommands come from cli_option() and cli_subcommand(),
+ * the same entries -h prints, so the page cannot miss a flag. The prose
+ * around them (description, exit status, examples) is written here. Only
+ * scripts/mkman.c links this file: the shb binary carries no man page. */
+#include "manpage.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Text for a man(7) line: a backslash is \e, every '-' is \- (a minus:
+ * options stay copy-pastable, not typeset as hyphens), and a leading '.'
+ * or '\'' is guarded by \& so it is not read as a request. */
+static void put_roff(FILE *f, const char *s)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", f);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", f);
+        else if (*s == '-')
+            fputs("\\-", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* The tag line of one option: \fB\-c\fR, \fB\-\-connections\fR \fICONNECTIONS\fR. */
+static void put_option_tag(FILE *f, const struct cli_option *op)
+{
+    if (op->short_name)
+        fprintf(f, "\\fB\\-%c\\fR, ", op->short_name);
+    fputs("\\fB\\-\\-", f);
+    put_roff(f, op->long_name);
+    fputs("\\fR", f);
+    if (op->value_name) {
+        fputs(" \\fI", f);
+        put_roff(f, op->value_name);
+        fputs("\\fR", f);
+    }
+    fputc('\n', f);
+}
+
+static void put_option(FILE *f, const struct cli_option *op)
+{
+    fputs(".TP\n", f);
+    put_option_tag(f, op);
+    put_roff(f, op->help);
+    size_t n = strlen(op->help);
+    if (n && !strchr(".!?", op->help[n - 1]))
+        fputc('.', f);
+    fputc('\n', f);
+    if (op->default_cores)
+        fputs("Default: the number of physical cores.\n", f);
+    else if (op->default_text) {
+        fputs("Default: ", f);
+        put_roff(f, op->default_text);
+        fputs(".\n", f);
+    }
+}
+
+static void put_synopsis(FILE *f, const char *name, const char *args)
+{
+    fputs(".SY shb\n", f);
+    if (name) {
+        fputs(".B ", f);
+        put_roff(f, name);
+        fputc('\n', f);
+    }
+    put_roff(f, args);
+    fputs("\n.YS\n", f);
+}
+
+void manpage_write(FILE *f, const char *version, const char *date)
+{
+    const struct cli_option *op;
+    const struct cli_subcommand *sc;
+
+    fputs(".\\\" shb(1): written by scripts/mkman.c from cli.c's option table; do not edit.\n"
+          ".TH SHB 1 \"",
+          f);
+    put_roff(f, date);
+    fputs("\" \"shb ", f);
+    put_roff(f, version);
+    fputs("\" \"User Commands\"\n"
+          ".nh\n" /* no hyphens inside flags and URLs */
+          ".SH NAME\n"
+          "shb \\- ",
+          f);
+    put_roff(f, CLI_SUMMARY);
+    fputs("\n.SH SYNOPSIS\n", f);
+    put_synopsis(f, NULL, "[OPTIONS] URL...");
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++)
+        put_synopsis(f, sc->name, sc->synopsis);
+
+    fputs(".SH DESCRIPTION\n"
+          ".B shb\n"
+          "loads an HTTP server and reports how it answered: requests and errors by kind,\n"
+          "status codes, transfer, requests per second and the latency distribution.\n"
+          "It speaks HTTP/1.1 and HTTP/2 in cleartext or over its own TLS client, and\n"
+          "HTTP/3 over its own QUIC, on io_uring; it is one static binary that needs\n"
+          "nothing at run time but Linux 6.0 or newer.\n"
+          ".PP\n"
+          "By default it sends 200 requests over 50 connections and prints a text report\n"
+          "on standard output; \\fB\\-j\\fR prints the same report as JSON.\n"
+          "\\fB\\-z\\fR runs for a duration instead of a count; \\fB\\-q\\fR sends requests\n"
+          "on a fixed schedule (the open model), so that latency counts from when each\n"
+          "request was due.\n"
+          "\\fB\\-\\-shard\\fR and \\fB\\-\\-start\\-at\\fR split one run over many\n"
+          "processes or machines, and \\fBshb merge\\fR adds their reports up.\n"
+          "While a run goes, a live view is drawn on standard error when it is a terminal.\n"
+          "The first Ctrl\\-C stops the run and prints the report of what was done;\n"
+          "a second exits at once.\n"
+          ".TP\n"
+          ".I URL\n",
+          f);
+    put_roff(f, CLI_URL_HELP);
+    fputs(".\n"
+          ".SH OPTIONS\n"
+          "Options take their value as the next argument, or after \\fB=\\fR for the long\n"
+          "form (\\fB\\-\\-rate=2000\\fR), or attached to the short form (\\fB\\-c10\\fR).\n"
+          "Durations are written like \\fB10s\\fR, \\fB1m30s\\fR, \\fB500ms\\fR or \\fB2h\\fR.\n",
+          f);
+    for (size_t i = 0; (op = cli_option(i)); i++)
+        put_option(f, op);
+
+    fputs(".SH COMMANDS\n", f);
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++) {
+        fputs(".TP\n\\fBshb ", f);
+        put_roff(f, sc->name);
+        fputs("\\fR ", f);
+        put_roff(f, sc->synopsis);
+        fputc('\n', f);
+        put_roff(f, sc->help);
+        fputc('\n', f);
+        if (sc->noptions) {
+            fputs(".RS\n", f);
+            for (size_t k = 0; k < sc->noptions; k++)
+                put_option(f, &sc->options[k]);
+            fputs(".RE\n", f);
+        }
+    }
+
+    fputs(".SH EXIT STATUS\n"
+          ".TP\n"
+          ".B 0\n"
+          "A report was printed, even when requests failed (the report counts the errors).\n"
+          ".TP\n"
+          ".B 1\n"
+          "shb itself could not run: io_uring unavailable, a kernel older than 6.0, out of memory.\n"
+          ".TP\n"
+          ".B 2\n"
+          "Bad input: one line on standard error, and no request was sent.\n"
+          ".TP\n"
+          ".B 130\n"
+          "A second Ctrl\\-C, or one during the wait for \\fB\\-\\-start\\-at\\fR.\n"
+          ".SH EXAMPLES\n"
+          "200 requests over 50 connections:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "shb http://127.0.0.1:8080/\n"
+          ".EE\n"
+          ".RE\n"
+          ".PP\n"
+          "30 seconds over 100 connections, the first 5 seconds left out of the report:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "shb \\-z 30s \\-\\-warmup 5s \\-c 100 http://127.0.0.1:8080/\n"
+          ".EE\n"
+          ".RE\n"
+          ".PP\n"
+          "HTTP/2 over TLS, 32 streams on each of 16 connections, a JSON body from a file:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "shb \\-\\-http2 \\-p 32 \\-c 16 \\-H \\(aqContent\\-Type: application/json\\(aq \\e\n"
+          "    \\-d @body.json https://example.test/api\n"
+          ".EE\n"
+          ".RE\n"
+          ".PP\n"
+          "20,000 requests a second in total, latency from when each was due:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "shb \\-q 20000 \\-z 30s \\-c 200 http://127.0.0.1:8080/\n"
+          ".EE\n"
+          ".RE\n"
+          ".PP\n"
+          "Four shards started together, then one report from their four:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "at=$(( $(date +%s) + 5 ))\n"
+          "for i in 0 1 2 3; do\n"
+          "    shb \\-\\-shard $i/4 \\-\\-start\\-at $at \\-z 30s \\-c 200 \\-j \\e\n"
+          "        http://10.0.0.5/ > shard\\-$i.json &\n"
+          "done; wait\n"
+          "shb merge shard\\-*.json\n"
+          ".EE\n"
+          ".RE\n"
+          ".PP\n"
+          "Completion for the running bash:\n"
+          ".PP\n"
+          ".RS\n"
+          ".EX\n"
+          "source <(shb completions bash)\n"
+          ".EE\n"
+          ".RE\n"
+          ".SH SEE ALSO\n"
+          ".BR wrk (1),\n"
+          ".BR h2load (1),\n"
+          ".BR curl (1).\n"
+          ".PP\n"
+          "README.md in shb's source has the details: every error kind, the JSON keys,\n"
+          "how latency is measured, and examples for Kubernetes, Slurm and parallel\\-ssh.\n",
+          f);
+}
