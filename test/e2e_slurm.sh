@@ -227,22 +227,23 @@ URL="http://127.0.0.1:$NGINX_PORT/"
 H1_LOG="$NGINX_DIR/h1.log"
 
 # --- the job array ---------------------------------------------------------------
-# The README's script, as it is there but for the target, counts and the
-# time limit; SHB, START_AT and URL come from sbatch's environment (its
-# default --export=ALL; --export=ALL,VAR=... would have slurmd run a login
-# shell for the user's environment, 2 s here, before each task). timeout(1)
-# bounds a shard that hangs; Slurm's own limit (--time) is minutes.
+# The README's script, as it is there but for the target, the counts,
+# timeout(1) (a shard that hangs ends; Slurm's own limit, --time, is in
+# minutes) and --exclusive (one node here). SHB, START_AT and URL come
+# from sbatch's environment (its default --export=ALL; --export=ALL,VAR=...
+# would have slurmd fetch the user's login environment first, 2 s here,
+# before each task).
 JOB=$T/job
 mkdir -p "$JOB"
 cat >"$JOB/shb-array.sh" <<'EOF'
 #!/bin/bash
 #SBATCH --job-name=shb
-#SBATCH --array=0-3
+#SBATCH --array=0-3              # 4 shards: tasks 0..3
 #SBATCH --ntasks=1
-#SBATCH --time=2
-#SBATCH --output=shb-%a.err
-exec timeout -k 5 60 "$SHB" --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" \
-    --start-at "$START_AT" -n 4000 -c 8 -t 1 -j "$URL" >"shard-$SLURM_ARRAY_TASK_ID.json"
+#SBATCH --time=2                 # minutes: the wait for START_AT, then the run
+#SBATCH --output=shb-%a.err      # stderr: empty unless something went wrong
+exec timeout -k 5 60 "$SHB" --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" --start-at "$START_AT" \
+    -n 4000 -c 8 -t 1 -j "$URL" >"shard-$SLURM_ARRAY_TASK_ID.json"
 EOF
 
 begin "sbatch --array=0-3 --wait: 4 shards of -n 4000 at once from one --start-at: 4000 at nginx, shards 0..3 of 4, 1000 each, windows within 20 ms"

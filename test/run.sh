@@ -16,7 +16,7 @@
 # test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
 # test/e2e_merge.sh (shb merge: shards' and runs' reports into one),
 # test/e2e_slurm.sh (shb as a Slurm job array on a single-node cluster the
-# suite starts, then shb merge) and
+# suite starts, then shb merge),
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
 # through the test build's knobs; flat memory) and test/e2e_hdrlog.sh
 # (--hdr-log read back by HdrHistogram's own Java library)
