@@ -16,11 +16,12 @@
 # on failure the end of that log. When nothing is missing it prints one line
 # (none from the Makefile, which asks --check first).
 #
-# Runs as root (CI) or through sudo. nginx, h2o, Caddy and the interop
+# Runs as root (CI) or through sudo. nginx, h2o, Caddy, the interop
 # matrix's servers with a service of their own (apache2, lighttpd, haproxy,
-# varnish, mini-httpd, webfs) are only ever started by the tests themselves,
-# so a freshly installed one is kept from running as a service
-# (nghttp2-server's nghttpd and gnutls-bin's gnutls-serv ship none).
+# varnish, mini-httpd, webfs) and Slurm's daemons with munge's (slurmctld,
+# slurmd, munged) are only ever started by the tests themselves, so a
+# freshly installed one is kept from running as a service (nghttp2-server's
+# nghttpd and gnutls-bin's gnutls-serv ship none).
 #
 # Bun (a TLS test server; test profile only) is not a Debian package: it comes
 # from the npm registry, `npm ci --prefix test` into test/node_modules (ignored
@@ -36,7 +37,7 @@ for arg in "$@"; do
     case "$arg" in
         --check) CHECK_ONLY=1 ;;
         test | demo) PROFILE=$arg ;;
-        -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
         *) echo "usage: $0 [test|demo] [--check]" >&2; exit 2 ;;
     esac
 done
@@ -113,6 +114,14 @@ NEEDS_TEST=(
     "busybox|busybox"
     "mini_httpd|mini-httpd"
     "webfsd|webfs"
+    # test/e2e_slurm.sh: a single-node Slurm cluster (slurm-wlm brings
+    # slurmctld, slurmd and the client commands) with munge authentication.
+    "slurmctld|slurm-wlm"
+    "slurmd|slurm-wlm"
+    "sbatch|slurm-wlm"
+    "sinfo|slurm-wlm"
+    "munged|munge"
+    "mungekey|munge"
 )
 if [ "$PROFILE" = demo ]; then
     NEEDS=("${NEEDS_DEMO[@]}")
@@ -361,6 +370,9 @@ SERVICES=(
     "varnishd|varnish|/run/varnishd.pid"
     "mini_httpd|mini-httpd|/run/mini-httpd.pid"
     "webfsd|webfs|/run/webfs/webfsd.pid"
+    "slurmctld|slurmctld|/run/slurmctld.pid"
+    "slurmd|slurmd|/run/slurmd.pid"
+    "munged|munge|/run/munge/munged.pid"
 )
 declare -A was_there=()
 any_new_service=0
@@ -397,8 +409,8 @@ for pkg in $MISSING; do
     PKGS+=("$pkg")
 done
 
-# Keep the package scripts from starting nginx, h2o, Caddy or the interop
-# servers as a service: a
+# Keep the package scripts from starting nginx, h2o, Caddy, the interop
+# servers, Slurm's daemons or munged as a service: a
 # policy-rc.d that refuses every start, in place only while apt-get runs
 # (unless one already exists, which is then left alone).
 POLICY=/usr/sbin/policy-rc.d

@@ -14,7 +14,9 @@
 # as servers saw it, a stalling server, too few connections) and
 # test/e2e_live.sh (the live view in a tmux pane, and piped),
 # test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
-# test/e2e_merge.sh (shb merge: shards' and runs' reports into one) and
+# test/e2e_merge.sh (shb merge: shards' and runs' reports into one),
+# test/e2e_slurm.sh (shb as a Slurm job array on a single-node cluster the
+# suite starts, then shb merge),
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
 # through the test build's knobs; flat memory), test/e2e_hdrlog.sh
 # (--hdr-log read back by HdrHistogram's own Java library) and
@@ -191,6 +193,7 @@ suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
 suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket"
 suite e2e-multi 120 test/e2e_multi.sh "several targets side by side (shb URL URL...)"
+suite e2e-slurm 90 test/e2e_slurm.sh "shards as a Slurm job array (a single-node cluster), merged"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)"
