@@ -11,6 +11,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,25 @@ void loop_charge(struct loop *l, enum err_kind kind)
 bool loop_work_left(const struct loop *l)
 {
     return !l->stopping && (l->retry_total > 0 || l->cfg->timed || l->budget_left > 0);
+}
+
+int loop_bind_source(const struct worker_config *cfg, int fd, uint32_t slot, bool port_at_bind,
+                     bool port_at_connect)
+{
+    const struct sockaddr_storage *a = &cfg->bind[((uint64_t)cfg->bind_first + slot) % cfg->nbind];
+    socklen_t len = a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (port_at_bind && bind(fd, (const struct sockaddr *)a, len) == 0)
+        return 0;
+    if (!port_at_connect)
+        return -errno;
+    /* The port is chosen at connect(), for the 4-tuple: each source address
+     * then has the whole ephemeral range to every destination, which a
+     * bind() without this would not know about and exhaust at one range
+     * in all (ip(7), IP_BIND_ADDRESS_NO_PORT, Linux 4.2). */
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+        return -errno;
+    return bind(fd, (const struct sockaddr *)a, len) == 0 ? 0 : -errno;
 }
 
 int loop_register_files(struct loop *l, unsigned n)
