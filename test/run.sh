@@ -15,7 +15,8 @@
 # test/e2e_live.sh (the live view in a tmux pane, and piped),
 # test/e2e_shard.sh (--shard and --start-at: shards run at once add up) and
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
-# through the test build's knobs; flat memory)
+# through the test build's knobs; flat memory) and test/e2e_conn.sh (--unix-socket
+# and --bind: nginx on unix sockets, source addresses seen by the servers)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -186,6 +187,7 @@ suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
 suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
 suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
+suite e2e-conn 180 test/e2e_conn.sh "connections (--unix-socket, --bind)"
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop.sh; make interop).
