@@ -298,10 +298,12 @@ int loop_bind_source(const struct worker_config *cfg, int fd, uint32_t slot, boo
         return 0;
     if (!port_at_connect)
         return -errno;
-    /* The port is chosen at connect(), for the 4-tuple: each source address
-     * then has the whole ephemeral range to every destination, which a
-     * bind() without this would not know about and exhaust at one range
-     * in all (ip(7), IP_BIND_ADDRESS_NO_PORT, Linux 4.2). */
+    /* The port is chosen at connect() for the whole 4-tuple, as without
+     * --bind: each source address has the ephemeral range to itself for
+     * each destination. A bind() that picks the port alone must pick one
+     * no socket on that address holds, whatever its destination, and
+     * connect() from any address avoids it afterwards (ip(7),
+     * IP_BIND_ADDRESS_NO_PORT, Linux 4.2). */
     int one = 1;
     if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
         return -errno;
