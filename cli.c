@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define DEFAULT_CONNECTIONS 50u
@@ -362,6 +363,8 @@ enum opt_id {
     OPT_RATE,
     OPT_SHARD,
     OPT_START_AT,
+    OPT_UNIX_SOCKET,
+    OPT_BIND,
     OPT_DISABLE_KEEPALIVE,
     OPT_NO_PROGRESS,
     OPT_HTTP2,
@@ -443,6 +446,15 @@ static const struct opt_spec opt_specs[] = {
     {OPT_HTTP2, "--http2",
      {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
     {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
+    {OPT_UNIX_SOCKET, "--unix-socket",
+     {.long_name = "unix-socket", .value_name = "PATH",
+      .help = "Connect to this unix domain socket instead of the URL's host and port, which still give the Host "
+              "header and the path (http:// only: HTTP/1.1, or HTTP/2 with --http2)",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_BIND, "--bind",
+     {.long_name = "bind", .value_name = "ADDR",
+      .help = "Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
+              "turn, and each address brings its own local ports"}},
     {OPT_DISABLE_KEEPALIVE, "--disable-keepalive",
      {.long_name = "disable-keepalive",
       .help = "Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
@@ -903,6 +915,94 @@ static void set_start_at(struct parser *p, const struct opt_spec *s, const char 
         o->start_at_text = v;
 }
 
+/* --unix-socket PATH: it must fit sockaddr_un's sun_path with its NUL
+ * (108 bytes on Linux, unix(7)). Whether something listens there is for
+ * shb.c to find out, before any traffic. */
+static void set_unix_socket(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    size_t max = sizeof ((struct sockaddr_un *)0)->sun_path - 1;
+    if (!*v)
+        fail(p, "invalid value '' for %s: expected the path of a socket", s->display);
+    else if (strlen(v) > max)
+        fail(p, "invalid value '%s' for %s: a socket path is at most %zu bytes (this one is %zu)", v, s->display, max,
+             strlen(v));
+    else
+        p->o->unix_socket = v;
+}
+
+/* One address of --bind, len bytes at a: an IPv4 or IPv6 literal (brackets
+ * around IPv6 allowed), as a sockaddr with port 0. False if it is none. */
+static bool bind_address(const char *a, size_t len, struct sockaddr_storage *out)
+{
+    char buf[64];
+    if (len >= 2 && a[0] == '[' && a[len - 1] == ']')
+        a++, len -= 2;
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, a, len);
+    buf[len] = '\0';
+    memset(out, 0, sizeof *out);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)out;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
+    if (inet_pton(AF_INET, buf, &v4->sin_addr) == 1)
+        v4->sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, buf, &v6->sin6_addr) == 1)
+        v6->sin6_family = AF_INET6;
+    else
+        return false;
+    return true;
+}
+
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+                  sizeof(struct in6_addr)) == 0;
+}
+
+/* --bind ADDR[,ADDR...]: source addresses, all of one family, none twice
+ * (each brings its own local ports: shb.c counts them per address). */
+static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    size_t n = 1;
+    for (const char *c = v; *c; c++)
+        n += *c == ',';
+    if (n > CLI_BIND_MAX) {
+        fail(p, "invalid value for %s: %zu addresses, at most %u", s->display, n, CLI_BIND_MAX);
+        return;
+    }
+    o->bind = calloc(n, sizeof *o->bind);
+    if (!o->bind) {
+        fail(p, "out of memory");
+        return;
+    }
+    const char *a = v;
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strcspn(a, ",");
+        if (!bind_address(a, len, &o->bind[k])) {
+            fail(p, "invalid value '%s' for %s: '%.*s' is not an IPv4 or IPv6 address", v, s->display, (int)len, a);
+            return;
+        }
+        if (o->bind[k].ss_family != o->bind[0].ss_family) {
+            fail(p, "invalid value '%s' for %s: IPv4 and IPv6 addresses mixed (a connection's source and target "
+                    "are of one family)", v, s->display);
+            return;
+        }
+        for (size_t j = 0; j < k; j++) {
+            if (same_address(&o->bind[j], &o->bind[k])) {
+                fail(p, "invalid value '%s' for %s: '%.*s' is given twice", v, s->display, (int)len, a);
+                return;
+            }
+        }
+        a += len + 1;
+    }
+    o->nbind = (uint32_t)n;
+}
+
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
@@ -933,6 +1033,8 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_RATE: set_rate(p, s, v); break;
     case OPT_SHARD: set_shard(p, s, v); break;
     case OPT_START_AT: set_start_at(p, s, v); break;
+    case OPT_UNIX_SOCKET: set_unix_socket(p, s, v); break;
+    case OPT_BIND: set_bind(p, s, v); break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_NO_PROGRESS: o->no_progress = true; break;
     case OPT_HTTP2: o->http2 = true; break;
@@ -1049,6 +1151,33 @@ static void check_combinations(struct parser *p)
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
 }
 
+/* --unix-socket and --bind against every target's URL and the protocol. */
+static void check_connection(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    if (o->unix_socket) {
+        if (o->http3)
+            fail(p, "--unix-socket does not apply to --http3 (QUIC runs over UDP)");
+        else if (o->nbind)
+            fail(p, "--bind does not apply to --unix-socket (a unix socket has no source address)");
+        for (size_t i = 0; i < o->ntargets && !p->failed; i++)
+            if (o->targets[i].url.https)
+                fail(p, "--unix-socket only takes http:// URLs (no TLS over a unix socket)");
+        return;
+    }
+    /* A name may resolve to either family: shb.c then asks for the
+     * addresses' family only. An IP literal is what it is. */
+    for (size_t i = 0; i < o->ntargets && !p->failed; i++) {
+        const struct shb_url *u = &o->targets[i].url;
+        if (!o->nbind || !u->host_is_ip)
+            continue;
+        int target = u->host_is_ipv6 ? AF_INET6 : AF_INET;
+        if (o->bind[0].ss_family != target)
+            fail(p, "--bind gives %s addresses, but the target %s is an %s address", target == AF_INET ? "IPv6" : "IPv4",
+                 u->host, target == AF_INET ? "IPv4" : "IPv6");
+    }
+}
+
 /* A URL starts with its scheme, which is what tells "URL" from
  * "label=URL" (a URL may hold '=' in its query). */
 static bool has_http_scheme(const char *s)
@@ -1144,6 +1273,8 @@ static void check_urls(struct parser *p)
     /* One log is one run's window; several targets' would interleave. */
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
+    if (!p->failed)
+        check_connection(p);
 }
 
 /* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
@@ -1310,6 +1441,9 @@ void cli_free(struct shb_opts *o)
     free(o->targets);
     o->targets = NULL;
     o->ntargets = 0;
+    free(o->bind);
+    o->bind = NULL;
+    o->nbind = 0;
 }
 
 /* ----------------------------------------------------------------- cores */

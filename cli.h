@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "request.h"
 
@@ -52,6 +53,9 @@ struct shb_opts {
     uint32_t shard_index, shard_count; /* --shard I/N; default 0/1 (the whole run) */
     uint64_t start_at_ns;        /* --start-at: Unix time in ns (CLOCK_REALTIME); 0 = start now */
     const char *start_at_text;   /* --start-at as given (for messages) */
+    const char *unix_socket;     /* --unix-socket: connect to this path instead of the URL's host and port */
+    struct sockaddr_storage *bind; /* --bind: source addresses (port 0), one family; malloc'd */
+    uint32_t nbind;
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
@@ -62,6 +66,7 @@ struct shb_opts {
 
 #define CLI_RATE_MAX 1e8 /* -q: requests per second */
 #define CLI_SHARDS_MAX 65536u /* --shard I/N */
+#define CLI_BIND_MAX 4096u    /* --bind: addresses */
 
 enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_ERROR = -1 };
 

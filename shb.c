@@ -8,6 +8,7 @@
  * current target's run ends, no further one starts) and a second into an
  * immediate exit. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -95,15 +98,34 @@ static void require_kernel(void)
         die(1, "Linux %s is too old: shb needs 6.0 or newer for io_uring multishot receive", u.release);
 }
 
-/* One plain non-blocking connect to addr, closed at once: 0 when it is
- * accepted within timeout_ns, else why not (an errno value). */
-static int connect_error(const struct sockaddr *addr, socklen_t addrlen, uint64_t timeout_ns)
+static socklen_t inet_len(int family)
+{
+    return family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+/* Binds fd to src (port 0) the way connections do (loop_bind_source): the
+ * port is left to connect(). */
+static int bind_no_port(int fd, const struct sockaddr_storage *src)
+{
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+        return -1;
+    return bind(fd, (const struct sockaddr *)src, inet_len(src->ss_family));
+}
+
+/* One plain non-blocking connect to addr (from src, --bind's first
+ * address, when given), closed at once: 0 when it is accepted within
+ * timeout_ns, else why not (an errno value). */
+static int connect_error(const struct sockaddr *addr, socklen_t addrlen, const struct sockaddr_storage *src,
+                         uint64_t timeout_ns)
 {
     int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return errno;
     int err = 0;
-    if (connect(fd, addr, addrlen) != 0) {
+    if (src && bind_no_port(fd, src) != 0) {
+        err = errno; /* not this machine's address: check_bind says so first */
+    } else if (connect(fd, addr, addrlen) != 0) {
         err = errno;
         if (err == EINPROGRESS) {
             struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -131,17 +153,22 @@ static void resolve(const struct shb_opts *o, const struct shb_url *url, struct 
 {
     char port[8];
     snprintf(port, sizeof(port), "%u", url->port);
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+    /* --bind: only addresses of its family can be reached from it. */
+    int family = o->nbind ? o->bind[0].ss_family : AF_UNSPEC;
+    struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
     if (url->host_is_ip)
         hints.ai_flags = AI_NUMERICHOST;
     struct addrinfo *res = NULL;
     int rc = getaddrinfo(url->host, port, &hints, &res);
+    if ((rc != 0 || !res) && family != AF_UNSPEC)
+        die(2, "cannot resolve host '%s' to an %s address (--bind's are): %s", url->host,
+            family == AF_INET ? "IPv4" : "IPv6", rc ? gai_strerror(rc) : "no address");
     if (rc != 0 || !res)
         die(2, "cannot resolve host '%s': %s", url->host, rc ? gai_strerror(rc) : "no address");
     const struct addrinfo *pick = res;
     if (res->ai_next) {
         for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->connect_timeout_ns) == 0) {
+            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns) == 0) {
                 pick = ai;
                 break;
             }
@@ -150,6 +177,50 @@ static void resolve(const struct shb_opts *o, const struct shb_url *url, struct 
     memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
     out->addrlen = pick->ai_addrlen;
     freeaddrinfo(res);
+}
+
+/* --unix-socket: the path is the address. One that names nothing, or no
+ * socket, or one we may not connect to, is bad input, as a host name that
+ * does not resolve is; a socket nobody listens on is refused connection by
+ * connection (`connect` errors), as a TCP port is. */
+static void resolve_unix(const char *path, struct target_addr *out)
+{
+    struct sockaddr_un *un = (struct sockaddr_un *)&out->addr;
+    size_t len = strlen(path); /* fits sun_path with its NUL (cli.c) */
+    memset(out, 0, sizeof *out);
+    un->sun_family = AF_UNIX;
+    memcpy(un->sun_path, path, len + 1);
+    out->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        die(2, "--unix-socket %s: %s", path, strerror(errno));
+    if (!S_ISSOCK(st.st_mode))
+        die(2, "--unix-socket %s: not a socket", path);
+    /* connect(2) on a unix socket needs write permission on it (unix(7)). */
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+        die(2, "--unix-socket %s: %s", path, strerror(errno));
+}
+
+/* --bind: every address must be one of this machine's, or every connect
+ * from it fails (EADDRNOTAVAIL). */
+static void check_bind(const struct shb_opts *o)
+{
+    for (uint32_t k = 0; k < o->nbind; k++) {
+        const struct sockaddr_storage *a = &o->bind[k];
+        int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            die(1, "cannot make a socket: %s", strerror(errno));
+        if (bind_no_port(fd, a) != 0) {
+            int e = errno;
+            char text[INET6_ADDRSTRLEN];
+            const void *ip = a->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
+                                                      : (const void *)&((const struct sockaddr_in *)a)->sin_addr;
+            inet_ntop(a->ss_family, ip, text, sizeof text);
+            die(2, "--bind %s: %s%s", text, strerror(e),
+                e == EADDRNOTAVAIL ? " (not an address of this machine)" : "");
+        }
+        close(fd);
+    }
 }
 
 /* How a target is named: its label, or its URL. */
@@ -165,13 +236,19 @@ static const char *target_name(const struct shb_target *t)
  * (UDP): a QUIC target that does not answer shows in its report. */
 static void check_targets(const struct shb_opts *o, struct target_addr *addrs)
 {
-    for (size_t i = 0; i < o->ntargets; i++)
-        resolve(o, &o->targets[i].url, &addrs[i]);
+    check_bind(o);
+    for (size_t i = 0; i < o->ntargets; i++) {
+        if (o->unix_socket)
+            resolve_unix(o->unix_socket, &addrs[i]);
+        else
+            resolve(o, &o->targets[i].url, &addrs[i]);
+    }
     if (o->ntargets < 2 || o->http3)
         return;
     for (size_t i = 0; i < o->ntargets; i++) {
         const struct shb_target *t = &o->targets[i];
-        int err = connect_error((const struct sockaddr *)&addrs[i].addr, addrs[i].addrlen, o->connect_timeout_ns);
+        int err = connect_error((const struct sockaddr *)&addrs[i].addr, addrs[i].addrlen,
+                                o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns);
         if (err == 0)
             continue;
         if (t->label)
@@ -207,9 +284,10 @@ static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threa
 }
 
 /* Every connection goes to one address, so each needs a local port of its
- * own from the kernel's ephemeral range. Returns the range's size (0 when
- * it cannot be read). */
-static unsigned check_port_range(uint32_t conns)
+ * own from the kernel's ephemeral range: one range per source address
+ * (--bind's N give N ranges). Returns the range's size (0 when it cannot be
+ * read). */
+static unsigned check_port_range(uint32_t conns, uint32_t sources)
 {
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
     if (!f)
@@ -220,9 +298,15 @@ static unsigned check_port_range(uint32_t conns)
     if (n != 2 || hi < lo)
         return 0;
     unsigned ports = hi - lo + 1;
-    if (conns > ports)
+    if (sources > 1 && conns > (uint64_t)ports * sources)
+        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u on "
+               "each of --bind's %u addresses: give more addresses, or widen the range (sysctl -w "
+               "net.ipv4.ip_local_port_range=\"1024 65535\")",
+            conns, conns, lo, hi, ports, sources);
+    if (sources <= 1 && conns > ports)
         die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u: "
-               "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\")",
+               "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"), or spread the connections "
+               "over several source addresses (--bind)",
             conns, conns, lo, hi, ports);
     return ports;
 }
@@ -265,6 +349,12 @@ static uint64_t share(uint64_t total, unsigned parts, unsigned i)
     return total / parts + (i < total % parts ? 1 : 0);
 }
 
+/* shares 0 to i-1 together: where share i starts */
+static uint64_t shares_before(uint64_t total, unsigned parts, unsigned i)
+{
+    return (uint64_t)i * (total / parts) + (i < total % parts ? i : total % parts);
+}
+
 /* --start-at: a day ahead at most (a typo in the date should not leave a
  * shard waiting for a year), and still ahead once the warm-up, which runs
  * before it, is taken off. Checked before anything is set up. */
@@ -303,7 +393,8 @@ struct plan {
     uint32_t conns;    /* connections in use (-c, or fewer for a small -n) */
     unsigned threads;  /* worker threads: min(-t, conns) */
     bool timed;        /* -z rather than -n */
-    unsigned ports;    /* the ephemeral port range's size, 0 if unknown */
+    unsigned ports;    /* the ephemeral port range's size, 0 if unknown (or a unix socket) */
+    uint64_t conn_base; /* --bind: this shard's first connection's number in the whole run */
     bool live;         /* the live view on stderr */
     struct pace_rate rate, shard_rate; /* -q: the whole schedule, and a shard's part of it (its report's) */
 };
@@ -313,8 +404,8 @@ static void plan_run(struct shb_opts *o, struct plan *pl)
     /* --shard I/N: this process's share of the connections and the -n
      * budget; of -q's schedule it takes every Nth request (the workers'
      * pace_first and pace_stride). */
+    uint32_t total_conns = o->connections;
     if (o->shard_count > 1) {
-        uint32_t total_conns = o->connections;
         o->connections = (uint32_t)share(total_conns, o->shard_count, o->shard_index);
         if (o->connections == 0)
             die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o->shard_index,
@@ -338,7 +429,11 @@ static void plan_run(struct shb_opts *o, struct plan *pl)
         pl->conns = (uint32_t)((o->requests + per_conn - 1) / per_conn);
     pl->threads = o->threads < pl->conns ? o->threads : pl->conns;
     check_file_limit((pl->conns + pl->threads - 1) / pl->threads, pl->conns, pl->threads);
-    pl->ports = check_port_range(pl->conns);
+    /* A unix socket has no ports to run out of. */
+    pl->ports = o->unix_socket ? 0 : check_port_range(pl->conns, o->nbind);
+    /* --bind: the run's connection k (this shard's first is the total of
+     * the shards' before it) takes address k mod N. */
+    pl->conn_base = shares_before(total_conns, o->shard_count, o->shard_index);
 
     /* -q: one schedule for the whole run, which the workers share out
      * (pace.h); a ramp spans -z. A shard's report asks for its share. */
@@ -533,8 +628,14 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
              * connect scans those thousands of taken ports: 760 us a
              * connect instead of 25 here. Each worker's share of the
              * connections beyond half the range binds its port first and
-             * gets one of the other parity at once. */
-            .bind_from = pl->ports ? (uint32_t)share(pl->ports / 2, threads, i) : UINT32_MAX,
+             * gets one of the other parity at once. With --bind, half of
+             * each address's range (connections take the addresses in
+             * turn, so a worker's first ones spread over them all). */
+            .bind_from = pl->ports ? (uint32_t)share((uint64_t)pl->ports / 2 * (o->nbind ? o->nbind : 1), threads, i)
+                                   : UINT32_MAX,
+            .bind = o->bind,
+            .nbind = o->nbind,
+            .bind_first = o->nbind ? (uint32_t)((pl->conn_base + shares_before(pl->conns, threads, i)) % o->nbind) : 0,
         };
         args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
         int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);

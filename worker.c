@@ -11,6 +11,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,27 @@ void loop_charge(struct loop *l, enum err_kind kind)
 bool loop_work_left(const struct loop *l)
 {
     return !l->stopping && (l->retry_total > 0 || l->cfg->timed || l->budget_left > 0);
+}
+
+int loop_bind_source(const struct worker_config *cfg, int fd, uint32_t slot, bool port_at_bind,
+                     bool port_at_connect)
+{
+    const struct sockaddr_storage *a = &cfg->bind[((uint64_t)cfg->bind_first + slot) % cfg->nbind];
+    socklen_t len = a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (port_at_bind && bind(fd, (const struct sockaddr *)a, len) == 0)
+        return 0;
+    if (!port_at_connect)
+        return -errno;
+    /* The port is chosen at connect() for the whole 4-tuple, as without
+     * --bind: each source address has the ephemeral range to itself for
+     * each destination. A bind() that picks the port alone must pick one
+     * no socket on that address holds, whatever its destination, and
+     * connect() from any address avoids it afterwards (ip(7),
+     * IP_BIND_ADDRESS_NO_PORT, Linux 4.2). */
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+        return -errno;
+    return bind(fd, (const struct sockaddr *)a, len) == 0 ? 0 : -errno;
 }
 
 int loop_register_files(struct loop *l, unsigned n)

@@ -33,7 +33,7 @@ struct h3_config {
 };
 
 struct worker_config {
-    const struct sockaddr *addr;  /* resolved once by main */
+    const struct sockaddr *addr;  /* resolved once by main; AF_UNIX with --unix-socket */
     socklen_t addrlen;
     const uint8_t *request;       /* HTTP/1.1: built once; every request is these bytes */
     size_t request_len;
@@ -58,6 +58,10 @@ struct worker_config {
     bool hdr_log;                 /* --hdr-log: record each second's latencies into worker.hdr */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before
                                      connecting (half the ephemeral range is taken: see shb.c) */
+    const struct sockaddr_storage *bind; /* --bind: source addresses (port 0), or NULL */
+    uint32_t nbind;
+    uint32_t bind_first;          /* slot i binds bind[(bind_first + i) % nbind]: the run's connection
+                                     bind_first + i (connections take the addresses in turn) */
 };
 
 /* What the live view (live.c) reads while the run goes: written only by

@@ -193,6 +193,14 @@ void loop_charge(struct loop *l, enum err_kind kind);
 /* Requests are still to be sent: a closed connection should be replaced. */
 bool loop_work_left(const struct loop *l);
 
+/* --bind: binds fd, the socket of connection slot `slot`, to its source
+ * address (worker_config.bind). port_at_bind: the port is taken now (bind's
+ * parity, see shb.c's bind_from; UDP always); port_at_connect: otherwise, or
+ * should that fail, connect() picks it (IP_BIND_ADDRESS_NO_PORT, TCP). 0, or
+ * -errno. */
+int loop_bind_source(const struct worker_config *cfg, int fd, uint32_t slot, bool port_at_bind,
+                     bool port_at_connect);
+
 /* Registers n empty file slots (a transport's attach): 0, or -1 with the
  * worker's error set. */
 int loop_register_files(struct loop *l, unsigned n);

@@ -64,6 +64,7 @@ struct conn {
     bool in_flush_list;
     bool goodbye;       /* the connection failed with our GOAWAY or alert queued (see slot_set) */
     uint64_t phase_ns;  /* when its connect, then its TLS handshake, began (stats.phases) */
+    bool backlog_wait;  /* unix socket: the last connect found the backlog full; phase_ns is the first's */
     bool retiring;      /* HTTP/2 stream ids ran out: closed once our GOAWAY has gone (h2_retire) */
     uint32_t responses; /* completed on this socket */
     /* HTTP/1.1: one request at a time */
@@ -204,6 +205,7 @@ static void conn_replace(struct loop *l, struct conn *c, bool at_tick)
 {
     struct tcp *t = tcp_of(l);
     if (!loop_work_left(l)) {
+        c->backlog_wait = false;
         slot_set(l, c, -1);
         return;
     }
@@ -216,9 +218,10 @@ static void conn_open(struct loop *l, struct conn *c)
     struct tcp *t = tcp_of(l);
     const struct worker_config *cfg = l->cfg;
     uint32_t i = conn_idx(t, c);
+    bool unix_socket = cfg->addr->sa_family == AF_UNIX;
     int fd = socket(cfg->addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int ret = fd;
-    if (fd >= 0) {
+    int ret = fd < 0 ? -errno : 0;
+    if (fd >= 0 && !unix_socket) {
         /* Requests leave whole, once per batch: Nagle would only hold a batch
          * back behind the previous one's delayed ACK. */
         int one = 1;
@@ -232,7 +235,11 @@ static void conn_open(struct loop *l, struct conn *c)
          * A server that closes first is unaffected. */
         struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof(abort_on_close));
-        if (i >= cfg->bind_from) {
+        if (cfg->nbind) {
+            /* --bind: this slot's source address; its port of bind()'s
+             * parity from bind_from up, as below. */
+            ret = loop_bind_source(cfg, fd, i, i >= cfg->bind_from, true);
+        } else if (i >= cfg->bind_from) {
             /* Port 0 of the wildcard address: the kernel picks a free port
              * of bind()'s parity; should that fail, connect() still picks
              * one its own way. */
@@ -240,14 +247,17 @@ static void conn_open(struct loop *l, struct conn *c)
             socklen_t len = any.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
             (void)bind(fd, (struct sockaddr *)&any, len);
         }
-        ret = slot_set(l, c, fd);
+    }
+    if (fd >= 0) {
+        if (ret == 0)
+            ret = slot_set(l, c, fd);
         close(fd); /* the registered slot holds its own reference */
     }
     if (ret < 0) {
-        /* Out of descriptors or memory (the system's, shb holds few): this
-         * one and every later one wait for the next tick, and like any
-         * failed attempt it costs a request (`connect`), or a -n run could
-         * wait for descriptors forever. */
+        /* Out of descriptors or memory (the system's, shb holds few), or a
+         * --bind address gone from the machine: this one and every later
+         * one wait for the next tick, and like any failed attempt it costs
+         * a request (`connect`), or a -n run could wait forever. */
         t->open_blocked = true;
         loop_charge(l, ERR_CONNECT);
         c->state = CONN_QUEUED;
@@ -261,7 +271,9 @@ static void conn_open(struct loop *l, struct conn *c)
     c->recv_armed = false;
     c->sending = false;
     c->stuck_since = 0;
-    c->phase_ns = l->now;
+    if (!c->backlog_wait)
+        c->phase_ns = l->now;
+    c->backlog_wait = false;
     /* The connect and its timeout must reach the kernel in one submission,
      * or the link is cut and the connect has no deadline. */
     uring_sq_reserve(&l->ring, 2);
@@ -768,6 +780,22 @@ static void conn_lost(struct loop *l, struct conn *c, enum err_kind kind, enum l
 static void on_connect(struct loop *l, struct conn *c, int res)
 {
     struct tcp *t = tcp_of(l);
+    if (res == -EAGAIN && l->cfg->addr->sa_family == AF_UNIX) {
+        /* A unix socket whose listen backlog is full refuses a
+         * non-blocking connect with EAGAIN at once (unix(7)), where TCP
+         * would retransmit its SYN and wait: the attempt goes again at the
+         * next tick, free, until --connect-timeout (from the first one)
+         * has passed; then it is a connect timeout, as over TCP. */
+        if (l->now - c->phase_ns < l->cfg->connect_timeout_ns) {
+            t->connecting--;
+            c->state = CONN_IDLE;
+            c->gen = (c->gen + 1) & GEN_MASK;
+            c->backlog_wait = true;
+            conn_replace(l, c, true);
+            return;
+        }
+        res = -ETIME;
+    }
     if (res < 0) {
         /* -ECANCELED: the linked timeout fired first. EADDRNOTAVAIL: no
          * local port left for this destination (the ephemeral range is

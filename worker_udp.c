@@ -430,7 +430,11 @@ static void qc_open(struct loop *l, struct qc *c)
         int rcvbuf = 4 << 20;
         if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-        ret = connect(fd, cfg->addr, cfg->addrlen) == 0 ? 0 : -errno;
+        /* --bind: the source address, and a port on it now (a connected
+         * UDP socket holds its port: EADDRINUSE when they are spent). */
+        ret = cfg->nbind ? loop_bind_source(cfg, fd, qc_idx(u, c), true, false) : 0;
+        if (ret == 0)
+            ret = connect(fd, cfg->addr, cfg->addrlen) == 0 ? 0 : -errno;
         if (ret == 0)
             ret = qc_slot_set(l, c, fd);
         close(fd);
@@ -438,9 +442,10 @@ static void qc_open(struct loop *l, struct qc *c)
         ret = -errno;
     }
     if (ret < 0) {
-        /* No local port left (EADDRNOTAVAIL), or no socket: like a failed
-         * TCP connect, it costs a request; the tick tries again. */
-        loop_charge(l, ret == -EADDRNOTAVAIL ? ERR_NO_PORT : ERR_CONNECT);
+        /* No local port left (EADDRNOTAVAIL; EADDRINUSE with --bind), or
+         * no socket: like a failed TCP connect, it costs a request; the
+         * tick tries again. */
+        loop_charge(l, ret == -EADDRNOTAVAIL || ret == -EADDRINUSE ? ERR_NO_PORT : ERR_CONNECT);
         c->state = QC_IDLE;
         return;
     }

@@ -128,7 +128,7 @@ if [ "$PROFILE" = demo ]; then
     NGINX_TEMPLATES=(test/nginx-bench.conf.in)
 else
     NEEDS=("${NEEDS_TEST[@]}")
-    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in test/nginx-conns.conf.in test/nginx-longrun.conf.in test/nginx-rate.conf.in)
+    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in test/nginx-conns.conf.in test/nginx-longrun.conf.in test/nginx-rate.conf.in test/nginx-conn.conf.in)
 fi
 
 have() {

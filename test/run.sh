@@ -19,9 +19,10 @@
 # suite starts, then shb merge),
 # test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
 # through the test build's knobs; flat memory), test/e2e_hdrlog.sh
-# (--hdr-log read back by HdrHistogram's own Java library) and
+# (--hdr-log read back by HdrHistogram's own Java library),
 # test/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
-# the man page, make install)
+# the man page, make install) and test/e2e_conn.sh (--unix-socket and
+# --bind: nginx on unix sockets, source addresses seen by the servers)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -197,6 +198,7 @@ suite e2e-slurm 90 test/e2e_slurm.sh "shards as a Slurm job array (a single-node
 suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)"
+suite e2e-conn 180 test/e2e_conn.sh "connections (--unix-socket, --bind)"
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop.sh; make interop).

@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -199,6 +200,92 @@ static void test_hdr_log(void)
     r = PARSE(&o, URL);
     T_CHECK("hdr-log: none by default", r == CLI_OK && o.hdr_log == NULL, "r=%d err=%s", r, err);
     cli_free(&o);
+}
+
+/* --unix-socket and --bind: what they read. Whether the socket exists and
+ * the addresses are this machine's is shb.c's to find out (e2e_conn.sh). */
+static bool bind_is(const struct shb_opts *o, uint32_t k, int family, const char *text)
+{
+    if (k >= o->nbind || o->bind[k].ss_family != family)
+        return false;
+    uint8_t want[16];
+    if (inet_pton(family, text, want) != 1)
+        return false;
+    if (family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&o->bind[k];
+        return a->sin_port == 0 && memcmp(&a->sin_addr, want, 4) == 0;
+    }
+    const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&o->bind[k];
+    return a->sin6_port == 0 && memcmp(&a->sin6_addr, want, 16) == 0;
+}
+
+static void test_connection(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, URL);
+    T_CHECK("conn: no --unix-socket, no --bind by default", r == CLI_OK && !o.unix_socket && o.nbind == 0 && !o.bind,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--unix-socket", "/run/app.sock", "http://app.internal/v1?x=1");
+    T_CHECK("conn: --unix-socket keeps the URL's host and target",
+            r == CLI_OK && o.unix_socket && strcmp(o.unix_socket, "/run/app.sock") == 0 &&
+                strcmp(o.targets[0].url.authority, "app.internal") == 0 && strcmp(o.targets[0].url.target, "/v1?x=1") == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--unix-socket=rel.sock", "--http2", "-p", "8", "http://h:8080/");
+    T_CHECK("conn: --unix-socket=PATH with --http2, a relative path",
+            r == CLI_OK && strcmp(o.unix_socket, "rel.sock") == 0 && o.http2 && strcmp(o.targets[0].url.authority, "h:8080") == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    char longest[108];
+    memset(longest, 'a', 107);
+    longest[0] = '/';
+    longest[107] = '\0';
+    r = PARSE(&o, "--unix-socket", longest, "--disable-keepalive", URL);
+    T_CHECK("conn: a 107-byte socket path fits sun_path", r == CLI_OK && strlen(o.unix_socket) == 107 &&
+            o.disable_keepalive, "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    r = PARSE(&o, "--bind", "127.0.0.2", URL);
+    T_CHECK("conn: --bind one IPv4 address", r == CLI_OK && o.nbind == 1 && bind_is(&o, 0, AF_INET, "127.0.0.2"),
+            "r=%d err=%s nbind=%u", r, err, o.nbind);
+    cli_free(&o);
+    r = PARSE(&o, "--bind=127.0.0.2,127.0.0.3,10.1.2.3", URL);
+    T_CHECK("conn: --bind=A,B,C keeps the order",
+            r == CLI_OK && o.nbind == 3 && bind_is(&o, 0, AF_INET, "127.0.0.2") &&
+                bind_is(&o, 1, AF_INET, "127.0.0.3") && bind_is(&o, 2, AF_INET, "10.1.2.3"),
+            "r=%d err=%s nbind=%u", r, err, o.nbind);
+    cli_free(&o);
+    r = PARSE(&o, "--bind", "::1,[fd00::2]", "http://[::1]:8080/");
+    T_CHECK("conn: --bind IPv6, bare and in brackets, to an IPv6 target",
+            r == CLI_OK && o.nbind == 2 && bind_is(&o, 0, AF_INET6, "::1") && bind_is(&o, 1, AF_INET6, "fd00::2"),
+            "r=%d err=%s nbind=%u", r, err, o.nbind);
+    cli_free(&o);
+    r = PARSE(&o, "--bind", "::1", "http://example.com/");
+    T_CHECK("conn: --bind with a host name: its family is for resolution to pick (shb.c)", r == CLI_OK && o.nbind == 1,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--bind", "127.0.0.2", "--http3", HTTPS_URL);
+    T_CHECK("conn: --bind with --http3", r == CLI_OK && o.nbind == 1 && o.http3, "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    /* CLI_BIND_MAX addresses are taken, one more is not. */
+    size_t cap = (CLI_BIND_MAX + 1) * 16;
+    char *many = malloc(cap), *w = many;
+    for (unsigned k = 0; k <= CLI_BIND_MAX; k++)
+        w += snprintf(w, cap - (size_t)(w - many), "%s10.0.%u.%u", k ? "," : "", k / 256, k % 256);
+    char *last_comma = strrchr(many, ',');
+    r = PARSE(&o, "--bind", many, URL);
+    T_CHECK("conn: --bind refuses more than CLI_BIND_MAX addresses", r == CLI_ERROR && strstr(err, "at most 4096"),
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    *last_comma = '\0';
+    r = PARSE(&o, "--bind", many, URL);
+    T_CHECK("conn: --bind takes CLI_BIND_MAX addresses",
+            r == CLI_OK && o.nbind == CLI_BIND_MAX && bind_is(&o, CLI_BIND_MAX - 1, AF_INET, "10.0.15.255"),
+            "r=%d err=%s nbind=%u", r, err, o.nbind);
+    cli_free(&o);
+    free(many);
 }
 
 static void test_rate(void)
@@ -612,6 +699,31 @@ static const struct misuse misuses[] = {
     {{"ftp\x1b[31m://h/"}, "unsupported URL scheme 'ftp?[31m'", NULL},
     {{"-c", "1", "-c", "2", URL}, "-c/--connections", "more than once"},
     {{"-d", "a", "--data", "b", URL}, "-d/--data", "more than once"},
+    {{"--unix-socket", "/s", "https://h/"}, "--unix-socket only takes http:// URLs", NULL},
+    {{"--unix-socket", "/s", "--http3", "http://h/"}, "--http3 requires an https:// URL", NULL},
+    {{"--unix-socket", "/s", "--http3", "https://h/"}, "--unix-socket does not apply to --http3", NULL},
+    {{"--unix-socket", "/s", "http://a/", "https://b/"}, "--unix-socket only takes http://", NULL},
+    {{"--bind", "::1", "http://127.0.0.1/", "http://[::1]/"}, "--bind gives IPv6 addresses, but the target 127.0.0.1", NULL},
+    {{"--unix-socket", "/s", "--bind", "127.0.0.2", URL}, "--bind does not apply to --unix-socket", NULL},
+    {{"--unix-socket", "", URL}, "--unix-socket", "expected the path"},
+    {{"--unix-socket", "/" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      URL}, "--unix-socket", "at most 107 bytes (this one is 108)"},
+    {{"--unix-socket", "/a", "--unix-socket", "/b", URL}, "--unix-socket", "more than once"},
+    {{"--unix-socket", URL}, "missing URL", NULL},
+    {{"--bind", "localhost", URL}, "--bind", "'localhost' is not an IPv4 or IPv6 address"},
+    {{"--bind", "127.0.0.2:80", URL}, "--bind", "'127.0.0.2:80' is not"},
+    {{"--bind", "127.1", URL}, "--bind", "'127.1' is not"},
+    {{"--bind", "", URL}, "--bind", "'' is not"},
+    {{"--bind", "127.0.0.2,", URL}, "--bind", "'' is not"},
+    {{"--bind", ",127.0.0.2", URL}, "--bind", "'' is not"},
+    {{"--bind", "[127.0.0.2", URL}, "--bind", "'[127.0.0.2' is not"},
+    {{"--bind", "[]", URL}, "--bind", "'[]' is not"},
+    {{"--bind", "127.0.0.2,::1", URL}, "--bind", "IPv4 and IPv6 addresses mixed"},
+    {{"--bind", "127.0.0.2,127.0.0.3,127.0.0.2", URL}, "--bind", "'127.0.0.2' is given twice"},
+    {{"--bind", "::1,[::1]", "http://[::1]/"}, "--bind", "'[::1]' is given twice"},
+    {{"--bind", "127.0.0.2", "--bind", "127.0.0.3", URL}, "--bind", "more than once"},
+    {{"--bind", "::1", URL}, "--bind gives IPv6 addresses, but the target 127.0.0.1 is an IPv4 address", NULL},
+    {{"--bind", "127.0.0.2", "http://[::1]:80/"}, "--bind gives IPv4 addresses", "::1 is an IPv6 address"},
 };
 
 static void test_misuse(void)
@@ -941,6 +1053,12 @@ static const char expected_help[] =
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"
     "          Use HTTP/3 over QUIC (https:// URLs only)\n"
+    "      --unix-socket <PATH>\n"
+    "          Connect to this unix domain socket instead of the URL's host and port, which still give the Host "
+    "header and the path (http:// only: HTTP/1.1, or HTTP/2 with --http2)\n"
+    "      --bind <ADDR>\n"
+    "          Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
+    "turn, and each address brings its own local ports\n"
     "      --disable-keepalive\n"
     "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
     "HTTP/1.1 only)\n"
@@ -1223,6 +1341,7 @@ int main(void)
     test_rate();
     test_shard_start_at();
     test_hdr_log();
+    test_connection();
     test_string_forms();
     test_flags();
     test_method_default();
