@@ -319,7 +319,7 @@ begin "--unix-socket misuse: a missing path, not a socket, https://, --http3, to
 err_case "--unix-socket $T/missing.sock: No such file or directory" --unix-socket "$T/missing.sock" -n 5 "http://shb.test/"
 err_case "--unix-socket $NGINX_DIR/nginx.conf: not a socket" --unix-socket "$NGINX_DIR/nginx.conf" -n 5 "http://shb.test/"
 err_case "--unix-socket only takes http:// URLs" --unix-socket "$H1_SOCK" -n 5 "https://shb.test/"
-err_case "--unix-socket does not apply to --http3" --unix-socket "$H1_SOCK" --http3 -n 5 "http://shb.test/"
+err_case "--unix-socket does not apply to --http3" --unix-socket "$H1_SOCK" --http3 -n 5 "https://shb.test/"
 err_case "a socket path is at most 107 bytes" --unix-socket "/$(printf 'a%.0s' $(seq 120))" -n 5 "http://shb.test/"
 err_case "--bind does not apply to --unix-socket" --unix-socket "$H1_SOCK" --bind 127.0.0.2 -n 5 "http://shb.test/"
 finish
