@@ -35,6 +35,15 @@ static int t_failed_;
 #include <stdint.h>
 #include <stdlib.h>
 
+/* xorshift64*: a deterministic generator, so a failure reproduces. */
+static inline uint64_t t_xorshift64s(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 0x2545f4914f6cdd1dull;
+}
+
 /* Hex text -> bytes: digits are taken in pairs, anything else (spaces,
  * newlines) is skipped. Writes at most cap bytes and returns how many the
  * text holds, so unhex(hex, NULL, 0) measures it. */

@@ -89,14 +89,10 @@ static void test_java_vectors(void)
     hist_free(&got);
 }
 
-/* xorshift64*: deterministic. */
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
 {
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1dull;
+    return t_xorshift64s(&rng);
 }
 
 static void test_round_trips(void)

@@ -15,14 +15,10 @@ static const uint64_t spec_permille[] = {10000, 25000, 50000, 75000, 90000,
                                          95000, 99000, 99900, 99990};
 #define N_SPEC (sizeof spec_permille / sizeof spec_permille[0])
 
-/* xorshift64*: deterministic, so a failure reproduces. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
+    return t_xorshift64s(&rng_state);
 }
 
 static uint64_t rng_range(uint64_t lo, uint64_t hi) /* inclusive */
