@@ -166,15 +166,332 @@ static size_t zlib_stored(const uint8_t *in, size_t n, uint8_t *out)
     return (size_t)(p + 4 - out);
 }
 
+/* RFC 1951 §3.2.5's length and distance codes: base values and extra bits. */
+static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                        193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+/* A deflate writer: bits go out least significant first (§3.1.1). */
+struct bitw {
+    uint8_t *p, *end;
+    uint64_t buf;
+    unsigned n;
+    bool full; /* out of room: the caller falls back to stored blocks */
+};
+
+static void put_bits(struct bitw *w, uint32_t v, unsigned n)
+{
+    w->buf |= (uint64_t)v << w->n;
+    w->n += n;
+    while (w->n >= 8) {
+        if (w->p == w->end) {
+            w->full = true;
+            w->n = 0;
+            return;
+        }
+        *w->p++ = (uint8_t)w->buf;
+        w->buf >>= 8;
+        w->n -= 8;
+    }
+}
+
+/* A Huffman code goes out from its most significant bit (§3.1.1). */
+static void put_code(struct bitw *w, uint32_t code, unsigned len)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < len; i++)
+        r |= ((code >> i) & 1) << (len - 1 - i);
+    put_bits(w, r, len);
+}
+
+#define WINDOW 32768u
+#define HASH_BITS 13
+#define CHAIN 16 /* candidates tried per position */
+#define MATCH_MIN 3
+#define MATCH_MAX 258
+
+static unsigned hash3(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]) * 2654435761u >> (32 - HASH_BITS);
+}
+
+/* LZ77 over in (greedy, CHAIN candidates a position, the last 32 KiB):
+ * tokens of (length << 16 | distance) for a match, or a literal byte.
+ * Returns how many. */
+#define TOKEN_MATCH 0x80000000u
+static size_t lz77(const uint8_t *in, size_t n, uint32_t *tokens)
+{
+    uint32_t *head = calloc(1u << HASH_BITS, sizeof *head), *prev = calloc(WINDOW, sizeof *prev);
+    size_t nt = 0;
+    if (!head || !prev) {
+        free(head);
+        free(prev);
+        return SIZE_MAX;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t best = 0, dist = 0;
+        if (i + MATCH_MIN <= n) {
+            /* head and prev hold position + 1; 0 is none */
+            for (uint32_t c = head[hash3(in + i)], k = 0; c && k < CHAIN; c = prev[(c - 1) % WINDOW], k++) {
+                size_t at = c - 1;
+                if (at >= i || i - at > WINDOW - 1)
+                    break;
+                size_t l = 0, most = n - i < MATCH_MAX ? n - i : MATCH_MAX;
+                while (l < most && in[at + l] == in[i + l])
+                    l++;
+                if (l > best) {
+                    best = l;
+                    dist = i - at;
+                }
+            }
+        }
+        size_t step = best >= MATCH_MIN ? best : 1;
+        tokens[nt++] = best >= MATCH_MIN ? TOKEN_MATCH | (uint32_t)best << 16 | (uint32_t)dist : in[i];
+        for (size_t k = 0; k < step; k++, i++) {
+            if (i + MATCH_MIN > n)
+                continue;
+            unsigned hv = hash3(in + i);
+            prev[i % WINDOW] = head[hv];
+            head[hv] = (uint32_t)i + 1;
+        }
+    }
+    free(head);
+    free(prev);
+    return nt;
+}
+
+static unsigned len_code(size_t len)
+{
+    unsigned l = 28;
+    while (len_base[l] > len)
+        l--;
+    return l;
+}
+
+static unsigned dist_code(size_t dist)
+{
+    unsigned d = 29;
+    while (dist_base[d] > dist)
+        d--;
+    return d;
+}
+
+/* Code lengths (at most limit bits) for symbols of these frequencies:
+ * Huffman's construction, and while its tree is too deep, the frequencies
+ * halved (kept non-zero) and built again, which flattens it. At least two
+ * symbols get a code, so every code is complete (§3.2.2; inflaters refuse
+ * an incomplete literal/length code). */
+static void code_lengths(const uint32_t *freq_in, unsigned nsym, unsigned limit, uint8_t *len)
+{
+    uint32_t freq[288];
+    unsigned used = 0;
+    for (unsigned i = 0; i < nsym; i++) {
+        freq[i] = freq_in[i];
+        used += freq[i] != 0;
+    }
+    for (unsigned i = 0; used < 2 && i < nsym; i++) /* a second (or first) symbol, never sent */
+        if (!freq[i]) {
+            freq[i] = 1;
+            used++;
+        }
+    for (;;) {
+        /* Nodes 0..nsym-1 are leaves, the rest internal; each merge joins
+         * the two lightest live nodes. O(n^2) over at most 288 symbols. */
+        uint64_t weight[2 * 288];
+        int parent[2 * 288];
+        bool live[2 * 288];
+        unsigned nodes = nsym;
+        for (unsigned i = 0; i < nsym; i++) {
+            weight[i] = freq[i];
+            live[i] = freq[i] != 0;
+            parent[i] = -1;
+        }
+        for (unsigned left = used; left > 1; left--) {
+            int a = -1, b = -1;
+            for (unsigned k = 0; k < nodes; k++) {
+                if (!live[k])
+                    continue;
+                if (a < 0 || weight[k] < weight[a]) {
+                    b = a;
+                    a = (int)k;
+                } else if (b < 0 || weight[k] < weight[b]) {
+                    b = (int)k;
+                }
+            }
+            weight[nodes] = weight[a] + weight[b];
+            live[nodes] = true;
+            parent[nodes] = -1;
+            live[a] = live[b] = false;
+            parent[a] = parent[b] = (int)nodes;
+            nodes++;
+        }
+        unsigned deepest = 0;
+        for (unsigned i = 0; i < nsym; i++) {
+            unsigned d = 0;
+            if (freq[i])
+                for (int k = parent[i]; k >= 0; k = parent[k])
+                    d++;
+            len[i] = (uint8_t)d;
+            if (d > deepest)
+                deepest = d;
+        }
+        if (deepest <= limit)
+            return;
+        for (unsigned i = 0; i < nsym; i++)
+            if (freq[i])
+                freq[i] = freq[i] / 2 | 1;
+    }
+}
+
+/* §3.2.2: canonical codes from lengths. */
+static void canonical_codes(const uint8_t *len, unsigned nsym, uint16_t *code)
+{
+    uint16_t count[16] = { 0 }, next[16];
+    for (unsigned i = 0; i < nsym; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    unsigned c = 0;
+    for (unsigned bits = 1; bits <= 15; bits++) {
+        c = (c + count[bits - 1]) << 1;
+        next[bits] = (uint16_t)c;
+    }
+    for (unsigned i = 0; i < nsym; i++)
+        if (len[i])
+            code[i] = next[len[i]]++;
+}
+
+/* A zlib stream of one dynamic-Huffman deflate block (§3.2.7) of in's
+ * LZ77 tokens, into out's cap bytes; its length, or 0 when it does not fit
+ * (or memory ran out). The counts' varints are mostly a few small byte
+ * values, runs of them repeating: a fraction of the plain encoding. */
+static size_t zlib_dynamic(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+    static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+    if (cap < 6)
+        return 0;
+    uint32_t *tokens = malloc((n ? n : 1) * sizeof *tokens);
+    size_t nt = tokens ? lz77(in, n, tokens) : SIZE_MAX;
+    if (nt == SIZE_MAX) {
+        free(tokens);
+        return 0;
+    }
+    uint32_t lfreq[286] = { 0 }, dfreq[30] = { 0 };
+    for (size_t t = 0; t < nt; t++) {
+        if (tokens[t] & TOKEN_MATCH) {
+            lfreq[257 + len_code(tokens[t] >> 16 & 0x1ff)]++;
+            dfreq[dist_code(tokens[t] & 0xffff)]++;
+        } else {
+            lfreq[tokens[t]]++;
+        }
+    }
+    lfreq[256] = 1;
+    uint8_t llen[286], dlen[30];
+    uint16_t lcode[286] = { 0 }, dcode[30] = { 0 };
+    code_lengths(lfreq, 286, 15, llen);
+    code_lengths(dfreq, 30, 15, dlen);
+    canonical_codes(llen, 286, lcode);
+    canonical_codes(dlen, 30, dcode);
+    unsigned hlit = 286, hdist = 30;
+    while (hlit > 257 && !llen[hlit - 1])
+        hlit--;
+    while (hdist > 1 && !dlen[hdist - 1])
+        hdist--;
+
+    /* The code lengths, run-length coded (§3.2.7): 16 repeats the last
+     * length 3-6 times, 17 and 18 write 3-10 and 11-138 zeros. */
+    uint8_t all[286 + 30], rle[286 + 30], extra[286 + 30];
+    unsigned nall = 0, nrle = 0;
+    memcpy(all, llen, hlit);
+    memcpy(all + hlit, dlen, hdist);
+    nall = hlit + hdist;
+    uint32_t cfreq[19] = { 0 };
+    for (unsigned i = 0; i < nall;) {
+        unsigned run = 1;
+        while (i + run < nall && all[i + run] == all[i])
+            run++;
+        if (all[i] == 0 && run >= 3) {
+            unsigned r = run > 138 ? 138 : run;
+            rle[nrle] = r >= 11 ? 18 : 17;
+            extra[nrle++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+            i += r;
+        } else if (all[i] != 0 && run >= 4) {
+            rle[nrle] = all[i];
+            extra[nrle++] = 0;
+            unsigned r = run - 1 > 6 ? 6 : run - 1;
+            rle[nrle] = 16;
+            extra[nrle++] = (uint8_t)(r - 3);
+            i += 1 + r;
+        } else {
+            rle[nrle] = all[i];
+            extra[nrle++] = 0;
+            i++;
+        }
+    }
+    for (unsigned i = 0; i < nrle; i++)
+        cfreq[rle[i]]++;
+    uint8_t clen[19];
+    uint16_t ccode[19] = { 0 };
+    code_lengths(cfreq, 19, 7, clen);
+    canonical_codes(clen, 19, ccode);
+    unsigned hclen = 19;
+    while (hclen > 4 && !clen[order[hclen - 1]])
+        hclen--;
+
+    struct bitw w = { .p = out + 2, .end = out + cap - 4 };
+    out[0] = 0x78; /* as zlib_stored: deflate, 32 KiB window */
+    out[1] = 0x01;
+    put_bits(&w, 1, 1); /* BFINAL */
+    put_bits(&w, 2, 2); /* BTYPE 10: dynamic Huffman codes */
+    put_bits(&w, hlit - 257, 5);
+    put_bits(&w, hdist - 1, 5);
+    put_bits(&w, hclen - 4, 4);
+    for (unsigned i = 0; i < hclen; i++)
+        put_bits(&w, clen[order[i]], 3);
+    static const uint8_t rle_extra_bits[3] = { 2, 3, 7 };
+    for (unsigned i = 0; i < nrle; i++) {
+        put_code(&w, ccode[rle[i]], clen[rle[i]]);
+        if (rle[i] >= 16)
+            put_bits(&w, extra[i], rle_extra_bits[rle[i] - 16]);
+    }
+    for (size_t t = 0; t < nt && !w.full; t++) {
+        if (!(tokens[t] & TOKEN_MATCH)) {
+            put_code(&w, lcode[tokens[t]], llen[tokens[t]]);
+            continue;
+        }
+        size_t len = tokens[t] >> 16 & 0x1ff, dist = tokens[t] & 0xffff;
+        unsigned l = len_code(len), d = dist_code(dist);
+        put_code(&w, lcode[257 + l], llen[257 + l]);
+        put_bits(&w, (uint32_t)(len - len_base[l]), len_extra[l]);
+        put_code(&w, dcode[d], dlen[d]);
+        put_bits(&w, (uint32_t)(dist - dist_base[d]), dist_extra[d]);
+    }
+    put_code(&w, lcode[256], llen[256]); /* end of block */
+    if (w.n)
+        put_bits(&w, 0, 8 - w.n); /* to a byte boundary */
+    free(tokens);
+    if (w.full)
+        return 0;
+    put_be32(w.p, adler32(in, n));
+    return (size_t)(w.p + 4 - out);
+}
+
 uint8_t *hdr_encode(const struct hist *h, size_t *len)
 {
     uint8_t *plain = malloc(V2_MAX);
     if (!plain)
         return NULL;
     size_t n = encode_v2(h, plain);
-    uint8_t *out = malloc(8 + zlib_stored_size(n));
+    /* Huffman-coded when that comes out shorter than stored blocks (it
+     * does for all but the tiniest histograms), stored blocks otherwise. */
+    size_t cap = zlib_stored_size(n);
+    uint8_t *out = malloc(8 + cap);
     if (out) {
-        size_t z = zlib_stored(plain, n, out + 8);
+        size_t z = zlib_dynamic(plain, n, out + 8, cap);
+        if (z == 0)
+            z = zlib_stored(plain, n, out + 8);
         put_be32(out, V2_COMPRESSED_COOKIE);
         put_be32(out + 4, (uint32_t)z);
         *len = 8 + z;
@@ -342,13 +659,6 @@ struct inflate_out {
     uint8_t *p;
     size_t n, cap;
 };
-
-static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
-static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
-static const uint16_t dist_base[30] = { 1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
-                                        193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
-static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
 
 /* One Huffman-coded block's symbols until end-of-block; 0 or -1. */
 static int inflate_codes(struct bits *b, struct inflate_out *o, const struct huffman *lit, const struct huffman *dist)

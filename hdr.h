@@ -13,9 +13,10 @@
  * and the counts as ZigZag LEB128 varints, a negative one standing for that
  * many empty buckets. The compressed form (cookie 0x1c849314, then the
  * zlib stream's length) wraps it in zlib (RFC 1950) over deflate (RFC 1951).
- * We write deflate's stored blocks (no compression; valid for every
- * inflater) and read every block type, so histograms that HdrHistogram
- * itself compressed decode too. Text form: RFC 4648 base64 with padding. */
+ * We write one dynamic Huffman block over LZ77 matches (our own
+ * compressor: no zlib), or stored blocks where those come out shorter,
+ * and read every block type, so histograms that HdrHistogram itself
+ * compressed decode too. Text form: RFC 4648 base64 with padding. */
 #ifndef SHB_HDR_H
 #define SHB_HDR_H
 
