@@ -90,6 +90,10 @@ inner() {
     }
     mnt proc -t proc proc
     mnt sys -t sysfs sysfs
+    # A booted Debian has cgroup2 at /sys/fs/cgroup (systemd mounts it);
+    # Slurm's slurmd will not start without it (test/e2e_slurm.sh).
+    mnt sys/fs/cgroup -t cgroup2 cgroup2 ||
+        echo "fresh-debian: could not mount cgroup2 in the root: the Slurm suite will fail there" >&2
     mnt dev --bind /dev
     mnt dev/pts --bind /dev/pts
     mnt dev/shm -t tmpfs -o mode=1777,nosuid,nodev tmpfs

@@ -1,4 +1,4 @@
-// test/HdrLogCheck.java — reads an --hdr-log file with HdrHistogram's own
+// test/HdrLogCheck.java -- reads an --hdr-log file with HdrHistogram's own
 // HistogramLogReader (Debian's libhdrhistogram-java) and prints, as one JSON
 // object, what test/e2e_hdrlog.sh compares with shb's report.
 //

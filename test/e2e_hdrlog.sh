@@ -45,7 +45,8 @@ if [ ! -r "$HDR_JAR" ]; then
     echo "FAIL $P setup: $HDR_JAR is missing (run: bash scripts/deps.sh)"
     exit 1
 fi
-if ! javac -nowarn -cp "$HDR_JAR" -d "$T" test/HdrLogCheck.java >"$T/javac.out" 2>&1; then
+# -encoding: a fresh root has no locale, and javac would read US-ASCII.
+if ! javac -nowarn -encoding UTF-8 -cp "$HDR_JAR" -d "$T" test/HdrLogCheck.java >"$T/javac.out" 2>&1; then
     echo "FAIL $P setup: test/HdrLogCheck.java does not compile: $(head -c 300 "$T/javac.out")"
     exit 1
 fi
