@@ -192,8 +192,14 @@ jx '.latencySeconds.percentiles.p90 >= 0.2 and .latencySeconds.percentiles.p90 <
 jx '.latencySeconds.percentiles.p99 >= 0.43 and .latencySeconds.percentiles.p99 <= 0.52' '.latencySeconds.percentiles'
 jx '.latencySeconds.max >= 0.47 and .latencySeconds.max <= 0.56' '.latencySeconds.max'
 jx '.serviceTimeSeconds.percentiles.p50 < 0.02' '.serviceTimeSeconds.percentiles'
-# About 450 requests of each stall waited for a connection, up to ~450 ms.
-jx '.scheduleLag.late >= 600 and .scheduleLag.late <= 1000' '.scheduleLag'
+# About 450 requests of each stall waited for a connection, up to ~450 ms;
+# more leave late while that backlog drains over the 50 connections, and a
+# few anyway (this VM wakes more than 1 ms late for 16 to 42 of 5,000
+# requests against nginx, no stall). Both builds, and the build from before
+# this bound was widened, gave 1,025 to 1,257 late on the machine of
+# 2026-12-04, so the bound is 1,300 (3 stalls, had the window held them,
+# would be about 1,400).
+jx '.scheduleLag.late >= 600 and .scheduleLag.late <= 1300' '.scheduleLag'
 jx '.scheduleLag.max >= 0.38 and .scheduleLag.max <= 0.52' '.scheduleLag'
 # The timeline counts a response in the second it ended: the stalled ones
 # end when a stall does, at 2 s and 4 s, in the entries starting there.
