@@ -90,10 +90,12 @@ inner() {
     }
     mnt proc -t proc proc
     mnt sys -t sysfs sysfs
-    # A booted Debian has cgroup2 at /sys/fs/cgroup (systemd mounts it);
-    # Slurm's slurmd will not start without it (test/e2e_slurm.sh).
-    mnt sys/fs/cgroup -t cgroup2 cgroup2 ||
-        echo "fresh-debian: could not mount cgroup2 in the root: the Slurm suite will fail there" >&2
+    # A booted machine has its cgroup file systems under /sys/fs/cgroup
+    # (v2, or v1's hierarchies, as here); the fresh sysfs above has none, and
+    # Slurm's slurmd will not start without them (test/e2e_slurm.sh): the
+    # host's, as they are.
+    mnt sys/fs/cgroup --rbind /sys/fs/cgroup ||
+        echo "fresh-debian: could not bind /sys/fs/cgroup into the root: the Slurm suite will fail there" >&2
     mnt dev --bind /dev
     mnt dev/pts --bind /dev/pts
     mnt dev/shm -t tmpfs -o mode=1777,nosuid,nodev tmpfs
