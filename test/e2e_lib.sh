@@ -91,6 +91,27 @@ lines_settled() {
     echo "$n"
 }
 
+# run_shards NAME N ARGS...: `$SHB --shard i/N ARGS` for i in 0..N-1 at
+# once, as background processes, as an orchestrator would start them;
+# report i in $T/NAME-i.json, its stderr in $T/NAME-i.err. A shard that
+# fails, times out or writes to stderr is a failure (want).
+run_shards() {
+    local name=$1 n=$2 i rc
+    shift 2
+    local -a pids=()
+    LAST_CMD="$SHB --shard i/$n $*"
+    for ((i = 0; i < n; i++)); do
+        timeout -k 5 60 "$SHB" --shard "$i/$n" "$@" >"$T/$name-$i.json" 2>"$T/$name-$i.err" </dev/null &
+        pids+=($!)
+    done
+    for ((i = 0; i < n; i++)); do
+        wait "${pids[$i]}"
+        rc=$?
+        [ "$rc" -eq 0 ] || want "shard $i/$n: exit status $rc: $(head -c 300 "$T/$name-$i.err")"
+        [ -s "$T/$name-$i.err" ] && [ "$rc" -eq 0 ] && want "shard $i/$n wrote to stderr: $(head -c 300 "$T/$name-$i.err")"
+    done
+}
+
 # near ACTUAL EXPECTED PERCENT: a jq test that ACTUAL is within PERCENT %.
 near() { echo "(($1) - ($2) | fabs) <= ($2) * $3 / 100"; }
 

@@ -36,26 +36,6 @@ H1="http://127.0.0.1:$NGINX_PORT/"
 H2="http://127.0.0.1:$NGINX_PORT2/"
 H1_LOG="$NGINX_DIR/h1.log"
 
-# shards NAME N ARGS...: `shb --shard i/N ARGS` for i in 0..N-1 at once,
-# as background processes; report i in $T/NAME-i.json. A shard that fails
-# or writes to stderr is a failure.
-shards() {
-    local name=$1 n=$2 i rc
-    shift 2
-    local -a pids=()
-    LAST_CMD="$SHB --shard i/$n $*"
-    for ((i = 0; i < n; i++)); do
-        timeout -k 5 60 "$SHB" --shard "$i/$n" "$@" >"$T/$name-$i.json" 2>"$T/$name-$i.err" </dev/null &
-        pids+=($!)
-    done
-    for ((i = 0; i < n; i++)); do
-        wait "${pids[$i]}"
-        rc=$?
-        [ "$rc" -eq 0 ] || want "shard $i/$n: exit status $rc: $(head -c 300 "$T/$name-$i.err")"
-        [ -s "$T/$name-$i.err" ] && [ "$rc" -eq 0 ] && want "shard $i/$n wrote to stderr: $(head -c 300 "$T/$name-$i.err")"
-    done
-}
-
 # run NAME ARGS...: one `shb ARGS` into $T/NAME.json.
 run() {
     local name=$1
@@ -76,7 +56,7 @@ ref() {
 begin "h1: 4 shards of -n 4000 -c 8, --start-at, merged: exactly 4000 (nginx too), shards 0-3 of 4, percentiles those of all four histograms"
 : >"$H1_LOG"
 at=$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1.5 }')
-shards h1 4 -n 4000 -c 8 -t 1 --start-at "$at" -j "$H1"
+run_shards h1 4 -n 4000 -c 8 -t 1 --start-at "$at" -j "$H1"
 got=$(lines_settled "$H1_LOG")
 [ "$got" = 4000 ] || want "nginx got $got requests, expected exactly 4000"
 shb merge -j "$T"/h1-{0,1,2,3}.json
@@ -161,7 +141,7 @@ EOF
 finish
 
 begin "h2c: 2 shards of -n 1000 --http2 -p 4 merge into 1000, HTTP/2, percentiles those of both"
-shards h2 2 -n 1000 -c 4 -t 1 --http2 -p 4 -j "$H2"
+run_shards h2 2 -n 1000 -c 4 -t 1 --http2 -p 4 -j "$H2"
 shb merge -j "$T"/h2-{0,1}.json
 json_run_ok HTTP/2
 jx '.requests.ok == 1000 and .merged.complete' '{requests, merged}'
@@ -170,7 +150,7 @@ ref latencySeconds "$T"/h2-{0,1}.json
 finish
 
 begin "-q: 2 shards of -q 400 -z 1s merge into asked 400/s, sent and lag summed, service time from both"
-shards q 2 -q 400 -z 1s -c 4 -t 1 -j "$H1"
+run_shards q 2 -q 400 -z 1s -c 4 -t 1 -j "$H1"
 shb merge -j "$T"/q-{0,1}.json
 json_run_ok HTTP/1.1
 jx '.rate.requested == 400 and .merged.complete' '{rate, merged}'
@@ -263,7 +243,7 @@ finish
 if command -v caddy >/dev/null 2>&1; then
     start_or_die "caddy (test/Caddyfile-h3.in)" start_caddy_h3 caddy-merge
     begin "h3: 2 shards against Caddy merge: the QUIC block summed, the QUIC handshake phase from both"
-    shards h3 2 -n 200 -c 4 -p 4 --http3 -j "https://127.0.0.1:$CADDY_PORT/"
+    run_shards h3 2 -n 200 -c 4 -p 4 --http3 -j "https://127.0.0.1:$CADDY_PORT/"
     shb merge -j "$T"/h3-{0,1}.json
     json_run_ok HTTP/3
     e2e_flush_report

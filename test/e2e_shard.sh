@@ -34,23 +34,14 @@ H2="http://127.0.0.1:$NGINX_PORT2/"
 H1_LOG="$NGINX_DIR/h1.log"
 H2_LOG="$NGINX_DIR/h2.log"
 
-# shards N ARGS...: runs `shb --shard i/N ARGS` for i in 0..N-1 at once,
-# each report in $T/shard-i.json; then $OUT is {"shards": [the reports]}. A
-# shard that fails, times out or writes to stderr is a failure.
+# shards N ARGS...: run_shards (e2e_lib.sh) into $T/shard-i.json; then
+# $OUT is {"shards": [the reports]}.
 shards() {
-    local n=$1 i rc
+    local n=$1 i
     shift
-    local -a pids=() files=()
-    LAST_CMD="$SHB --shard i/$n $*"
+    local -a files=()
+    run_shards shard "$n" "$@"
     for ((i = 0; i < n; i++)); do
-        timeout -k 5 60 "$SHB" --shard "$i/$n" "$@" >"$T/shard-$i.json" 2>"$T/shard-$i.err" </dev/null &
-        pids+=($!)
-    done
-    for ((i = 0; i < n; i++)); do
-        wait "${pids[$i]}"
-        rc=$?
-        [ "$rc" -eq 0 ] || want "shard $i/$n: exit status $rc: $(head -c 300 "$T/shard-$i.err")"
-        [ -s "$T/shard-$i.err" ] && [ "$rc" -eq 0 ] && want "shard $i/$n wrote to stderr: $(head -c 300 "$T/shard-$i.err")"
         files+=("$T/shard-$i.json")
     done
     jq -s '{shards: .}' "${files[@]}" >"$T/shards.json" 2>/dev/null || want "a shard's report is not JSON"
