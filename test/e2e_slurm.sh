@@ -65,17 +65,11 @@ slurm_procs() {
     done
 }
 
-# stop_pid PID SECONDS: TERM, then KILL after SECONDS.
+# stop_pid PID SECONDS: TERM, then KILL after SECONDS (lib.sh's reap).
 stop_pid() {
-    local pid=$1 i
-    [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for ((i = 0; i < $2 * 20; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    [ -n "$1" ] || return 0
+    kill -TERM "$1" 2>/dev/null || return 0
+    reap "$1" "$2"
 }
 
 # slurm_down: cancels every job (slurmd then ends their steps), waits up to

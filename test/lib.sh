@@ -22,11 +22,12 @@ lib_init() {
     fi
 }
 
-# reap PID: waits up to 2 s for PID (sent TERM already) to go, then kills it.
+# reap PID [SECONDS]: waits up to SECONDS (2) for PID (sent TERM already)
+# to go, then kills it.
 reap() {
     local i
     # nginx: the master stops its workers on TERM; give both a moment.
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    for ((i = 0; i < ${2:-2} * 10; i++)); do
         kill -0 "$1" 2>/dev/null || break
         sleep 0.1
     done

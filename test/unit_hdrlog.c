@@ -20,14 +20,11 @@
 #define SECONDS 7
 #define S 1000000000ull
 
-/* xorshift64: the same values every run. */
+/* The same values every run (t.h). */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return t_xorshift64s(&rng);
 }
 
 /* A latency-like value over the whole range: exact small ones, bucket
