@@ -65,7 +65,7 @@ fail() {
 # count_line. stderr goes to a file and is shown (tail) only when the program
 # fails. A non-zero exit without any FAIL line of its own counts as one FAIL.
 run_counted() {
-    local name=$1 limit=$2 rc fails_before errf
+    local name=$1 limit=$2 rc fails_before errf started=$SECONDS
     shift 2
     errf=$(mktemp /tmp/shb-run.XXXXXX)
     fails_before=$FAILED
@@ -84,6 +84,8 @@ run_counted() {
         tail -n 30 "$errf" | sed 's/^/  /'
     fi
     rm -f "$errf"
+    # What each part costs, so CI's time (aim: 20 minutes) can be kept.
+    echo "  ($name: $((SECONDS - started)) s)"
 }
 
 # Sanitizer settings for everything built with -fsanitize (unit tests and
@@ -144,11 +146,12 @@ fuzz_corpus() {
 }
 
 fuzz_seeds() {
-    local src
+    local src started=$SECONDS
     echo "== fuzz targets: seed corpora"
     for src in test/fuzz/fuzz_*.c; do
         fuzz_corpus "$(basename "$src" .c)"
     done
+    echo "  (fuzz seed corpora: $((SECONDS - started)) s)"
 }
 
 # --- a short fuzzing run -------------------------------------------------------
