@@ -313,7 +313,7 @@ else
     [ -s "$T/man.err" ] && want "man warned: $(head -c 300 "$T/man.err")"
     groff -man -ww -z "$PAGE" 2>"$T/groff.err" || want "groff -z failed"
     [ -s "$T/groff.err" ] && want "groff warned: $(head -c 300 "$T/groff.err")"
-    for s in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+    for s in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS OUTPUT ERRORS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
         grep -qx "$s" "$T/man.txt" || want "no $s section"
     done
     # Each option line of -h ("  -c, --connections <CONNECTIONS>") is a
@@ -330,7 +330,23 @@ else
     grep -qF 'Default: the number of physical cores.' "$T/man.txt" || want "-t's default not described"
     shb -V
     grep -qF "$(cat "$OUT")" "$T/man.txt" || want "the page's footer lacks '$(cat "$OUT")'"
+    # OUTPUT describes the text report's lines.
+    for line in 'Requests:' 'Requests/sec:' 'Transfer:' 'Status codes:' 'Errors:' 'Latency distribution:' 'Phases (ms):' 'Timeline:'; do
+        sed -n '/^OUTPUT$/,/^ERRORS$/p' "$T/man.txt" | grep -qF -- "$line" || want "OUTPUT does not describe '$line'"
+    done
 fi
+finish
+
+# The error kinds the report can print (stats.c's err_kind_name) are each
+# an item of the page's ERRORS and a row of docs/errors.md's table.
+begin "ERRORS in the man page and docs/errors.md name every error kind the report prints"
+sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats.c" | grep -vx unknown >"$T/kinds"
+[ "$(wc -l <"$T/kinds")" -ge 11 ] || want "only $(wc -l <"$T/kinds") kinds read from stats.c"
+awk '/^\.SH /{ on = ($0 == ".SH ERRORS") } on && prev == ".TP" && /^\.B /{ sub(/^\.B /, ""); print } { prev = $0 }' "$ROOT/shb.1" >"$T/man-kinds"
+while IFS= read -r k; do
+    grep -qxF -- "$k" "$T/man-kinds" || want "no '$k' item in the man page's ERRORS"
+    grep -qF -- "| \`$k\` |" "$ROOT/docs/errors.md" || want "no '$k' row in docs/errors.md"
+done <"$T/kinds"
 finish
 
 # --- make install / uninstall -------------------------------------------------------
