@@ -62,11 +62,18 @@ if [ "$SHB_RC" -ne 0 ] || [ "$(cat "$OUT")" != "$expect" ]; then
 fi
 finish
 
-begin "-h lists -V, --version"
+begin "-h lists -V, --version, --shard and --start-at, and names the subcommands merge and completions"
 shb -h
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 grep -qxF -- '  -V, --version' "$OUT" || want "no '  -V, --version' line in -h"
 grep -qxF -- '          Print version' "$OUT" || want "no 'Print version' line in -h"
+grep -qxF -- '      --shard <I/N>' "$OUT" || want "no '      --shard <I/N>' line in -h"
+grep -qxF -- '      --start-at <TIME>' "$OUT" || want "no '      --start-at <TIME>' line in -h"
+grep -qxF -- '       shb merge [-j] [--force] FILE...' "$OUT" || want "no 'shb merge' usage line in -h"
+grep -qxF -- '       shb completions SHELL' "$OUT" || want "no 'shb completions' usage line in -h"
+sed -n '/^Commands:$/,/^$/p' "$OUT" >"$T/commands"
+grep -qE '^  merge +[A-Z]' "$T/commands" || want "no merge in -h's Commands: $(tr '\n' '|' <"$T/commands")"
+grep -qE '^  completions +[A-Z]' "$T/commands" || want "no completions in -h's Commands: $(tr '\n' '|' <"$T/commands")"
 cp "$OUT" "$T/help"
 finish
 
