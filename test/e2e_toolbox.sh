@@ -356,6 +356,26 @@ while IFS= read -r k; do
 done <"$T/kinds"
 finish
 
+# --- make demo -----------------------------------------------------------------------
+# scripts/demo.sh is what make demo runs after building: its own nginx, ./shb
+# over HTTP/1.1, h2c and HTTPS, and only the text reports (JSON is for
+# scripts, not for a first look).
+if [ "$SHB_FLAVOUR" != musl ]; then
+    skip "make demo: it runs ./shb, checked once (musl)"
+else
+    begin "make demo (scripts/demo.sh): three text reports, no JSON, exit 0"
+    if ! timeout -k 5 120 bash "$ROOT/scripts/demo.sh" >"$T/demo.out" 2>"$T/demo.err" </dev/null; then
+        want "scripts/demo.sh failed: $(tail -n 3 "$T/demo.err" "$T/demo.out" | head -c 400)"
+    fi
+    [ "$(grep -c '^\$ \./shb ' "$T/demo.out")" -eq 3 ] || want "$(grep -c '^\$ \./shb ' "$T/demo.out") commands shown, expected 3"
+    for line in 'URL:' 'Requests:' 'Latency distribution:'; do
+        [ "$(grep -c "^$line" "$T/demo.out")" -eq 3 ] || want "$(grep -c "^$line" "$T/demo.out") '$line' lines, expected 3"
+    done
+    grep -qE '^\$ .* (-j|--json)( |$)' "$T/demo.out" && want "a command with -j: $(grep -E '^\$ .* (-j|--json)( |$)' "$T/demo.out")"
+    grep -qE '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" && want "JSON in the output: $(grep -m 3 -E '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" | head -c 200)"
+    finish
+fi
+
 # --- make install / uninstall -------------------------------------------------------
 # install_files PREFIX ZSHDIR: the five paths make install writes (relative).
 install_files() {
