@@ -376,6 +376,100 @@ else
     finish
 fi
 
+# --- the documentation ----------------------------------------------------------------
+# README.md and docs/*.md are the same for both builds: checked once (musl).
+if [ "$SHB_FLAVOUR" != musl ]; then
+    skip "the documentation: checked once (musl)"
+else
+    DOCS=("$ROOT/README.md" "$ROOT"/docs/*.md)
+
+    begin "README.md is at most 400 lines, and links to every docs/ page"
+    n=$(wc -l <"$ROOT/README.md")
+    [ "$n" -le 400 ] || want "README.md has $n lines"
+    for page in usage output errors latency shards protocols performance interop hostile development internals; do
+        [ -s "$ROOT/docs/$page.md" ] || want "no docs/$page.md"
+        grep -qF "](docs/$page.md)" "$ROOT/README.md" || want "README.md does not link docs/$page.md"
+    done
+    finish
+
+    begin "every relative link in README.md and docs/*.md resolves, file and #anchor (test/doc_links.py)"
+    python3 "$ROOT/test/doc_links.py" "${DOCS[@]}" >"$T/links" 2>&1 || want "$(head -c 600 "$T/links")"
+    # The checker itself: a missing file, a missing anchor, a good anchor.
+    mkdir -p "$T/linkcheck"
+    printf '# Top\n\n## A `code` heading, and more\n\n[ok](#a-code-heading-and-more) [ok](b.md#b) [bad](c.md) [bad](b.md#nope) `[not a link](x.md)`\n' >"$T/linkcheck/a.md"
+    printf '# B\n' >"$T/linkcheck/b.md"
+    python3 "$ROOT/test/doc_links.py" "$T/linkcheck/a.md" >"$T/links-selftest" 2>&1 && want "the checker passed broken links"
+    [ "$(wc -l <"$T/links-selftest")" -eq 2 ] || want "the checker's self-test: $(tr '\n' '|' <"$T/links-selftest"), expected the 2 bad links"
+    finish
+
+    begin "README.md and docs/*.md speak of the product, never of 'the spec'"
+    grep -niE "\bthe spec\b|\bspec's\b" "${DOCS[@]}" >"$T/spec" 2>&1
+    case $? in
+        0) want "$(head -c 400 "$T/spec")" ;;
+        1) ;;
+        *) want "grep failed: $(head -c 300 "$T/spec")" ;;
+    esac
+    finish
+
+    begin "docs/usage.md's flag table has every option -h lists"
+    for f in "${LONG_FLAGS[@]}"; do
+        grep -qE -- "^\| \`(-[A-Za-z], )?$f( [A-Z/]+)?\`" "$ROOT/docs/usage.md" || want "no row for $f"
+    done
+    finish
+
+    begin "docs/hostile.md's table is what make hostile-readme writes (test/hostile/cases.js)"
+    make -n -C "$ROOT" hostile-readme 2>/dev/null | grep -qF -- '--update-readme docs/hostile.md' ||
+        want "make hostile-readme does not write docs/hostile.md: $(make -n -C "$ROOT" hostile-readme 2>&1 | head -c 200)"
+    cp "$ROOT/docs/hostile.md" "$T/hostile.md"
+    if ! node "$ROOT/test/hostile/cases.js" --update-readme "$T/hostile.md" >"$T/hostile.out" 2>&1; then
+        want "cases.js --update-readme failed: $(head -c 300 "$T/hostile.out")"
+    elif ! cmp -s "$ROOT/docs/hostile.md" "$T/hostile.md"; then
+        want "docs/hostile.md is stale (run make hostile-readme): $(diff "$ROOT/docs/hostile.md" "$T/hostile.md" | head -n 4 | tr '\n' '|' | head -c 300)"
+    fi
+    finish
+
+    begin "docs/interop.md's matrix is where make interop-readme writes (test/interop/matrix.sh write_readme)"
+    make -n -C "$ROOT" interop-readme 2>/dev/null | grep -qF -- 'test/interop.sh --readme' || want "make interop-readme does not run test/interop.sh --readme"
+    # The matrix now in the page, written again by write_readme into a copy
+    # of the tree's docs/ (its default target): only the date may change.
+    W=$T/interop-root
+    mkdir -p "$W/docs" "$W/t"
+    cp "$ROOT/docs/interop.md" "$W/docs/interop.md"
+    sed -n '/^<!-- interop-matrix:begin -->$/,/^<!-- interop-matrix:end -->$/p' "$ROOT/docs/interop.md" | sed '1d;$d' |
+        sed '$d' | sed '$d' >"$W/t/matrix-musl.md" # less the blank line and the "Run with" line
+    cp "$W/t/matrix-musl.md" "$W/t/matrix-asan.md"
+    [ -s "$W/t/matrix-musl.md" ] || want "no matrix between the interop-matrix markers of docs/interop.md"
+    (
+        LIB_ROOT=$W T=$W/t
+        FLAVOURS=(musl asan)
+        declare -A SHB_OF=([musl]=$W/shb [asan]=$W/build/asan/shb)
+        # shellcheck source=test/interop/matrix.sh
+        . "$ROOT/test/interop/matrix.sh"
+        write_readme "$W/t/matrix-musl.md" musl
+    ) >"$T/interop.out" 2>&1 || want "write_readme failed: $(head -c 300 "$T/interop.out")"
+    sed -E "s/ on [0-9]{4}-[0-9]{2}-[0-9]{2}: / on $(date -u +%Y-%m-%d): /" "$ROOT/docs/interop.md" >"$T/interop.want"
+    cmp -s "$T/interop.want" "$W/docs/interop.md" ||
+        want "write_readme's page differs: $(diff "$T/interop.want" "$W/docs/interop.md" | head -n 6 | tr '\n' '|' | head -c 400)"
+    finish
+
+    begin "docs/shards.md's Slurm job script is the one test/e2e_slurm.sh runs (but for its test-only changes)"
+    # The #SBATCH lines and the shb invocation of each, spaces removed: the
+    # test leaves out --exclusive (one node) and sets its own --time, and
+    # runs "$SHB" under timeout with its own counts and target.
+    awk '/^```bash$/ { on = 1; next } /^```$/ { on = 0 } on' "$ROOT/docs/shards.md" | grep '^#SBATCH' |
+        grep -vE -- '--(exclusive|time)' | sed 's/[[:space:]]#.*$//' | tr -d ' ' >"$T/slurm-doc"
+    sed -n "/<<'EOF'$/,/^EOF$/p" "$ROOT/test/e2e_slurm.sh" | grep '^#SBATCH' | grep -vE -- '--time' |
+        sed 's/[[:space:]]#.*$//' | tr -d ' ' >"$T/slurm-test"
+    [ -s "$T/slurm-doc" ] || want "no #SBATCH lines in docs/shards.md"
+    cmp -s "$T/slurm-doc" "$T/slurm-test" || want "#SBATCH lines differ: $(diff "$T/slurm-doc" "$T/slurm-test" | tr '\n' '|' | head -c 300)"
+    for f in "$ROOT/docs/shards.md" "$ROOT/test/e2e_slurm.sh"; do
+        grep -qF -- '--shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" --start-at "$START_AT"' "$f" ||
+            want "$f: no --shard \"\$SLURM_ARRAY_TASK_ID/\$SLURM_ARRAY_TASK_COUNT\" --start-at \"\$START_AT\""
+        tr -d ' ' <"$f" | grep -qF -- '>"shard-$SLURM_ARRAY_TASK_ID.json"' || want "$f: the report is not shard-\$SLURM_ARRAY_TASK_ID.json"
+    done
+    finish
+fi
+
 # --- make install / uninstall -------------------------------------------------------
 # install_files PREFIX ZSHDIR: the five paths make install writes (relative).
 install_files() {
