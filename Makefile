@@ -1,4 +1,4 @@
-# shb — one static musl binary; see README for the targets.
+# shb — one static musl binary; see docs/development.md for the targets.
 #
 #   make            ./shb: static, musl, -O2, BearSSL linked in; ./shb.1 (the man page) and the
 #                   completion scripts (build/completions/), both made from cli.c's option table
@@ -232,13 +232,13 @@ test: deps-check shb asan doc unit fuzz-build
 hostile: deps-check shb asan
 	@bash test/run.sh --only "e2e-hostile e2e-hostile-cases"
 
-# The README's table of hostile cases, from test/hostile/cases_*.js.
+# docs/hostile.md's table of hostile cases, from test/hostile/cases_*.js.
 hostile-readme:
-	@node test/hostile/cases.js --update-readme README.md
+	@node test/hostile/cases.js --update-readme docs/hostile.md
 
 # The interop matrix (test/interop.sh): every installable server, every
 # protocol it speaks, three cases, with ./shb and build/asan/shb.
-# interop-readme also writes the matrix into README.md (section "Interop").
+# interop-readme also writes the matrix into docs/interop.md.
 INTEROP_SHBS = ./shb:musl build/asan/shb:asan
 interop: deps-check shb asan
 	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop.sh

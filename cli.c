@@ -494,13 +494,30 @@ const struct cli_option *cli_option(size_t i)
 
 /* ------------------------------------------------------------------ help */
 
-/* The spec's shb -h (clap's long help layout), from opt_specs. */
+/* The subcommands, after the usage line: a usage line each, then a
+ * Commands: list with the first sentence of each one's help. */
+static void print_help_commands(FILE *f)
+{
+    const struct cli_subcommand *sc;
+    char summary[160];
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++)
+        fprintf(f, "       shb %s %s\n", sc->name, sc->synopsis);
+    fputs("\nCommands:\n", f);
+    for (size_t i = 0; (sc = cli_subcommand(i)); i++) {
+        cli_help_summary(sc->help, summary, sizeof summary);
+        fprintf(f, "  %-12s %s\n", sc->name, summary);
+    }
+}
+
+/* shb -h (clap's long help layout), from opt_specs and the subcommands. */
 void cli_print_help(FILE *f, unsigned default_threads)
 {
     fputs(CLI_SUMMARY "\n"
           "\n"
-          "Usage: shb [OPTIONS] <URL>...\n"
-          "\n"
+          "Usage: shb [OPTIONS] <URL>...\n",
+          f);
+    print_help_commands(f);
+    fputs("\n"
           "Arguments:\n"
           "  <URL>...  " CLI_URL_HELP "\n"
           "\n"

@@ -2,14 +2,16 @@
  *
  * OPTIONS and the subcommands come from cli_option() and cli_subcommand(),
  * the same entries -h prints, so the page cannot miss a flag. The prose
- * around them (description, exit status, examples) is written here. Only
- * scripts/mkman.c links this file: the shb binary carries no man page. */
+ * around them (description, output, exit status, errors, examples) is
+ * written here, as h2load's page has it. Only scripts/mkman.c links this
+ * file: the shb binary carries no man page. */
 #include "manpage.h"
 
 #include <stdbool.h>
 #include <string.h>
 
 #include "cli.h"
+#include "stats.h"
 
 /* Text for a man(7) line: a backslash is \e, every '-' is \- (a minus:
  * options stay copy-pastable, not typeset as hyphens), and a leading '.'
@@ -61,6 +63,82 @@ static void put_option(FILE *f, const struct cli_option *op)
         fputs(".\n", f);
     }
 }
+
+/* A .TP item: a bold tag line, then its paragraph (both plain text). */
+static void put_item(FILE *f, const char *tag, const char *text)
+{
+    fputs(".TP\n.B ", f);
+    put_roff(f, tag);
+    fputc('\n', f);
+    put_roff(f, text);
+    fputc('\n', f);
+}
+
+/* OUTPUT: the text report's lines in the order they come, then JSON. */
+static const char *const output_lines[][2] = {
+    {"URL:, Protocol:", "The target, and HTTP/1.1, HTTP/2 or HTTP/3."},
+    {"Threads:, Connections:",
+     "Worker threads, and the connections allowed (-c, or fewer when -n needs fewer); with --shard a Shard: line "
+     "follows, and in a report from shb merge a Merged: line saying which reports went in."},
+    {"Requests:",
+     "Requests that ended in the measured window: ok (a complete response of any status) and errors, of which "
+     "connect errors (the request never went out), and the window's length (after --warmup)."},
+    {"Requests/sec:", "Requests (ok and errors) per second of the window."},
+    {"In flight:", "Requests neither answered nor failed when a -z run or Ctrl-C ended the run; counted apart."},
+    {"Warm-up:", "With --warmup: its length and what it left out of every other figure."},
+    {"Rate:, Schedule lag:, Client:",
+     "With -q: the rate asked and achieved; how late requests left their schedule (p50, p99, max) and how many "
+     "due requests were never sent; a Client: line when shb's own busiest thread was the bottleneck."},
+    {"Transfer:", "Bytes received and sent on the wire (TLS records, QUIC packets), in MiB per second and in all."},
+    {"Status codes:", "Responses by status code."},
+    {"Errors:", "Errors by kind (see ERRORS); only when there were errors."},
+    {"TLS alerts:", "The TLS alerts that ended connections, sent or received, by name."},
+    {"Latency (ms):, Latency distribution:",
+     "Min, mean and max, and the 10th to 99.99th percentiles, of each response's latency: from the request's first "
+     "byte handed to the kernel (with -q, from when it was due) to the response's last byte. Values are within "
+     "0.1 %."},
+    {"Service time",
+     "With -q: the same, from when each request actually left (what a closed-model tool reports)."},
+    {"Phases (ms):",
+     "Count, p50, p90, p99 and max of each phase that occurred: TCP connect, TLS handshake, QUIC handshake, and "
+     "each response's first byte."},
+    {"QUIC:", "HTTP/3: packets sent, received and lost, probe timeouts, handshake round trips, key updates, "
+              "GOAWAYs and connection closes."},
+    {"Timeline:",
+     "Requests per second over the window, one mark a second (at most 60 marks), with the lowest and highest "
+     "second; runs under two seconds have none."},
+};
+
+/* ERRORS: every error kind, in the report's order, worded for users. */
+static const char *const error_kinds[ERR_KINDS][2] = {
+    [ERR_CONNECT] = {"connect", "connect() failed (refused, unreachable) or no socket could be made."},
+    [ERR_CONNECT_TIMEOUT] = {"connect timeout",
+                             "--connect-timeout passed before the TCP connect and the TLS (or QUIC) handshake "
+                             "finished."},
+    [ERR_TLS_HANDSHAKE] = {"tls handshake",
+                           "The TLS handshake failed: an alert (named under TLS alerts:), a bad Finished, plain text "
+                           "or garbage instead of TLS, the server closing mid-handshake."},
+    [ERR_NO_PORT] = {"no local port",
+                     "No free local port for the destination (EADDRNOTAVAIL): widen "
+                     "net.ipv4.ip_local_port_range or add source addresses with --bind."},
+    [ERR_RESET] = {"reset", "The connection failed under the request: a TCP reset, a failed send, a QUIC stateless "
+                            "reset."},
+    [ERR_CLOSED] = {"closed",
+                    "The server closed the connection cleanly with the response cut short, or before any of it on "
+                    "a fresh connection. (A close before the next response on a reused connection is the "
+                    "keep-alive race: the request is sent again, not counted.)"},
+    [ERR_PROTOCOL] = {"protocol",
+                      "A response that breaks its protocol: a bad status line, length or chunk, an HTTP/1.1 head "
+                      "over 1 MiB, a malformed HTTP/2 or HTTP/3 response, a connection-level protocol or "
+                      "compression error."},
+    [ERR_TLS] = {"tls", "TLS failed after the handshake: a record that does not decrypt or is too large, an "
+                        "unexpected message, a fatal alert from the server."},
+    [ERR_TIMEOUT] = {"timeout", "--timeout passed without a complete response (HTTP/3: also the idle timeout)."},
+    [ERR_STREAM_RESET] = {"stream reset", "HTTP/2 and HTTP/3: the server reset the request's stream."},
+    [ERR_REFUSED] = {"refused",
+                     "HTTP/2 and HTTP/3: the server refused the request (GOAWAY, REFUSED_STREAM, "
+                     "H3_REQUEST_REJECTED, no stream allowed) more often than shb sends it again."},
+};
 
 static void put_synopsis(FILE *f, const char *name, const char *args)
 {
@@ -144,6 +222,25 @@ void manpage_write(FILE *f, const char *version, const char *date)
         }
     }
 
+    fputs(".SH OUTPUT\n"
+          "The report goes to standard output when the run ends; standard error holds only the live view "
+          "(on a terminal) and error lines. The text report has these lines, each only when it applies:\n",
+          f);
+    for (size_t i = 0; i < sizeof output_lines / sizeof output_lines[0]; i++)
+        put_item(f, output_lines[i][0], output_lines[i][1]);
+    fputs(".PP\n"
+          "With \\fB\\-j\\fR the same report is one JSON object (with several targets, one array of them): "
+          "latencies in seconds, every histogram also whole in HdrHistogram's base64 encoding (the "
+          "\\fBhistogram\\fR keys, which \\fBshb merge\\fR adds up), \\fBstartTime\\fR and "
+          "\\fBendTime\\fR in Unix seconds, and a \\fBtimeline\\fR array of one entry a second.\n"
+          ".SH ERRORS\n"
+          "Every request ends as exactly one of: a response (any status code), an error of one of these kinds, "
+          "or in flight when the run ended. The first four are connect errors. No server can make a run hang: "
+          "every wait is bounded by \\fB\\-\\-connect\\-timeout\\fR or \\fB\\-\\-timeout\\fR.\n",
+          f);
+    for (size_t k = 0; k < ERR_KINDS; k++)
+        put_item(f, error_kinds[k][0], error_kinds[k][1]);
+
     fputs(".SH EXIT STATUS\n"
           ".TP\n"
           ".B 0\n"
@@ -216,7 +313,9 @@ void manpage_write(FILE *f, const char *version, const char *date)
           ".BR h2load (1),\n"
           ".BR curl (1).\n"
           ".PP\n"
-          "README.md in shb's source has the details: every error kind, the JSON keys,\n"
-          "how latency is measured, and examples for Kubernetes, Slurm and parallel\\-ssh.\n",
+          "The docs directory of shb's source has the details: docs/usage.md (every flag),\n"
+          "docs/output.md (every line and JSON key), docs/errors.md (error kinds, limits),\n"
+          "docs/latency.md (how latency is measured) and docs/shards.md (Kubernetes, Slurm\n"
+          "and parallel\\-ssh).\n",
           f);
 }

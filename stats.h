@@ -69,7 +69,7 @@ static inline void hist_record(struct hist *h, uint64_t v)
 /* Every request ends as exactly one of: a response (counted by status), or
  * one error of these kinds, or — when a -z run or Ctrl-C ends the run first —
  * in flight (stats.in_flight). The first four are connect errors: the
- * request never went out. The README defines each kind for users. */
+ * request never went out. docs/errors.md defines each kind for users. */
 enum err_kind {
     ERR_CONNECT,         /* connect() refused / unreachable / failed */
     ERR_CONNECT_TIMEOUT, /* --connect-timeout expired (TCP connect + TLS handshake) */

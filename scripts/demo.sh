@@ -2,8 +2,8 @@
 # scripts/demo.sh — `make demo`: start a local nginx (the bench's config in a
 # temp directory, on free ports, returning "hello, world!" over HTTP/1.1, h2c
 # and TLS 1.3 with a self-signed certificate it makes), load it with ./shb
-# over each protocol, print the reports, stop nginx. Shows each command
-# before running it.
+# over each protocol, print the text reports (no JSON: -j is for scripts),
+# stop nginx. Shows each command before running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=test/lib.sh
@@ -29,4 +29,4 @@ run() {
 echo "nginx is serving \"hello, world!\": HTTP/1.1 on $URL, h2c on $URL_H2C, TLS 1.3 on $URL_TLS"
 run ./shb -z 3s -c 50 "$URL"
 run ./shb --http2 -z 3s -c 8 -p 32 "$URL_H2C"
-run ./shb --http2 -n 20000 -c 8 -p 32 -j "$URL_TLS"
+run ./shb --http2 -n 20000 -c 8 -p 32 "$URL_TLS"

@@ -116,7 +116,7 @@ if json_run_ok "" '.requests.ok > 0 and .requests.errors == 0 and .threads == 2'
     fi
     grep -qx '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"' "$T/z.log" ||
         want "no legend line"
-    # HistogramLogProcessor, as the README shows it: its total is the report's.
+    # HistogramLogProcessor, as docs/latency.md shows it: its total is the report's.
     ok=$(jq .requests.ok "$OUT")
     java -cp "$HDR_JAR" org.HdrHistogram.HistogramLogProcessor -i "$T/z.log" -tag latency >"$T/proc.out" 2>&1
     grep -qE "^#\[Max += +[0-9.]+, Total count += +$ok\]$" "$T/proc.out" ||

@@ -492,7 +492,7 @@ if group fd-limit; then
     else
         big=$((hard * 5))
         # -n as large as -c: a -n run opens at most n connections, so a
-        # small -n would never need them all (README: -c larger than -n).
+        # small -n would never need them all (docs/usage.md: -c larger than -n).
         for variant in "-n $big" "-z 1s"; do
             begin "-c $big (5 x the hard RLIMIT_NOFILE $hard) -t 1 $variant: exit 2, one line naming the limit, no traffic"
             if serve ok; then

@@ -149,7 +149,7 @@ awk -v a="$last_a" -v b="$first_b" 'BEGIN { exit !(a != "" && b != "" && a + 0 <
     want "a's last request ($last_a) came after b's first ($first_b): not one after another"
 finish
 
-begin "-j: one JSON array of the 2 reports, each with its label; the README's jq comparison works"
+begin "-j: one JSON array of the 2 reports, each with its label; the jq comparison of docs/usage.md works"
 : >"$A_LOG"
 : >"$B_LOG"
 shb -n 2000 -c 4 -t 2 -j "a=$A" "b=$B"
@@ -161,12 +161,12 @@ ax 'all(.requests.ok == 2000 and .requests.errors == 0 and .protocol == "HTTP/1.
 ax 'all(has("interrupted") | not)' '[.[] | keys]'
 ax '.[0] | keys_unsorted[0:2] == ["label", "url"]' '.[0] | keys_unsorted'
 each_report_ok 2 HTTP/1.1
-# The comparison, computed from the array as README's "Several targets" shows.
+# The comparison, computed from the array as docs/usage.md's "Several targets side by side" shows.
 cmp_tsv=$(jq -r '.[0] as $f | .[] | [.label // .url, .requestsPerSec / $f.requestsPerSec,
     .latencySeconds.percentiles.p50 / $f.latencySeconds.percentiles.p50,
     .latencySeconds.percentiles.p99 / $f.latencySeconds.percentiles.p99] | @tsv' "$OUT" 2>/dev/null)
 awk -F'\t' 'NR == 1 && !($1 == "a" && $2 == 1 && $3 == 1 && $4 == 1) { exit 1 } NR == 2 && !($1 == "b" && $2 > 0 && $3 > 0 && $4 > 0) { exit 1 } END { exit NR != 2 }' <<<"$cmp_tsv" ||
-    want "the README's jq comparison gave: $(tr '\t\n' ' ;' <<<"$cmp_tsv")"
+    want "the jq comparison of docs/usage.md gave: $(tr '\t\n' ' ;' <<<"$cmp_tsv")"
 [ "$(lines_settled "$A_LOG") $(lines_settled "$B_LOG")" = "2000 2000" ] || want "the servers did not get 2000 each"
 finish
 

@@ -18,8 +18,8 @@
 # (OverSubscribe=FORCE:4), so that the array's 4 tasks run at once on a
 # 2-CPU node, as they would on 4 machines.
 #
-# The job: the README's Slurm array script (section "Shards: one run from
-# many machines"), `sbatch --wait` with #SBATCH --array=0-3, each task
+# The job: docs/shards.md's Slurm array script (section "Slurm: a job
+# array"), `sbatch --wait` with #SBATCH --array=0-3, each task
 # `shb --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT -n 4000` from
 # one --start-at a few seconds ahead, its JSON report in shard-I.json,
 # against one nginx (test/nginx-rate.conf.in, a log line per request).
@@ -222,7 +222,7 @@ URL="http://127.0.0.1:$NGINX_PORT/"
 H1_LOG="$NGINX_DIR/h1.log"
 
 # --- the job array ---------------------------------------------------------------
-# The README's script, as it is there but for the target, the counts,
+# docs/shards.md's script, as it is there but for the target, the counts,
 # timeout(1) (a shard that hangs ends; Slurm's own limit, --time, is in
 # minutes) and --exclusive (one node here). SHB, START_AT and URL come
 # from sbatch's environment (its default --export=ALL; --export=ALL,VAR=...

@@ -62,11 +62,18 @@ if [ "$SHB_RC" -ne 0 ] || [ "$(cat "$OUT")" != "$expect" ]; then
 fi
 finish
 
-begin "-h lists -V, --version"
+begin "-h lists -V, --version, --shard and --start-at, and names the subcommands merge and completions"
 shb -h
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 grep -qxF -- '  -V, --version' "$OUT" || want "no '  -V, --version' line in -h"
 grep -qxF -- '          Print version' "$OUT" || want "no 'Print version' line in -h"
+grep -qxF -- '      --shard <I/N>' "$OUT" || want "no '      --shard <I/N>' line in -h"
+grep -qxF -- '      --start-at <TIME>' "$OUT" || want "no '      --start-at <TIME>' line in -h"
+grep -qxF -- '       shb merge [-j] [--force] FILE...' "$OUT" || want "no 'shb merge' usage line in -h"
+grep -qxF -- '       shb completions SHELL' "$OUT" || want "no 'shb completions' usage line in -h"
+sed -n '/^Commands:$/,/^$/p' "$OUT" >"$T/commands"
+grep -qE '^  merge +[A-Z]' "$T/commands" || want "no merge in -h's Commands: $(tr '\n' '|' <"$T/commands")"
+grep -qE '^  completions +[A-Z]' "$T/commands" || want "no completions in -h's Commands: $(tr '\n' '|' <"$T/commands")"
 cp "$OUT" "$T/help"
 finish
 
@@ -313,7 +320,7 @@ else
     [ -s "$T/man.err" ] && want "man warned: $(head -c 300 "$T/man.err")"
     groff -man -ww -z "$PAGE" 2>"$T/groff.err" || want "groff -z failed"
     [ -s "$T/groff.err" ] && want "groff warned: $(head -c 300 "$T/groff.err")"
-    for s in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+    for s in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS OUTPUT ERRORS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
         grep -qx "$s" "$T/man.txt" || want "no $s section"
     done
     # Each option line of -h ("  -c, --connections <CONNECTIONS>") is a
@@ -330,8 +337,138 @@ else
     grep -qF 'Default: the number of physical cores.' "$T/man.txt" || want "-t's default not described"
     shb -V
     grep -qF "$(cat "$OUT")" "$T/man.txt" || want "the page's footer lacks '$(cat "$OUT")'"
+    # OUTPUT describes the text report's lines.
+    for line in 'Requests:' 'Requests/sec:' 'Transfer:' 'Status codes:' 'Errors:' 'Latency distribution:' 'Phases (ms):' 'Timeline:'; do
+        sed -n '/^OUTPUT$/,/^ERRORS$/p' "$T/man.txt" | grep -qF -- "$line" || want "OUTPUT does not describe '$line'"
+    done
 fi
 finish
+
+# The error kinds the report can print (stats.c's err_kind_name) are each
+# an item of the page's ERRORS and a row of docs/errors.md's table.
+begin "ERRORS in the man page and docs/errors.md name every error kind the report prints"
+sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats.c" | grep -vx unknown >"$T/kinds"
+[ "$(wc -l <"$T/kinds")" -ge 11 ] || want "only $(wc -l <"$T/kinds") kinds read from stats.c"
+awk '/^\.SH /{ on = ($0 == ".SH ERRORS") } on && prev == ".TP" && /^\.B /{ sub(/^\.B /, ""); print } { prev = $0 }' "$ROOT/shb.1" >"$T/man-kinds"
+while IFS= read -r k; do
+    grep -qxF -- "$k" "$T/man-kinds" || want "no '$k' item in the man page's ERRORS"
+    grep -qF -- "| \`$k\` |" "$ROOT/docs/errors.md" || want "no '$k' row in docs/errors.md"
+done <"$T/kinds"
+finish
+
+# --- make demo -----------------------------------------------------------------------
+# scripts/demo.sh is what make demo runs after building: its own nginx, ./shb
+# over HTTP/1.1, h2c and HTTPS, and only the text reports (JSON is for
+# scripts, not for a first look).
+if [ "$SHB_FLAVOUR" != musl ]; then
+    skip "make demo: it runs ./shb, checked once (musl)"
+else
+    begin "make demo (scripts/demo.sh): three text reports, no JSON, exit 0"
+    if ! timeout -k 5 120 bash "$ROOT/scripts/demo.sh" >"$T/demo.out" 2>"$T/demo.err" </dev/null; then
+        want "scripts/demo.sh failed: $(tail -n 3 "$T/demo.err" "$T/demo.out" | head -c 400)"
+    fi
+    [ "$(grep -c '^\$ \./shb ' "$T/demo.out")" -eq 3 ] || want "$(grep -c '^\$ \./shb ' "$T/demo.out") commands shown, expected 3"
+    for line in 'URL:' 'Requests:' 'Latency distribution:'; do
+        [ "$(grep -c "^$line" "$T/demo.out")" -eq 3 ] || want "$(grep -c "^$line" "$T/demo.out") '$line' lines, expected 3"
+    done
+    grep -qE '^\$ .* (-j|--json)( |$)' "$T/demo.out" && want "a command with -j: $(grep -E '^\$ .* (-j|--json)( |$)' "$T/demo.out")"
+    grep -qE '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" && want "JSON in the output: $(grep -m 3 -E '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" | head -c 200)"
+    finish
+fi
+
+# --- the documentation ----------------------------------------------------------------
+# README.md and docs/*.md are the same for both builds: checked once (musl).
+if [ "$SHB_FLAVOUR" != musl ]; then
+    skip "the documentation: checked once (musl)"
+else
+    DOCS=("$ROOT/README.md" "$ROOT"/docs/*.md)
+
+    begin "README.md is at most 400 lines, and links to every docs/ page"
+    n=$(wc -l <"$ROOT/README.md")
+    [ "$n" -le 400 ] || want "README.md has $n lines"
+    for page in usage output errors latency shards protocols performance interop hostile development internals; do
+        [ -s "$ROOT/docs/$page.md" ] || want "no docs/$page.md"
+        grep -qF "](docs/$page.md)" "$ROOT/README.md" || want "README.md does not link docs/$page.md"
+    done
+    finish
+
+    begin "every relative link in README.md and docs/*.md resolves, file and #anchor (test/doc_links.py)"
+    python3 "$ROOT/test/doc_links.py" "${DOCS[@]}" >"$T/links" 2>&1 || want "$(head -c 600 "$T/links")"
+    # The checker itself: a missing file, a missing anchor, a good anchor.
+    mkdir -p "$T/linkcheck"
+    printf '# Top\n\n## A `code` heading, and more\n\n[ok](#a-code-heading-and-more) [ok](b.md#b) [bad](c.md) [bad](b.md#nope) `[not a link](x.md)`\n' >"$T/linkcheck/a.md"
+    printf '# B\n' >"$T/linkcheck/b.md"
+    python3 "$ROOT/test/doc_links.py" "$T/linkcheck/a.md" >"$T/links-selftest" 2>&1 && want "the checker passed broken links"
+    [ "$(wc -l <"$T/links-selftest")" -eq 2 ] || want "the checker's self-test: $(tr '\n' '|' <"$T/links-selftest"), expected the 2 bad links"
+    finish
+
+    begin "README.md and docs/*.md speak of the product, never of 'the spec'"
+    grep -niE "\bthe spec\b|\bspec's\b" "${DOCS[@]}" >"$T/spec" 2>&1
+    case $? in
+        0) want "$(head -c 400 "$T/spec")" ;;
+        1) ;;
+        *) want "grep failed: $(head -c 300 "$T/spec")" ;;
+    esac
+    finish
+
+    begin "docs/usage.md's flag table has every option -h lists"
+    for f in "${LONG_FLAGS[@]}"; do
+        grep -qE -- "^\| \`(-[A-Za-z], )?$f( [A-Z/]+)?\`" "$ROOT/docs/usage.md" || want "no row for $f"
+    done
+    finish
+
+    begin "docs/hostile.md's table is what make hostile-readme writes (test/hostile/cases.js)"
+    make -n -C "$ROOT" hostile-readme 2>/dev/null | grep -qF -- '--update-readme docs/hostile.md' ||
+        want "make hostile-readme does not write docs/hostile.md: $(make -n -C "$ROOT" hostile-readme 2>&1 | head -c 200)"
+    cp "$ROOT/docs/hostile.md" "$T/hostile.md"
+    if ! node "$ROOT/test/hostile/cases.js" --update-readme "$T/hostile.md" >"$T/hostile.out" 2>&1; then
+        want "cases.js --update-readme failed: $(head -c 300 "$T/hostile.out")"
+    elif ! cmp -s "$ROOT/docs/hostile.md" "$T/hostile.md"; then
+        want "docs/hostile.md is stale (run make hostile-readme): $(diff "$ROOT/docs/hostile.md" "$T/hostile.md" | head -n 4 | tr '\n' '|' | head -c 300)"
+    fi
+    finish
+
+    begin "docs/interop.md's matrix is where make interop-readme writes (test/interop/matrix.sh write_readme)"
+    make -n -C "$ROOT" interop-readme 2>/dev/null | grep -qF -- 'test/interop.sh --readme' || want "make interop-readme does not run test/interop.sh --readme"
+    # The matrix now in the page, written again by write_readme into a copy
+    # of the tree's docs/ (its default target): only the date may change.
+    W=$T/interop-root
+    mkdir -p "$W/docs" "$W/t"
+    cp "$ROOT/docs/interop.md" "$W/docs/interop.md"
+    sed -n '/^<!-- interop-matrix:begin -->$/,/^<!-- interop-matrix:end -->$/p' "$ROOT/docs/interop.md" | sed '1d;$d' |
+        sed '$d' | sed '$d' >"$W/t/matrix-musl.md" # less the blank line and the "Run with" line
+    cp "$W/t/matrix-musl.md" "$W/t/matrix-asan.md"
+    [ -s "$W/t/matrix-musl.md" ] || want "no matrix between the interop-matrix markers of docs/interop.md"
+    (
+        LIB_ROOT=$W T=$W/t
+        FLAVOURS=(musl asan)
+        declare -A SHB_OF=([musl]=$W/shb [asan]=$W/build/asan/shb)
+        # shellcheck source=test/interop/matrix.sh
+        . "$ROOT/test/interop/matrix.sh"
+        write_readme "$W/t/matrix-musl.md" musl
+    ) >"$T/interop.out" 2>&1 || want "write_readme failed: $(head -c 300 "$T/interop.out")"
+    sed -E "s/ on [0-9]{4}-[0-9]{2}-[0-9]{2}: / on $(date -u +%Y-%m-%d): /" "$ROOT/docs/interop.md" >"$T/interop.want"
+    cmp -s "$T/interop.want" "$W/docs/interop.md" ||
+        want "write_readme's page differs: $(diff "$T/interop.want" "$W/docs/interop.md" | head -n 6 | tr '\n' '|' | head -c 400)"
+    finish
+
+    begin "docs/shards.md's Slurm job script is the one test/e2e_slurm.sh runs (but for its test-only changes)"
+    # The #SBATCH lines and the shb invocation of each, spaces removed: the
+    # test leaves out --exclusive (one node) and sets its own --time, and
+    # runs "$SHB" under timeout with its own counts and target.
+    awk '/^```bash$/ { on = 1; next } /^```$/ { on = 0 } on' "$ROOT/docs/shards.md" | grep '^#SBATCH' |
+        grep -vE -- '--(exclusive|time)' | sed 's/[[:space:]]#.*$//' | tr -d ' ' >"$T/slurm-doc"
+    sed -n "/<<'EOF'$/,/^EOF$/p" "$ROOT/test/e2e_slurm.sh" | grep '^#SBATCH' | grep -vE -- '--time' |
+        sed 's/[[:space:]]#.*$//' | tr -d ' ' >"$T/slurm-test"
+    [ -s "$T/slurm-doc" ] || want "no #SBATCH lines in docs/shards.md"
+    cmp -s "$T/slurm-doc" "$T/slurm-test" || want "#SBATCH lines differ: $(diff "$T/slurm-doc" "$T/slurm-test" | tr '\n' '|' | head -c 300)"
+    for f in "$ROOT/docs/shards.md" "$ROOT/test/e2e_slurm.sh"; do
+        grep -qF -- '--shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" --start-at "$START_AT"' "$f" ||
+            want "$f: no --shard \"\$SLURM_ARRAY_TASK_ID/\$SLURM_ARRAY_TASK_COUNT\" --start-at \"\$START_AT\""
+        tr -d ' ' <"$f" | grep -qF -- '>"shard-$SLURM_ARRAY_TASK_ID.json"' || want "$f: the report is not shard-\$SLURM_ARRAY_TASK_ID.json"
+    done
+    finish
+fi
 
 # --- make install / uninstall -------------------------------------------------------
 # install_files PREFIX ZSHDIR: the five paths make install writes (relative).

@@ -4,7 +4,7 @@
 # protocol each one speaks, in three cases each.
 #
 #   bash test/interop.sh            run the matrix with $SHB (default ./shb)
-#   bash test/interop.sh --readme   run it and write the matrix into README.md
+#   bash test/interop.sh --readme   run it and write the matrix into docs/interop.md
 #                                   between <!-- interop-matrix:begin/end -->
 #   INTEROP_ONLY="nginx caddy" ...  only those servers (ids, see SERVERS below)
 #
@@ -418,6 +418,6 @@ for fl in "${FLAVOURS[@]}"; do
 done
 if [ "$README_MODE" = 1 ]; then
     write_readme "$T/matrix-${FLAVOURS[0]}.md" "${FLAVOURS[0]}" ||
-        { echo "FAIL $P readme: could not update README.md"; FAILS=$((FAILS + 1)); }
+        { echo "FAIL $P readme: could not update docs/interop.md"; FAILS=$((FAILS + 1)); }
 fi
 [ "$FAILS" -eq 0 ]

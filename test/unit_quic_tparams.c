@@ -263,7 +263,7 @@ static void test_encode(void)
     T_CHECK("encode: all defaults leaves only a zero-length initial_source_connection_id",
             n == 2 && out[0] == 0x0f && out[1] == 0x00, "n=%zu", n);
 
-    /* What shb sends: the README's windows, 100 streams each way, etc. */
+    /* What shb sends: docs/protocols.md's windows, 100 streams each way, etc. */
     ours.max_idle_timeout = 30000;
     ours.max_udp_payload_size = 1452;
     ours.initial_max_data = 1u << 30;

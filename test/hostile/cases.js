@@ -11,8 +11,8 @@
 //       h3), the jq expression over the server's log ("-": none), the exit
 //       status expected, the ERE shb's one stderr line must match ("-": none
 //       asked; only for a non-zero exit status)
-//   node test/hostile/cases.js --readme        the README's table of faults
-//   node test/hostile/cases.js --update-readme [README]   writes it there,
+//   node test/hostile/cases.js --readme        docs/hostile.md's table of faults
+//   node test/hostile/cases.js --update-readme [FILE]   writes it there (docs/hostile.md),
 //       between <!-- hostile-cases:begin --> and <!-- hostile-cases:end -->
 //
 // A case (see cases_h1.js for examples):
@@ -25,8 +25,8 @@
 //   raw       no protocol engine and no TLS: onOpen(x) and onData(x, bytes)
 //             see and write the TCP bytes (a server that is not TLS at all)
 //   args      shb's arguments before the URL ("-n 8 -c 2"); -j is added
-//   does      what the server does, for the README
-//   rfc       the rule behind shb's verdict, for the README ("RFC 9112 §6.3")
+//   does      what the server does, for docs/hostile.md
+//   rfc       the rule behind shb's verdict, for docs/hostile.md ("RFC 9112 §6.3")
 //   expect    ok: N, errors: {kind: N} (errorKinds exactly), kinds: [...]
 //             (errorKinds only these), okMin, status: {code: N}, jq: '...';
 //             or exit: N (a non-zero exit status: no report, exactly one
@@ -136,8 +136,8 @@ function main() {
     } else if (cmd === '--readme') {
         process.stdout.write(readmeTable(all));
     } else if (cmd === '--update-readme') {
-        // Replaces what lies between the markers in the README (glob: its path).
-        const file = glob || path.join(__dirname, '..', '..', 'README.md');
+        // Replaces what lies between the markers in docs/hostile.md (glob: another path).
+        const file = glob || path.join(__dirname, '..', '..', 'docs', 'hostile.md');
         const text = fs.readFileSync(file, 'utf8');
         const begin = '<!-- hostile-cases:begin -->\n', end = '<!-- hostile-cases:end -->';
         const a = text.indexOf(begin), b = text.indexOf(end);
@@ -148,7 +148,7 @@ function main() {
         fs.writeFileSync(file, text.slice(0, a + begin.length) + readmeTable(all) + text.slice(b));
         process.stdout.write(`${file}: ${all.length} hostile cases\n`);
     } else {
-        process.stderr.write('usage: node cases.js --list [GLOB] | --readme | --update-readme [README]\n');
+        process.stderr.write('usage: node cases.js --list [GLOB] | --readme | --update-readme [FILE]\n');
         process.exit(2);
     }
 }

@@ -11,7 +11,7 @@
 //     or HTTP/2 engine of test/hostile_server.js, and raw bytes injected
 //     under its record layer (x.inject).
 // Every failed handshake costs one request as a connect error (`tls
-// handshake`, README "Errors, timeouts and limits"), so `-n 8 -c 2` against
+// handshake`, docs/errors.md), so `-n 8 -c 2` against
 // a server that breaks every handshake ends with 8 of them; a failure after
 // the handshake is `tls` (never retried), a close_notify a clean close.
 // The alert shb sent or received is checked too (`tlsAlerts`).
@@ -62,7 +62,7 @@ const injectAt = (which, bytes) => (x, n, stream) => {
     else x.ok(stream);
 };
 // 1 MiB of certificate chain: 16 blobs of 64 KiB (never parsed by shb:
-// README "Certificates are never verified"; it hashes them as they stream).
+// docs/protocols.md "Certificates are never verified"; it hashes them as they stream).
 let bigChain = null;
 const chain = () => (bigChain = bigChain || Array.from({ length: 16 }, () => crypto.randomBytes(65536)));
 
@@ -92,56 +92,56 @@ module.exports = [
     {
         name: 'tls-close-after-hello', raw: true, args: '-n 8 -c 2',
         does: 'reads the ClientHello, then closes (FIN)',
-        rfc: 'README: the server closing mid-handshake is a handshake failure',
+        rfc: 'protocols.md, TLS: the server closing mid-handshake is a handshake failure',
         expect: { errors: { 'tls handshake': 8 }, jq: '.tlsAlerts == null' },
         ...hello(() => null, 'end'),
     },
     {
         name: 'tls-close-after-hello-h2', raw: true, proto: 'h2', args: '-n 8 -c 2',
         does: 'the same to an HTTP/2 client',
-        rfc: 'README',
+        rfc: 'protocols.md, TLS',
         expect: { errors: { 'tls handshake': 8 }, jq: '.tlsAlerts == null' },
         ...hello(() => null, 'end'),
     },
     {
         name: 'tls-reset-after-hello', raw: true, args: '-n 8 -c 2',
         does: 'reads the ClientHello, then resets',
-        rfc: 'README',
+        rfc: 'protocols.md, TLS',
         expect: { errors: { 'tls handshake': 8 }, jq: '.tlsAlerts == null' },
         ...hello(() => null, 'reset'),
     },
     {
         name: 'tls-close-half-hello', raw: true, args: '-n 8 -c 2',
         does: 'sends the first half of a ServerHello record, then closes',
-        rfc: 'README: the server closing mid-handshake',
+        rfc: 'protocols.md, TLS: the server closing mid-handshake',
         expect: { errors: { 'tls handshake': 8 }, jq: '.tlsAlerts == null' },
         ...hello((ch) => sh(ch).subarray(0, 40), 'end'),
     },
     {
         name: 'tls-reset-half-hello', raw: true, args: '-n 8 -c 2',
         does: 'sends the first half of a ServerHello record, then resets',
-        rfc: 'README',
+        rfc: 'protocols.md, TLS',
         expect: { errors: { 'tls handshake': 8 }, jq: '.tlsAlerts == null' },
         ...hello((ch) => sh(ch).subarray(0, 40), 'reset'),
     },
     {
         name: 'tls-stalled-handshake', raw: true, args: '--connect-timeout 1s -n 4 -c 2', deadline: 8,
         does: 'reads the ClientHello and never answers',
-        rfc: 'README: --connect-timeout covers the TCP connect and the TLS handshake',
+        rfc: 'protocols.md, TLS: --connect-timeout covers the TCP connect and the TLS handshake',
         expect: { errors: { 'connect timeout': 4 } },
         ...hello(() => null),
     },
     {
         name: 'tls-stall-after-server-hello', raw: true, args: '--connect-timeout 1s -n 4 -c 2', deadline: 8,
         does: 'a ServerHello, then nothing (no EncryptedExtensions ever)',
-        rfc: 'README: --connect-timeout covers the whole handshake',
+        rfc: 'protocols.md, TLS: --connect-timeout covers the whole handshake',
         expect: { errors: { 'connect timeout': 4 } },
         ...hello((ch) => sh(ch)),
     },
     {
         name: 'tls-drip-handshake', raw: true, args: '--connect-timeout 1s -n 4 -c 2', deadline: 8,
         does: 'the hand-made server\'s whole flight, one byte every 20 ms (never silent for long, never done in time)',
-        rfc: 'README: --connect-timeout bounds the handshake, not the silence within it',
+        rfc: 'protocols.md, TLS: --connect-timeout bounds the handshake, not the silence within it',
         expect: { errors: { 'connect timeout': 4 } },
         ...tls13.serve({ drip: 20 }),
     },
@@ -248,14 +248,14 @@ module.exports = [
     {
         name: 'tls-alert-handshake-failure', raw: true, args: '-n 8 -c 2',
         does: 'a plaintext handshake_failure alert to every ClientHello (1.3 and, after the fallback, 1.2)',
-        rfc: 'README: before any 1.3 handshake has worked, handshake_failure sends shb to TLS 1.2 (that attempt costs nothing); the 1.2 refusals are errors',
+        rfc: 'protocols.md, TLS: before any 1.3 handshake has worked, handshake_failure sends shb to TLS 1.2 (that attempt costs nothing); the 1.2 refusals are errors',
         expect: hs8({ 'received handshake_failure': 8 }),
         ...hello(() => plainRecord(CT.ALERT, [2, 40]), 'end'),
     },
     {
         name: 'tls-alert-protocol-version', raw: true, args: '-n 8 -c 2',
         does: 'a plaintext protocol_version alert to every ClientHello',
-        rfc: 'README: protocol_version sends shb to TLS 1.2; the 1.2 refusals are errors',
+        rfc: 'protocols.md, TLS: protocol_version sends shb to TLS 1.2; the 1.2 refusals are errors',
         expect: hs8({ 'received protocol_version': 8 }),
         ...hello(() => plainRecord(CT.ALERT, [2, 70]), 'end'),
     },
@@ -328,7 +328,7 @@ module.exports = [
     {
         name: 'tls-big-chain', raw: true, args: '-n 8 -c 2',
         does: 'a Certificate of 1 MiB (16 certificates of 64 KiB, in 65 records)',
-        rfc: 'RFC 8446 §4.4.2: certificate_list<0..2^24-1>; README: the chain is hashed as it streams, never stored',
+        rfc: 'RFC 8446 §4.4.2: certificate_list<0..2^24-1>; protocols.md, TLS: the chain is hashed as it streams, never stored',
         expect: { ok: 8 },
         ...tls13.serve({ certs: chain }),
     },
@@ -486,7 +486,7 @@ module.exports = [
     {
         name: 'tls-oversize-second', proto: 'h1', tls: true, args: '-n 8 -c 1',
         does: 'a good first response, then an 18433-byte record header instead of the second',
-        rfc: 'RFC 8446 §5.2; README: a TLS error on a reused connection is not retried',
+        rfc: 'RFC 8446 §5.2; protocols.md, TLS: a TLS error on a reused connection is not retried',
         expect: half({ 'sent record_overflow': 4 }),
         onRequest: injectAt(2, () => junkRecord(CT.APPLICATION_DATA, 0x4801, 64)),
     },
@@ -574,14 +574,14 @@ module.exports = [
     {
         name: 'tls-close-notify-between', proto: 'h1', tls: true, args: '-n 8 -c 1',
         does: 'a good response, then close_notify (no Connection: close), every time',
-        rfc: 'RFC 9112 §9.3.1 (README: the keep-alive race): a clean close before the next response retries it',
+        rfc: 'RFC 9112 §9.3.1 (errors.md: the keep-alive race): a clean close before the next response retries it',
         expect: { ok: 8, jq: '.connectionsOpened == 8' },
         onRequest: (x) => { x.ok(); x.end(); },
     },
     {
         name: 'tls-tls12-only', proto: 'h1', tls: true, args: '-n 8 -c 2',
         does: 'a TLS 1.2-only server (node, maxVersion TLSv1.2)',
-        rfc: 'README: TLS 1.2 fallback (RFC 8446 §4.1.3 lets a 1.3 client accept a 1.2 server)',
+        rfc: 'protocols.md, TLS: TLS 1.2 fallback (RFC 8446 §4.1.3 lets a 1.3 client accept a 1.2 server)',
         expect: { ok: 8 },
         tlsOptions: () => ({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }),
         onRequest: (x) => x.ok(),
@@ -613,7 +613,7 @@ module.exports = [
     {
         name: 'tls-tls12-close-notify-between', proto: 'h1', tls: true, args: '-n 8 -c 1',
         does: 'TLS 1.2 only: a good response, then close_notify, every time',
-        rfc: 'RFC 9112 §9.3.1 (README: the keep-alive race); 9 connections: the first, refused TLS 1.3 attempt costs no request',
+        rfc: 'RFC 9112 §9.3.1 (errors.md: the keep-alive race); 9 connections: the first, refused TLS 1.3 attempt costs no request',
         expect: { ok: 8, jq: '.connectionsOpened == 9' },
         tlsOptions: () => ({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }),
         onRequest: (x) => { x.ok(); x.end(); },
@@ -629,7 +629,7 @@ module.exports = [
     {
         name: 'tls-tls12-only-h2', proto: 'h2', tls: true, args: '-n 8 -c 2',
         does: 'the same to an HTTP/2 client',
-        rfc: 'README: TLS 1.2 fallback',
+        rfc: 'protocols.md, TLS: TLS 1.2 fallback',
         expect: { ok: 8 },
         tlsOptions: () => ({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }),
         onRequest: (x, n, stream) => x.ok(stream),

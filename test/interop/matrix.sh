@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # test/interop/matrix.sh — prints the interop matrix from test/interop.sh's
 # results (RES, SEEN, CELL_NA, NOTE, LABEL, STACK, TLSLIB, STACKIDS) as
-# Markdown, and writes it into README.md (--readme).
+# Markdown, and writes it into docs/interop.md (--readme).
 # shellcheck disable=SC2154  # arrays of test/interop.sh
 
 # mark RESULT: one case's sign in a cell.
@@ -97,11 +97,12 @@ print_matrix() {
     fi
 }
 
-# write_readme FILE FLAVOUR: README.md's text between the interop-matrix
-# markers becomes FILE (FLAVOUR's matrix), with a line saying which builds
-# ran and whether the others' matrices were the same.
+# write_readme FILE FLAVOUR: docs/interop.md's text between the
+# interop-matrix markers (INTEROP_DOC: another page) becomes FILE
+# (FLAVOUR's matrix), with a line saying which builds ran and whether the
+# others' matrices were the same.
 write_readme() {
-    local m=$1 fl=$2 readme=$LIB_ROOT/README.md f other="" same=1
+    local m=$1 fl=$2 readme=${INTEROP_DOC:-$LIB_ROOT/docs/interop.md} f other="" same=1
     for f in "${FLAVOURS[@]}"; do
         [ "$f" = "$fl" ] && continue
         other="$other, $f (${SHB_OF[$f]#"$LIB_ROOT"/})"
@@ -120,7 +121,7 @@ write_readme() {
     } >"$T/readme-matrix.md"
     m=$T/readme-matrix.md
     grep -q '^<!-- interop-matrix:begin -->$' "$readme" && grep -q '^<!-- interop-matrix:end -->$' "$readme" || {
-        echo "README.md has no <!-- interop-matrix:begin --> / end markers" >&2
+        echo "$readme has no <!-- interop-matrix:begin --> / end markers" >&2
         return 1
     }
     awk -v f="$m" '
