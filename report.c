@@ -752,11 +752,16 @@ static void json_quic(FILE *f, const struct stats *s)
 
 /* After the spec's keys: "timeline": one object per entry of the measured
  * window, the last one as long as what was left of it; absent when nothing
- * ended (as for an empty run). */
+ * ended (as for an empty run). Each entry's "histogram" holds its
+ * latencies at the timeline's resolution (timeline.h), in the encoding of
+ * the report's other histograms: what `shb merge` adds up second by
+ * second. */
 static void json_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
 {
     if (tl_empty(t))
         return;
+    struct hist scratch;
+    bool hists = hist_init(&scratch) == 0; /* without memory, "histogram": null */
     fputs(",\n  \"timeline\": [", f);
     for (uint32_t i = 0; i < t->n; i++) {
         const struct tl_entry *e = &t->e[i];
@@ -769,9 +774,18 @@ static void json_timeline(FILE *f, const struct report_info *ri, const struct ti
         json_seconds(f, tl_percentile(e, 50));
         fputs(", \"p99\": ", f);
         json_seconds(f, tl_percentile(e, 99));
+        fputs(", \"histogram\": ", f);
+        if (hists) {
+            tl_entry_to_hist(e, &scratch);
+            json_hdr(f, &scratch);
+            tl_hist_clear(e, &scratch);
+        } else {
+            fputs("null", f);
+        }
         fputc('}', f);
     }
     fputs("\n  ]", f);
+    hist_free(&scratch);
 }
 
 void report_json_object(FILE *f, const struct report_info *ri, const struct stats *s)

@@ -77,4 +77,27 @@ void tl_merge(struct timeline *dst, struct timeline *src);
  * bucket it falls in; 0 when the entry has no response. */
 uint64_t tl_percentile(const struct tl_entry *e, double p);
 
+/* Adds entry e, whose report's entries cover 2^shift seconds and which
+ * starts at_ns after t's start, into the entry of t holding at_ns (t is
+ * first coarsened to entries at least that long): how `shb merge` lays
+ * reports that started at different times on one timeline. */
+void tl_add_at(struct timeline *t, uint64_t at_ns, unsigned shift, const struct tl_entry *e);
+
+/* An entry's latencies as an HdrHistogram (the JSON report's per-entry
+ * "histogram", through hdr.h): each bucket's count recorded at the
+ * bucket's middle. Every middle lies in an HdrHistogram bucket of its
+ * own, and each of those within the timeline bucket it came from, so
+ * tl_entry_add_hist gives the counts back exactly.
+ *
+ * tl_entry_to_hist records e into h, which must be empty (fresh from
+ * hist_init, or after tl_hist_clear); tl_hist_clear empties it again,
+ * touching only what e put there. */
+struct hist;
+void tl_entry_to_hist(const struct tl_entry *e, struct hist *h);
+void tl_hist_clear(const struct tl_entry *e, struct hist *h);
+
+/* Adds h's counts (any values, timeline resolution) into e's latency
+ * buckets and empties h's counts and count. */
+void tl_entry_add_hist(struct tl_entry *e, struct hist *h);
+
 #endif

@@ -843,7 +843,7 @@ static void check_timeline(void)
     const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
     const char *key = json ? strstr(json, "\n  },\n  \"timeline\": [\n    {\"start\": 0.000000000, \"seconds\": "
                                           "1.000000000, \"ok\": 100, \"errors\": 0, \"bytesReceived\": 1000, "
-                                          "\"p50\": 0.000102400, \"p99\": 0.000102400},\n")
+                                          "\"p50\": 0.000102400, \"p99\": 0.000102400, \"histogram\": \"HISTF")
                            : NULL;
     const char *last = json ? strstr(json, "\n    {\"start\": 3.000000000, \"seconds\": 0.500000000, \"ok\": 50, "
                                            "\"errors\": 1, \"bytesReceived\": 4000, ")
@@ -851,6 +851,18 @@ static void check_timeline(void)
     T_CHECK("timeline: json key after latencySeconds, the last entry as long as the window's rest",
             latency && key && last && latency < key && key < last && json_valid(json) && strstr(json, "}\n  ]\n}\n"),
             "got:\n%s", json ? json : "(null)");
+    /* Entry 0's histogram: its 100 latencies, at their step's middle. */
+    struct hist h0;
+    bool decoded = false;
+    if (key && hist_init(&h0) == 0) {
+        const char *b64 = strstr(key, "\"histogram\": \"") + 14, *end = strchr(b64, '"');
+        char why[160] = "";
+        decoded = hdr_decode_base64_add(b64, (size_t)(end - b64), &h0, why, sizeof why) == 0 && h0.count == 100 &&
+                  h0.counts[hist_index(102400)] == 100;
+        hist_free(&h0);
+    }
+    T_CHECK("timeline: an entry's histogram holds its responses' latencies, at the step's middle", decoded,
+            "entry 0's histogram did not decode to 100 x 102400 ns");
     free(text);
     free(json);
 
