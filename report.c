@@ -626,20 +626,19 @@ static void json_percentiles(FILE *f, int indent, const struct hist *h)
 
 /* The whole histogram, lossless: HdrHistogram's compressed V2 encoding in
  * base64 (hdr.h), which `shb merge` and HdrHistogram's own tools read;
- * null only if memory ran out. */
-static void json_hdr(FILE *f, const struct hist *h)
+ * null only if memory ran out. enc: the report's one encoding buffer. */
+static void json_hdr(FILE *f, struct hdr_buf *enc, const struct hist *h)
 {
-    char *b64 = hdr_encode_base64(h, NULL);
+    const char *b64 = hdr_encode_base64(enc, h, NULL);
     if (b64)
         fprintf(f, "\"%s\"", b64);
     else
         fputs("null", f);
-    free(b64);
 }
 
 /* A histogram's lines, each starting with indent spaces: min, mean, max
  * and the percentiles. */
-static void json_hist(FILE *f, int indent, const struct hist *h)
+static void json_hist(FILE *f, int indent, struct hdr_buf *enc, const struct hist *h)
 {
     fprintf(f, "%*s\"min\": ", indent, "");
     json_seconds(f, min_latency_ns(h));
@@ -650,24 +649,24 @@ static void json_hist(FILE *f, int indent, const struct hist *h)
     fputs(",\n", f);
     json_percentiles(f, indent, h);
     fprintf(f, ",\n%*s\"histogram\": ", indent, "");
-    json_hdr(f, h);
+    json_hdr(f, enc, h);
     fputc('\n', f);
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
  * the same shape. Like every key that may end the report, without the
  * comma or newline that follows it. */
-static void json_latency(FILE *f, const char *key, const struct hist *h)
+static void json_latency(FILE *f, const char *key, struct hdr_buf *enc, const struct hist *h)
 {
     fprintf(f, "  \"%s\": {\n", key);
-    json_hist(f, 4, h);
+    json_hist(f, 4, enc, h);
     fputs("  }", f);
 }
 
 /* Not in the spec: "phases", after the latency keys (the timeline follows), one object per
  * phase that occurred (latencySeconds' shape plus a count); absent when
  * none did, so the spec's report stays as it is. */
-static void json_phases(FILE *f, const struct stats *s)
+static void json_phases(FILE *f, struct hdr_buf *enc, const struct stats *s)
 {
     if (!any_phase(s))
         return;
@@ -678,7 +677,7 @@ static void json_phases(FILE *f, const struct stats *s)
         if (!h->count)
             continue;
         fprintf(f, "%s\n    \"%s\": {\n      \"count\": %" PRIu64 ",\n", first ? "" : ",", phases[i].key, h->count);
-        json_hist(f, 6, h);
+        json_hist(f, 6, enc, h);
         fputs("    }", f);
         first = false;
     }
@@ -686,7 +685,7 @@ static void json_phases(FILE *f, const struct stats *s)
 }
 
 /* Only with -q: "rate" and "scheduleLag". */
-static void json_rate(FILE *f, const struct report_info *ri, const struct stats *s)
+static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc, const struct stats *s)
 {
     if (!ri->rate)
         return;
@@ -713,7 +712,7 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
     fputs(", \"max\": ", f);
     json_seconds(f, max_latency_ns(&p->lag));
     fputs(", \"histogram\": ", f);
-    json_hdr(f, &p->lag);
+    json_hdr(f, enc, &p->lag);
     fputs("},\n", f);
 }
 
@@ -750,18 +749,33 @@ static void json_quic(FILE *f, const struct stats *s)
     fputs("}\n  },\n", f);
 }
 
+/* A timeline entry's ", \"histogram\": ..." (the only place that writes
+ * one): its latencies at the timeline's resolution (timeline.h), in the
+ * encoding of the report's other histograms, what `shb merge` adds up
+ * second by second. scratch: an empty histogram (NULL: out of memory, the
+ * value is null), left empty again; enc is reused from entry to entry, so
+ * a long run's timeline allocates nothing per entry. */
+static void json_timeline_histogram(FILE *f, struct hdr_buf *enc, struct hist *scratch, const struct tl_entry *e)
+{
+    fputs(", \"histogram\": ", f);
+    if (!scratch) {
+        fputs("null", f);
+        return;
+    }
+    tl_entry_to_hist(e, scratch);
+    json_hdr(f, enc, scratch);
+    tl_hist_clear(e, scratch);
+}
+
 /* After the spec's keys: "timeline": one object per entry of the measured
  * window, the last one as long as what was left of it; absent when nothing
- * ended (as for an empty run). Each entry's "histogram" holds its
- * latencies at the timeline's resolution (timeline.h), in the encoding of
- * the report's other histograms: what `shb merge` adds up second by
- * second. */
-static void json_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
+ * ended (as for an empty run). */
+static void json_timeline(FILE *f, const struct report_info *ri, struct hdr_buf *enc, const struct timeline *t)
 {
     if (tl_empty(t))
         return;
     struct hist scratch;
-    bool hists = hist_init(&scratch) == 0; /* without memory, "histogram": null */
+    bool hists = hist_init(&scratch) == 0;
     fputs(",\n  \"timeline\": [", f);
     for (uint32_t i = 0; i < t->n; i++) {
         const struct tl_entry *e = &t->e[i];
@@ -774,14 +788,7 @@ static void json_timeline(FILE *f, const struct report_info *ri, const struct ti
         json_seconds(f, tl_percentile(e, 50));
         fputs(", \"p99\": ", f);
         json_seconds(f, tl_percentile(e, 99));
-        fputs(", \"histogram\": ", f);
-        if (hists) {
-            tl_entry_to_hist(e, &scratch);
-            json_hdr(f, &scratch);
-            tl_hist_clear(e, &scratch);
-        } else {
-            fputs("null", f);
-        }
+        json_timeline_histogram(f, enc, hists ? &scratch : NULL, e);
         fputc('}', f);
     }
     fputs("\n  ]", f);
@@ -821,16 +828,18 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
                 s->warmup.ok + s->warmup.errors, s->warmup.ok, s->warmup.errors, s->warmup.bytes_recv,
                 s->warmup.bytes_sent);
     }
-    json_rate(f, ri, s);
+    struct hdr_buf enc = { 0 }; /* every histogram's encoding, one after another */
+    json_rate(f, ri, &enc, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, "latencySeconds", &s->latency);
+    json_latency(f, "latencySeconds", &enc, &s->latency);
     if (ri->rate) {
         fputs(",\n", f);
-        json_latency(f, "serviceTimeSeconds", &s->pace.service);
+        json_latency(f, "serviceTimeSeconds", &enc, &s->pace.service);
     }
-    json_phases(f, s);
-    json_timeline(f, ri, &s->timeline);
+    json_phases(f, &enc, s);
+    json_timeline(f, ri, &enc, &s->timeline);
+    hdr_buf_free(&enc);
     fputs("\n", f);
     fputs("}", f);
 }

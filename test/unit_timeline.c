@@ -134,7 +134,8 @@ static void check_hist_round_trip(void)
     T_CHECK("to HdrHistogram: every bucket's count, each middle in a bucket of its own",
             h.count == e->ok && used == TL_BUCKETS, "count %llu of %llu, %zu buckets used",
             (unsigned long long)h.count, (unsigned long long)e->ok, used);
-    char *b64 = hdr_encode_base64(&h, NULL);
+    struct hdr_buf enc = { 0 };
+    const char *b64 = hdr_encode_base64(&enc, &h, NULL);
     tl_hist_clear(e, &h);
     size_t left = 0;
     for (size_t i = 0; i < HIST_BUCKETS; i++)
@@ -149,7 +150,7 @@ static void check_hist_round_trip(void)
         left += h.counts[i] != 0;
     T_CHECK("through base64 and back: every bucket's count exactly, the histogram emptied", same && left == 0 && h.count == 0,
             "rc %d (%s), %zu buckets left", rc, err, left);
-    free(b64);
+    hdr_buf_free(&enc);
 
     /* Values anywhere in a bucket (another writer's): each to its own. */
     memset(back, 0, sizeof *back);
