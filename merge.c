@@ -61,17 +61,34 @@ struct reader {
     bool failed;
 };
 
-static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bad(struct reader *rd, const char *fmt, ...)
+/* The first failure's line: "NAME: " (when named) and the message. */
+static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap)
 {
     if (rd->failed)
         return;
     rd->failed = true;
-    int n = snprintf(rd->err, rd->errlen, "%s: ", rd->name);
-    va_list ap;
-    va_start(ap, fmt);
+    int n = named ? snprintf(rd->err, rd->errlen, "%s: ", rd->name) : 0;
     if (n >= 0 && (size_t)n < rd->errlen)
         vsnprintf(rd->err + n, rd->errlen - (size_t)n, fmt, ap);
+}
+
+/* Something wrong with this report: the line names it first. */
+static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(struct reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailed(rd, true, fmt, ap);
+    va_end(ap);
+}
+
+/* Two reports that do not go together: the message names both itself. */
+static void clash(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void clash(struct reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailed(rd, false, fmt, ap);
     va_end(ap);
 }
 
@@ -510,8 +527,10 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
             return;
         }
         if (paced != m->paced) {
-            bad(rd, "%s with -q (the open model) and %s %s: their latencies do not measure the same thing",
-                paced ? "run" : "run without it", m->first_name, paced ? "without it" : "with it");
+            clash(rd,
+                  "%s was run with -q (the open model), %s without (the closed model): they cannot be merged, "
+                  "as their latencies do not measure the same thing",
+                  paced ? rd->name : m->first_name, paced ? m->first_name : rd->name);
             return;
         }
         m->url = joined(m->url, url->text);
@@ -599,10 +618,41 @@ struct loaded {
     struct json *root;
 };
 
-/* A file holds one report, or an array of them (-j with several URLs). */
+/* A file holds one report, or an array of them (-j with several URLs);
+ * several values one after another are made one array (as_one_array). */
 #define EACH_REPORT(r, root) \
     for (const struct json *r = (root)->type == JSON_ARRAY ? (root)->child : (root); r; \
          r = (root)->type == JSON_ARRAY ? r->next : NULL)
+
+/* Several values one after another (reports concatenated, `cat a.json
+ * b.json | shb merge -`) as one array of their reports, in order: each
+ * value a report, or an array of them whose elements take its place. The
+ * array is a new node; the values' own array nodes are freed. */
+static struct json *as_one_array(struct json *values)
+{
+    struct json *all = calloc(1, sizeof *all);
+    if (!all) {
+        json_free(values);
+        return NULL;
+    }
+    all->type = JSON_ARRAY;
+    struct json **tail = &all->child;
+    for (struct json *v = values, *next; v; v = next) {
+        next = v->next;
+        v->next = NULL;
+        if (v->type != JSON_ARRAY) {
+            *tail = v;
+            tail = &v->next;
+            continue;
+        }
+        *tail = v->child;
+        while (*tail)
+            tail = &(*tail)->next;
+        v->child = NULL;
+        json_free(v);
+    }
+    return all;
+}
 
 /* Reads and parses path into f. 0, or -1 with err set. */
 static int load_file(const char *path, struct loaded *f, char *err, size_t errlen)
@@ -614,9 +664,13 @@ static int load_file(const char *path, struct loaded *f, char *err, size_t errle
     if (!f->text)
         return -1;
     char why[160];
-    f->root = json_parse(f->text, n, why, sizeof why);
+    f->root = json_parse_values(f->text, n, why, sizeof why);
     if (!f->root) {
         snprintf(err, errlen, "%s: not JSON: %s", path, why);
+        return -1;
+    }
+    if (f->root->next && !(f->root = as_one_array(f->root))) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (f->root->type == JSON_ARRAY && !f->root->child) {
@@ -666,7 +720,8 @@ static void usage(FILE *f)
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
           "\n"
           "Arguments:\n"
-          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them; - reads stdin)\n"
+          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them, or several one after\n"
+          "             another, as cat makes; - reads stdin)\n"
           "\n"
           "Options:\n"
           "  -j, --json   Print the merged report as JSON\n"

@@ -79,6 +79,27 @@ static double rate_requested(const struct report_info *ri)
     return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);
 }
 
+/* -q: the rate shb sent at: requests sent over the window they went out
+ * in. The schedule gives each request a slot of its own (1/R at a
+ * constant rate R), and a run that -n ends stops inside its last
+ * request's slot, as soon as the responses are in: 5 requests at 100/s
+ * end near 40 ms, and 5 over 40 ms would read 125/s. So the window is the
+ * schedule's span of the requests sent (from the window's start to the
+ * end of the last one's slot) when that is longer than the report's:
+ * on schedule that gives the rate asked exactly, behind it less, never
+ * more. A merged report has no one schedule: its window as it is. */
+static double rate_achieved(const struct report_info *ri, const struct pace_stats *p)
+{
+    uint64_t window = ri->duration_ns;
+    if (!ri->merged && p->sent) {
+        uint64_t first = pace_count_before(ri->rate, ri->warmup_ns); /* due at or after the window's start */
+        uint64_t span = pace_due_ns(ri->rate, first + p->sent) - ri->warmup_ns;
+        if (span > window)
+            window = span;
+    }
+    return per_second(p->sent, window);
+}
+
 /* -q: the busiest worker thread was on a CPU this much of the run: shb,
  * not the server, may have set the pace. */
 #define CLIENT_SATURATED 0.9
@@ -164,9 +185,9 @@ static void text_rate(FILE *f, const struct report_info *ri, const struct stats 
     else
         fprintf(f, "%.1f/s", ri->rate->from);
     fprintf(f, ", achieved %.1f/s (%" PRIu64 " sent); latency counts from when each request was due\n",
-            per_second(p->sent, ri->duration_ns), p->sent);
+            rate_achieved(ri, p), p->sent);
     fprintf(f,
-            "Schedule lag: %" PRIu64 " of %" PRIu64 " responses were sent more than %.0f ms late; p50 %.3f ms, p99 "
+            "Schedule lag: %" PRIu64 " of %" PRIu64 " answered requests were sent more than %.0f ms late; p50 %.3f ms, p99 "
             "%.3f ms, max %.3f ms",
             p->late, p->lag.count, ns_to_ms((double)PACE_LATE_NS), ns_to_ms((double)hist_percentile(&p->lag, 50)),
             ns_to_ms((double)hist_percentile(&p->lag, 99)), ns_to_ms((double)max_latency_ns(&p->lag)));
@@ -693,7 +714,7 @@ static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc
     fputs("  \"rate\": {\"requested\": ", f);
     json_double(f, rate_requested(ri));
     fputs(", \"achieved\": ", f);
-    json_double(f, per_second(p->sent, ri->duration_ns));
+    json_double(f, rate_achieved(ri, p));
     if (ri->rate->ramp_ns) {
         fputs(", \"from\": ", f);
         json_double(f, ri->rate->from);

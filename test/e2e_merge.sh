@@ -216,10 +216,30 @@ json_run_ok
 jx ".url == \"$H1 + $H2\" and .protocol == \"HTTP/1.1 + HTTP/2\" and .requests.total == 1500" '{url, protocol, requests}'
 finish
 
-begin "-q runs and closed runs are never merged, even with --force"
+begin "-q runs and closed runs are never merged, even with --force; the line says which file was run how"
 shb merge --force "$T/q-0.json" "$T/h1-0.json"
 one_line_exit 2
-case $ERR_LINE in *"-q (the open model)"*"do not measure the same thing"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+case $ERR_LINE in "shb: merge: $T/q-0.json was run with -q (the open model), $T/h1-0.json without (the closed model): they cannot be merged"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+shb merge "$T/h1-0.json" "$T/q-0.json"
+one_line_exit 2
+case $ERR_LINE in "shb: merge: $T/q-0.json was run with -q (the open model), $T/h1-0.json without (the closed model): they cannot be merged"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+finish
+
+begin "reports concatenated on stdin (cat a.json b.json | shb merge -) merge like the files"
+cat "$T"/h1-{0,1,2}.json >"$T/cat.json"
+cat "$T/h1-3.json" >>"$T/cat.json"
+IN=$T/cat.json shb merge -j -
+json_run_ok HTTP/1.1
+e2e_flush_report
+jq -S . "$OUT" >"$T/a" && jq -S . "$T/h1-merged.json" >"$T/b"
+cmp -s "$T/a" "$T/b" || want "differs from the merge of the four files: $(diff "$T/a" "$T/b" | head -c 300)"
+jx '.merged.reports == 4' '.merged'
+# a second report that breaks: named by where it is in the whole input
+{ cat "$T/h1-0.json"; printf '{"requests": }\n'; } >"$T/cat-bad.json"
+IN=$T/cat-bad.json shb merge -
+one_line_exit 2
+line=$(($(wc -l <"$T/h1-0.json") + 1))
+case $ERR_LINE in "shb: merge: -: not JSON: line $line, column 14: expected a value") ;; *) want "unexpected error: $ERR_LINE" ;; esac
 finish
 
 begin "a report without a histogram (or a timeline entry without one) is refused, naming it; a timeline entry that does not add up too"

@@ -759,7 +759,7 @@ static void check_rate(void)
     char *json = render(report_json, &ri, &s);
     const char *rps = text ? strstr(text, "Requests/sec: ") : NULL;
     const char *line = text ? strstr(text, "\nRate:         asked 2000.0/s, achieved 1993.3/s (2990 sent); latency "
-                                           "counts from when each request was due\nSchedule lag: 3 of 100 responses "
+                                           "counts from when each request was due\nSchedule lag: 3 of 100 answered requests "
                                            "were sent more than 1 ms late; p50 0.040 ms, p99 2.000 ms, max 2.000 ms; "
                                            "10 due and never sent\nTransfer:")
                             : NULL;
@@ -785,9 +785,10 @@ static void check_rate(void)
     free(json);
 
     /* A ramp says both ends and the mean over the report's window; a
-     * saturated client says so. */
+     * saturated client says so. 2,000 sent of the 2,250 due in 1.5 s. */
     struct pace_rate ramp = { .from = 1000, .to = 3000, .ramp_ns = 3000000000ull };
     ri.rate = &ramp;
+    s.pace.sent = 2000;
     ri.client_busy = 0.97;
     text = render(report_text, &ri, &s);
     json = render(report_json, &ri, &s);
@@ -796,11 +797,35 @@ static void check_rate(void)
                 strstr(text, "\nClient:       saturated: its busiest thread was on a CPU 97% of the run"),
             "got:\n%s", text ? text : "(null)");
     T_CHECK("rate: a ramp's json", json && strstr(json, "\"rate\": {\"requested\": 1500, \"achieved\": "
-                                                         "1993.3333333333333, \"from\": 1000, \"to\": 3000, ") &&
+                                                         "1333.3333333333333, \"from\": 1000, \"to\": 3000, ") &&
                                        strstr(json, "\"clientSaturated\": true}") && json_valid(json),
             "got:\n%s", json ? json : "(null)");
     free(text);
     free(json);
+
+    /* -q 100 -n 5: the run ends with the last response, 40.2 ms in, inside
+     * the fifth request's 10 ms slot: 5 over the 50 ms the schedule gave
+     * them, the rate asked, not 5 / 40.2 ms = 124.4/s. */
+    struct pace_rate hundred = { .from = 100, .to = 100 };
+    uint64_t duration = ri.duration_ns;
+    ri.rate = &hundred;
+    ri.duration_ns = 40200000;
+    s.pace.sent = 5;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("rate: -q 100 -n 5 over 40.2 ms achieved the 100/s asked, not 124.4",
+            text && strstr(text, "Rate:         asked 100.0/s, achieved 100.0/s (5 sent)") && json &&
+                strstr(json, "\"rate\": {\"requested\": 100, \"achieved\": 100, "),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    free(json);
+    /* Behind the schedule (5 sent over 200 ms): the window, less. */
+    ri.duration_ns = 200000000;
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent over 200 ms achieved 25/s", text && strstr(text, "achieved 25.0/s (5 sent)"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
+    ri.duration_ns = duration;
 
     ri.rate = NULL;
     text = render(report_text, &ri, &s);
