@@ -396,8 +396,8 @@ static bool tl_empty(const struct timeline *t)
 
 /* "Timeline:     ▁▅████▇█ requests/s, 1 s a mark, min 0.0, max 50123.4":
  * the whole entries of the window, at most TEXT_MARKS marks (neighbours
- * averaged when there are more), each one of eight heights from 0 to the
- * highest. Only for a window of two whole entries or more. */
+ * averaged when there are more: tl_marks), each one of eight heights from
+ * 0 to the highest. Only for a window of two whole entries or more. */
 #define TEXT_MARKS 60
 static void text_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
 {
@@ -409,21 +409,21 @@ static void text_timeline(FILE *f, const struct report_info *ri, const struct ti
         whole = t->n;
     if (whole < 2 || tl_empty(t))
         return;
-    uint32_t per_mark = (whole + TEXT_MARKS - 1) / TEXT_MARKS, marks = (whole + per_mark - 1) / per_mark;
     double rate[TEXT_MARKS], lo = 0, hi = 0;
-    for (uint32_t m = 0; m < marks; m++) {
-        uint64_t n = 0;
-        uint32_t k = 0;
-        for (uint32_t i = m * per_mark; i < whole && k < per_mark; i++, k++)
-            n += t->e[i].ok + t->e[i].errors;
-        rate[m] = (double)n * (double)NS_PER_SEC / ((double)k * (double)w);
+    struct tl_marks k;
+    tl_marks(t, whole, TEXT_MARKS, rate, &k);
+    for (uint32_t m = 0; m < k.marks; m++) {
         lo = m == 0 || rate[m] < lo ? rate[m] : lo;
         hi = rate[m] > hi ? rate[m] : hi;
     }
     fputs("Timeline:     ", f);
-    for (uint32_t m = 0; m < marks; m++)
+    for (uint32_t m = 0; m < k.marks; m++)
         fputs(bars[hi > 0 ? (int)(rate[m] / hi * 7 + 0.5) : 0], f);
-    fprintf(f, " requests/s, %" PRIu64 " s a mark, min %.1f, max %.1f\n", (w / NS_PER_SEC) * per_mark, lo, hi);
+    uint64_t secs = w / NS_PER_SEC;
+    fputs(" requests/s, ", f);
+    if (k.shortest != k.longest) /* "1-2 s a mark": 65 s in 60 marks */
+        fprintf(f, "%" PRIu64 "-", secs * k.shortest);
+    fprintf(f, "%" PRIu64 " s a mark, min %.1f, max %.1f\n", secs * k.longest, lo, hi);
 }
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)

@@ -83,6 +83,25 @@ static uint64_t bucket_middle(unsigned b)
     return (lower << TL_UNIT_SHIFT) + (width << (TL_UNIT_SHIFT - 1));
 }
 
+void tl_marks(const struct timeline *t, uint32_t whole, uint32_t max, double *rate, struct tl_marks *out)
+{
+    uint32_t marks = whole < max ? whole : max;
+    double w = (double)(NS_PER_SEC << t->shift);
+    *out = (struct tl_marks){ .marks = marks, .shortest = UINT32_MAX };
+    for (uint32_t m = 0; m < marks; m++) {
+        /* Mark m: entries [m * whole / marks, (m + 1) * whole / marks). */
+        uint32_t from = (uint32_t)((uint64_t)m * whole / marks), to = (uint32_t)((uint64_t)(m + 1) * whole / marks);
+        uint64_t n = 0;
+        for (uint32_t i = from; i < to; i++)
+            n += t->e[i].ok + t->e[i].errors;
+        rate[m] = (double)n * (double)NS_PER_SEC / ((double)(to - from) * w);
+        if (to - from < out->shortest)
+            out->shortest = to - from;
+        if (to - from > out->longest)
+            out->longest = to - from;
+    }
+}
+
 void tl_add_at(struct timeline *t, uint64_t at_ns, unsigned shift, const struct tl_entry *e)
 {
     while (t->shift < shift)

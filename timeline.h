@@ -77,6 +77,19 @@ void tl_merge(struct timeline *dst, struct timeline *src);
  * bucket it falls in; 0 when the entry has no response. */
 uint64_t tl_percentile(const struct tl_entry *e, double p);
 
+/* The text report's sparkline: t's first `whole` entries (whole ones,
+ * each 2^shift s) as min(whole, max) marks, each the requests per second
+ * (responses and errors) over a run of neighbouring entries. The runs
+ * differ in length by one entry at most, so every mark stands for about
+ * as long as the others and there are max of them whenever there are that
+ * many entries (65 s: 60 marks of 1 or 2 s, not 33 of 2 s). Fills
+ * rate[0..marks) and the shortest and longest run in entries; returns the
+ * number of marks. */
+struct tl_marks {
+    uint32_t marks, shortest, longest;
+};
+void tl_marks(const struct timeline *t, uint32_t whole, uint32_t max, double *rate, struct tl_marks *out);
+
 /* Adds entry e, whose report's entries cover 2^shift seconds and which
  * starts at_ns after t's start, into the entry of t holding at_ns (t is
  * first coarsened to entries at least that long): how `shb merge` lays

@@ -896,6 +896,21 @@ static void check_timeline(void)
     T_CHECK("timeline: no sparkline under two whole seconds", text && !strstr(text, "Timeline:"), "got:\n%s",
             text ? text : "(null)");
     free(text);
+
+    /* 65 s: 60 marks, of 1 or 2 s (not 33 of 2 s). */
+    ri.duration_ns = 65000000000ull;
+    for (uint32_t i = 0; i < 65; i++) {
+        tl_move_to(&s.timeline, i * 1000000000ull);
+        tl_ok(&s.timeline, 100000);
+    }
+    text = render(report_text, &ri, &s);
+    const char *tl = text ? strstr(text, "\nTimeline:     ") : NULL;
+    size_t marks = 0;
+    for (const char *c = tl ? tl + 15 : NULL; c && *c != ' '; c++)
+        marks += ((unsigned char)*c & 0xc0) != 0x80; /* one per UTF-8 character */
+    T_CHECK("timeline: 65 s in 60 marks of 1-2 s", tl && marks == 60 && strstr(tl, " requests/s, 1-2 s a mark, "),
+            "%zu marks: %s", marks, tl ? tl : "(null)");
+    free(text);
     stats_free(&s);
 }
 

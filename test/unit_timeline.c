@@ -198,6 +198,44 @@ static void check_add_at(void)
     free(one);
 }
 
+/* The sparkline's marks: a 65 s run gets 60 marks of 1 or 2 s (it got
+ * 33 of 2 s), each the rate over its own seconds; 120 s gets 60 of 2 s;
+ * 3 s gets 3 of 1 s. Second i holds i + 1 requests, so a mark of seconds
+ * [a, b) reads the mean of a + 1 .. b. */
+static void check_marks(void)
+{
+    struct timeline t;
+    if (tl_init(&t))
+        return;
+    static const struct {
+        uint32_t whole, marks, shortest, longest;
+    } cases[] = { { 65, 60, 1, 2 }, { 120, 60, 2, 2 }, { 3, 3, 1, 1 }, { 60, 60, 1, 1 }, { 1799, 60, 29, 30 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint32_t whole = cases[c].whole;
+        for (uint32_t i = 0; i < whole; i++) {
+            tl_move_to(&t, (uint64_t)i * S);
+            t.e[i].ok = i + 1;
+        }
+        double rate[60];
+        struct tl_marks k;
+        tl_marks(&t, whole, 60, rate, &k);
+        bool rates_ok = k.marks == cases[c].marks;
+        uint32_t covered = 0;
+        for (uint32_t m = 0; rates_ok && m < k.marks; m++) {
+            uint32_t from = m * whole / k.marks, to = (m + 1) * whole / k.marks;
+            double want = (from + 1 + to) / 2.0; /* mean of from+1 .. to */
+            rates_ok = rate[m] > want - 1e-9 && rate[m] < want + 1e-9;
+            covered += to - from;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "marks: %u s in %u marks of %u-%u s, each its seconds' rate", whole, cases[c].marks,
+                 cases[c].shortest, cases[c].longest);
+        T_CHECK(name, rates_ok && covered == whole && k.shortest == cases[c].shortest && k.longest == cases[c].longest,
+                "%u marks of %u-%u", k.marks, k.shortest, k.longest);
+    }
+    tl_free(&t);
+}
+
 int main(void)
 {
     check_accuracy();
@@ -206,5 +244,6 @@ int main(void)
     check_percentiles();
     check_hist_round_trip();
     check_add_at();
+    check_marks();
     T_DONE();
 }
