@@ -879,4 +879,5 @@ void report_summary(const struct report_info *ri, const struct stats *s, struct 
     out->p50_ns = hist_percentile(&s->latency, 50);
     out->p99_ns = hist_percentile(&s->latency, 99);
     out->errors = stats_errors(s);
+    out->no_responses = s->latency.count == 0;
 }
