@@ -79,25 +79,29 @@ static double rate_requested(const struct report_info *ri)
     return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);
 }
 
-/* -q: the rate shb sent at: requests sent over the window they went out
- * in. The schedule gives each request a slot of its own (1/R at a
- * constant rate R), and a run that -n ends stops inside its last
- * request's slot, as soon as the responses are in: 5 requests at 100/s
- * end near 40 ms, and 5 over 40 ms would read 125/s. So the window is the
- * schedule's span of the requests sent (from the window's start to the
- * end of the last one's slot) when that is longer than the report's:
- * on schedule that gives the rate asked exactly, behind it less, never
- * more. A merged report has no one schedule: its window as it is. */
+/* -q: the rate shb sent at: requests sent over the time they took to go
+ * out. The schedule gives each request a slot of its own (1/R at a
+ * constant rate R), and a run that -n ends stops as soon as the last
+ * response is in, often inside the last request's slot: 5 requests at
+ * 100/s end near 40 ms, and 5 over 40 ms would read 125/s. So the time
+ * is the report's window when requests due in it were never sent (shb
+ * was behind until the end), else the later of
+ *  - the end of the last sent request's slot (from the window's start):
+ *    on schedule, that gives the rate asked exactly, never more;
+ *  - when the last one can have gone out, behind schedule: its due time
+ *    plus the largest schedule lag, but not past the window's end (the
+ *    window's tail after the last send is only waiting for responses).
+ * A merged report has no one schedule: its window, as it is. */
 static double rate_achieved(const struct report_info *ri, const struct pace_stats *p)
 {
-    uint64_t window = ri->duration_ns;
-    if (!ri->merged && p->sent) {
-        uint64_t first = pace_count_before(ri->rate, ri->warmup_ns); /* due at or after the window's start */
-        uint64_t span = pace_due_ns(ri->rate, first + p->sent) - ri->warmup_ns;
-        if (span > window)
-            window = span;
-    }
-    return per_second(p->sent, window);
+    if (ri->merged || p->unsent || !p->sent)
+        return per_second(p->sent, ri->duration_ns);
+    uint64_t first = pace_count_before(ri->rate, ri->warmup_ns); /* due at or after the window's start */
+    uint64_t slots_end = pace_due_ns(ri->rate, first + p->sent) - ri->warmup_ns;
+    uint64_t last_due = pace_due_ns(ri->rate, first + p->sent - 1) - ri->warmup_ns;
+    uint64_t lag = p->lag.count ? p->lag.max : 0;
+    uint64_t last_out = last_due + lag < ri->duration_ns ? last_due + lag : ri->duration_ns;
+    return per_second(p->sent, slots_end > last_out ? slots_end : last_out);
 }
 
 /* -q: the busiest worker thread was on a CPU this much of the run: shb,

@@ -59,7 +59,7 @@ pane_done() {
 e2e_diag_extra() { capture | head -n 12 | sed 's/^/  pane: /'; }
 
 LINE1='^\[[#.]{20}\] [0-9]+\.[0-9] s of 3\.0 s$'
-LINE2='^[0-9]+ req/s  ok [0-9]+  errors [0-9]+(  p50 [0-9.]+ ms  p99 [0-9.]+ ms)?  [0-9]+ connections$'
+LINE2='^[0-9]+ req/s  ok [0-9]+  errors [0-9]+  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$'
 
 begin "tmux: -z 3s shows the bar and the last second's figures while it runs, and they are erased before the report"
 pane_run 120 "$SHB -z 3s -c 10 $URL"
@@ -89,6 +89,27 @@ long=$(printf '%s\n' "$mid" | awk 'length > 39' | head -n 1)
 [ "$(printf '%s\n' "$mid" | grep -c .)" = 2 ] || want "the pane holds $(printf '%s\n' "$mid" | grep -c .) lines, expected 2 (no wrapping)"
 pane_done 30
 whole | sed -n '/^URL:/,$p' | grep -qE 'req/s  ok|\[[#.]{20}\]' && want "the live view was left after the report's start"
+finish
+
+begin "tmux: --warmup: '(warm-up)' whole at 120 columns, left out whole at 40 (never cut); ok and errors '-' during it"
+pane_run 120 "$SHB --warmup 3s -z 1s -c 10 $URL"
+sleep 1.5
+mid=$(capture)
+printf '%s\n' "$mid" | head -n 1 | grep -qE '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s \(warm-up\)$' ||
+    want "120 columns, first line: $(printf '%s' "$mid" | head -n 1)"
+printf '%s\n' "$mid" | sed -n 2p | grep -qE '^[0-9]+ req/s  ok -  errors -  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$' ||
+    want "120 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
+pane_done 20
+pane_run 40 "$SHB --warmup 3s -z 1s -c 10 $URL"
+sleep 1.5
+mid=$(capture)
+printf '%s\n' "$mid" | head -n 1 | grep -qE '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s$' ||
+    want "40 columns, first line (no '(warm-up)', nor a piece of it): $(printf '%s' "$mid" | head -n 1)"
+printf '%s\n' "$mid" | sed -n 2p | grep -qE '^[0-9]+ req/s  ok -  errors -(  p50 ([0-9.]+ ms|-))?(  p99 ([0-9.]+ ms|-))?$' ||
+    want "40 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
+long=$(printf '%s\n' "$mid" | awk 'length > 39' | head -n 1)
+[ -z "$long" ] || want "a line longer than 39 columns: $long"
+pane_done 20
 finish
 
 begin "tmux: -j with stdout to a file: the view on the terminal, only the JSON report in the file"

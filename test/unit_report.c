@@ -805,12 +805,14 @@ static void check_rate(void)
 
     /* -q 100 -n 5: the run ends with the last response, 40.2 ms in, inside
      * the fifth request's 10 ms slot: 5 over the 50 ms the schedule gave
-     * them, the rate asked, not 5 / 40.2 ms = 124.4/s. */
+     * them, the rate asked, not 5 / 40.2 ms = 124.4/s. All sent, 2 ms late
+     * at most. */
     struct pace_rate hundred = { .from = 100, .to = 100 };
-    uint64_t duration = ri.duration_ns;
+    uint64_t duration = ri.duration_ns, unsent = s.pace.unsent;
     ri.rate = &hundred;
     ri.duration_ns = 40200000;
     s.pace.sent = 5;
+    s.pace.unsent = 0;
     text = render(report_text, &ri, &s);
     json = render(report_json, &ri, &s);
     T_CHECK("rate: -q 100 -n 5 over 40.2 ms achieved the 100/s asked, not 124.4",
@@ -819,13 +821,28 @@ static void check_rate(void)
             "got:\n%s", text ? text : "(null)");
     free(text);
     free(json);
-    /* Behind the schedule (5 sent over 200 ms): the window, less. */
+    /* Slow responses (the run ends 200 ms in), the requests sent on time:
+     * still the rate asked (the wait for responses is not sending). */
     ri.duration_ns = 200000000;
     text = render(report_text, &ri, &s);
-    T_CHECK("rate: 5 sent over 200 ms achieved 25/s", text && strstr(text, "achieved 25.0/s (5 sent)"), "got:\n%s",
+    T_CHECK("rate: 5 sent on time, answered by 200 ms: achieved 100/s", text && strstr(text, "achieved 100.0/s (5 sent)"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    /* Sent late: the last one due at 40 ms left up to 60 ms later (the
+     * largest lag): 5 over 100 ms. */
+    hist_record(&s.pace.lag, 60000000);
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent up to 60 ms late: achieved 50/s", text && strstr(text, "achieved 50.0/s (5 sent)"), "got:\n%s",
             text ? text : "(null)");
     free(text);
+    /* Requests due and never sent: behind until the end, the window. */
+    s.pace.unsent = 3;
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent, 3 due never sent, over 200 ms: achieved 25/s", text && strstr(text, "achieved 25.0/s (5 sent)"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
     ri.duration_ns = duration;
+    s.pace.unsent = unsent;
 
     ri.rate = NULL;
     text = render(report_text, &ri, &s);
