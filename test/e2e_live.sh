@@ -91,25 +91,27 @@ pane_done 30
 whole | sed -n '/^URL:/,$p' | grep -qE 'req/s  ok|\[[#.]{20}\]' && want "the live view was left after the report's start"
 finish
 
+# warmup_frame WIDTH LINE1 LINE2: 1.5 s into a --warmup 3s run in a pane
+# WIDTH columns wide, the two lines match the regexes LINE1 and LINE2 and
+# fit in WIDTH - 1 columns.
+warmup_frame() {
+    local mid long
+    pane_run "$1" "$SHB --warmup 3s -z 1s -c 10 $URL"
+    sleep 1.5
+    mid=$(capture)
+    printf '%s\n' "$mid" | head -n 1 | grep -qE "$2" || want "$1 columns, first line: $(printf '%s' "$mid" | head -n 1)"
+    printf '%s\n' "$mid" | sed -n 2p | grep -qE "$3" || want "$1 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
+    long=$(printf '%s\n' "$mid" | awk -v w="$1" 'length >= w' | head -n 1)
+    [ -z "$long" ] || want "a line longer than $(($1 - 1)) columns: $long"
+    pane_done 20
+}
+
 begin "tmux: --warmup: '(warm-up)' whole at 120 columns, left out whole at 40 (never cut); ok and errors '-' during it"
-pane_run 120 "$SHB --warmup 3s -z 1s -c 10 $URL"
-sleep 1.5
-mid=$(capture)
-printf '%s\n' "$mid" | head -n 1 | grep -qE '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s \(warm-up\)$' ||
-    want "120 columns, first line: $(printf '%s' "$mid" | head -n 1)"
-printf '%s\n' "$mid" | sed -n 2p | grep -qE '^[0-9]+ req/s  ok -  errors -  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$' ||
-    want "120 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
-pane_done 20
-pane_run 40 "$SHB --warmup 3s -z 1s -c 10 $URL"
-sleep 1.5
-mid=$(capture)
-printf '%s\n' "$mid" | head -n 1 | grep -qE '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s$' ||
-    want "40 columns, first line (no '(warm-up)', nor a piece of it): $(printf '%s' "$mid" | head -n 1)"
-printf '%s\n' "$mid" | sed -n 2p | grep -qE '^[0-9]+ req/s  ok -  errors -(  p50 ([0-9.]+ ms|-))?(  p99 ([0-9.]+ ms|-))?$' ||
-    want "40 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
-long=$(printf '%s\n' "$mid" | awk 'length > 39' | head -n 1)
-[ -z "$long" ] || want "a line longer than 39 columns: $long"
-pane_done 20
+warmup_frame 120 '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s \(warm-up\)$' \
+    '^[0-9]+ req/s  ok -  errors -  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$'
+# 40 columns: no '(warm-up)', nor a piece of it
+warmup_frame 40 '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s$' \
+    '^[0-9]+ req/s  ok -  errors -(  p50 ([0-9.]+ ms|-))?(  p99 ([0-9.]+ ms|-))?$'
 finish
 
 begin "tmux: -j with stdout to a file: the view on the terminal, only the JSON report in the file"

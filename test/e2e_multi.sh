@@ -266,7 +266,7 @@ begin "a target with only errors (every request timed out): '-' for its p50, p99
 shb -n 4 -c 2 -t 1 --timeout 300ms "up=$A" "silent=$SILENT"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 row=$(grep '^  silent ' "$OUT")
-read -r _ rps p50 p99 errors rps_ratio p50_ratio p99_ratio <<<"$row"
+read -r _ _ p50 p99 errors rps_ratio p50_ratio p99_ratio <<<"$row"
 [ "$p50 $p99 $errors $p50_ratio $p99_ratio" = "- - 4 - -" ] || want "the silent row: $row"
 case $rps_ratio in [0-9]*.[0-9][0-9][0-9]) ;; *) want "no req/s ratio in the silent row: $row" ;; esac
 grep -q '^  up .* 1\.000 *1\.000 *1\.000$' "$OUT" || want "the first row's ratios are not 1.000: $(grep '^  up ' "$OUT")"
