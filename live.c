@@ -76,7 +76,9 @@ size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned w
     if (f->duration_s > 0) {
         field(&l, " %.1f s of %.1f s", f->elapsed_s, f->duration_s);
     } else {
-        field(&l, " %llu of %llu requests", (unsigned long long)f->done, (unsigned long long)f->goal);
+        /* "250 of 1000" alone still says how far a narrow terminal got */
+        field(&l, " %llu of %llu", (unsigned long long)f->done, (unsigned long long)f->goal);
+        field(&l, " requests");
         field(&l, ", %.1f s", f->elapsed_s);
     }
     if (f->warming)

@@ -91,12 +91,12 @@ pane_done 30
 whole | sed -n '/^URL:/,$p' | grep -qE 'req/s  ok|\[[#.]{20}\]' && want "the live view was left after the report's start"
 finish
 
-# warmup_frame WIDTH LINE1 LINE2: 1.5 s into a --warmup 3s run in a pane
+# warmup_frame WIDTH LINE1 LINE2: 1.5 s into a --warmup 3s -z 4s run in a pane
 # WIDTH columns wide, the two lines match the regexes LINE1 and LINE2 and
 # fit in WIDTH - 1 columns.
 warmup_frame() {
     local mid long
-    pane_run "$1" "$SHB --warmup 3s -z 1s -c 10 $URL"
+    pane_run "$1" "$SHB --warmup 3s -z 4s -c 10 $URL"
     sleep 1.5
     mid=$(capture)
     printf '%s\n' "$mid" | head -n 1 | grep -qE "$2" || want "$1 columns, first line: $(printf '%s' "$mid" | head -n 1)"

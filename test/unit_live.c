@@ -90,5 +90,12 @@ int main(void)
     line_of(buf, 0, l0, sizeof l0);
     T_CHECK("past the end the bar is full, not beyond", strncmp(l0, "[####################] ", 23) == 0, "'%s'", l0);
     T_CHECK("too small a buffer: nothing", live_format(buf, 10, &z, 80) == 0, "-");
+
+    /* -n at 40 columns: how many of n still shows, without the words after. */
+    struct live_frame many = { .elapsed_s = 1.5, .done = 123456, .goal = 400000, .rate = 80000, .conns = 10 };
+    live_format(buf, sizeof buf, &many, 40);
+    line_of(buf, 0, l0, sizeof l0);
+    T_CHECK("-n at 40 columns: the bar and how many of n", strcmp(l0, "[######..............] 123456 of 400000") == 0,
+            "'%s'", l0);
     T_DONE();
 }
