@@ -62,6 +62,7 @@ struct reader {
 };
 
 /* The first failure's line: "NAME: " (when named) and the message. */
+static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap)
 {
     if (rd->failed)
