@@ -10,13 +10,24 @@
 
 #define NS_PER_MS 1e6
 
-/* a / b as "%.3f", or "-" when b is 0 (the first target had no responses). */
-static void ratio(FILE *f, int width, double a, double b)
+/* a / b as "%.3f", or "-" when there is none: b is 0 (the first target
+ * had no responses), or known is false (a or b has no figure at all). */
+static void ratio(FILE *f, int width, double a, double b, bool known)
 {
-    if (b > 0)
+    if (known && b > 0)
         fprintf(f, " %*.3f", width, a / b);
     else
         fprintf(f, " %*s", width, "-");
+}
+
+/* A latency in ms, or "-" for a target that had no response (0.000 would
+ * read as a very fast one). */
+static void latency_ms(FILE *f, const struct report_summary *s, uint64_t ns)
+{
+    if (s->no_responses)
+        fprintf(f, " %10s", "-");
+    else
+        fprintf(f, " %10.3f", (double)ns / NS_PER_MS);
 }
 
 void compare_text(FILE *f, const struct compare_row *rows, size_t n)
@@ -37,11 +48,14 @@ void compare_text(FILE *f, const struct compare_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct report_summary *s = &rows[i].sum;
         int pad = name_w - (int)strlen(rows[i].name);
-        fprintf(f, "  %s%-*s %12.1f %10.3f %10.3f %10" PRIu64, rows[i].name, pad, rows[i].interrupted ? " *" : "",
-                s->requests_per_sec, (double)s->p50_ns / NS_PER_MS, (double)s->p99_ns / NS_PER_MS, s->errors);
-        ratio(f, 13, s->requests_per_sec, first->requests_per_sec);
-        ratio(f, 11, (double)s->p50_ns, (double)first->p50_ns);
-        ratio(f, 11, (double)s->p99_ns, (double)first->p99_ns);
+        fprintf(f, "  %s%-*s %12.1f", rows[i].name, pad, rows[i].interrupted ? " *" : "", s->requests_per_sec);
+        latency_ms(f, s, s->p50_ns);
+        latency_ms(f, s, s->p99_ns);
+        fprintf(f, " %10" PRIu64, s->errors);
+        bool latencies = !s->no_responses && !first->no_responses;
+        ratio(f, 13, s->requests_per_sec, first->requests_per_sec, true);
+        ratio(f, 11, (double)s->p50_ns, (double)first->p50_ns, latencies);
+        ratio(f, 11, (double)s->p99_ns, (double)first->p99_ns, latencies);
         fputc('\n', f);
     }
     if (any_interrupted)

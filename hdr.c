@@ -77,34 +77,41 @@ static int get_zigzag(const uint8_t **pp, const uint8_t *end, int64_t *v)
     return 0;
 }
 
-/* The plain V2 encoding into out (V2_MAX bytes); its length. Counts go up
- * to the last non-empty bucket; a run of two or more empty ones is one
- * negative varint, a single one a 0 (as HdrHistogram writes them). */
-static size_t encode_v2(const struct hist *h, uint8_t *out)
+/* The number of counts the V2 encoding carries: up to the last non-empty
+ * bucket (the histogram's highest index + 1). */
+static size_t v2_limit(const struct hist *h)
 {
-    size_t limit = 0;
     for (size_t i = HIST_BUCKETS; i > 0; i--)
-        if (h->counts[i - 1]) {
-            limit = i;
-            break;
-        }
-    uint8_t *p = out + V2_HEADER;
+        if (h->counts[i - 1])
+            return i;
+    return 0;
+}
+
+/* The plain V2 encoding of h's first limit counts into out, or with out
+ * NULL only its length (what the encoder's buffer is sized by); its
+ * length. A run of two or more empty buckets is one negative varint, a
+ * single one a 0 (as HdrHistogram writes them). */
+static size_t encode_v2(const struct hist *h, size_t limit, uint8_t *out)
+{
+    uint8_t spare[VARINT_MAX];
+    size_t n = V2_HEADER;
     for (size_t i = 0; i < limit;) {
         uint32_t c = h->counts[i++];
-        if (c) {
-            p += put_zigzag(p, c);
-            continue;
+        int64_t v = c;
+        if (!c) {
+            int64_t zeros = 1;
+            while (i < limit && h->counts[i] == 0) {
+                zeros++;
+                i++;
+            }
+            v = zeros > 1 ? -zeros : 0;
         }
-        int64_t zeros = 1;
-        while (i < limit && h->counts[i] == 0) {
-            zeros++;
-            i++;
-        }
-        p += put_zigzag(p, zeros > 1 ? -zeros : 0);
+        n += put_zigzag(out ? out + n : spare, v);
     }
-    size_t payload = (size_t)(p - out) - V2_HEADER;
+    if (!out)
+        return n;
     put_be32(out, V2_COOKIE);
-    put_be32(out + 4, (uint32_t)payload);
+    put_be32(out + 4, (uint32_t)(n - V2_HEADER)); /* payload length */
     put_be32(out + 8, 0); /* normalizing index offset */
     put_be32(out + 12, HDR_SIGNIFICANT_DIGITS);
     put_be64(out + 16, 1); /* lowest discernible value: 1 ns */
@@ -113,7 +120,7 @@ static size_t encode_v2(const struct hist *h, uint8_t *out)
     uint64_t bits;
     memcpy(&bits, &ratio, sizeof bits);
     put_be64(out + 32, bits); /* integer-to-double conversion ratio */
-    return (size_t)(p - out);
+    return n;
 }
 
 /* RFC 1950 §8.2's Adler-32. */
@@ -218,19 +225,29 @@ static unsigned hash3(const uint8_t *p)
     return ((uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2]) * 2654435761u >> (32 - HASH_BITS);
 }
 
+/* LZ77's work space, in the caller's buffer (struct hdr_buf): a token
+ * per input byte at most, the hash heads, and each position's previous
+ * one with the same hash (prev_entries(n) of them: positions % WINDOW). */
+struct lz77_space {
+    uint32_t *tokens, *head, *prev;
+};
+
+static size_t prev_entries(size_t n)
+{
+    return n < WINDOW ? (n ? n : 1) : WINDOW;
+}
+
 /* LZ77 over in (greedy, CHAIN candidates a position, the last 32 KiB):
  * tokens of (length << 16 | distance) for a match, or a literal byte.
  * Returns how many. */
 #define TOKEN_MATCH 0x80000000u
-static size_t lz77(const uint8_t *in, size_t n, uint32_t *tokens)
+static size_t lz77(const uint8_t *in, size_t n, const struct lz77_space *w)
 {
-    uint32_t *head = calloc(1u << HASH_BITS, sizeof *head), *prev = calloc(WINDOW, sizeof *prev);
+    uint32_t *tokens = w->tokens, *head = w->head, *prev = w->prev;
     size_t nt = 0;
-    if (!head || !prev) {
-        free(head);
-        free(prev);
-        return SIZE_MAX;
-    }
+    /* prev needs no clearing: a chain reaches only positions already
+     * entered, and each entry wrote its slot. */
+    memset(head, 0, (sizeof *head) << HASH_BITS);
     for (size_t i = 0; i < n;) {
         size_t best = 0, dist = 0;
         if (i + MATCH_MIN <= n) {
@@ -258,8 +275,6 @@ static size_t lz77(const uint8_t *in, size_t n, uint32_t *tokens)
             head[hv] = (uint32_t)i + 1;
         }
     }
-    free(head);
-    free(prev);
     return nt;
 }
 
@@ -364,20 +379,16 @@ static void canonical_codes(const uint8_t *len, unsigned nsym, uint16_t *code)
 }
 
 /* A zlib stream of one dynamic-Huffman deflate block (§3.2.7) of in's
- * LZ77 tokens, into out's cap bytes; its length, or 0 when it does not fit
- * (or memory ran out). The counts' varints are mostly a few small byte
- * values, runs of them repeating: a fraction of the plain encoding. */
-static size_t zlib_dynamic(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+ * LZ77 tokens, into out's cap bytes; its length, or 0 when it does not
+ * fit. The counts' varints are mostly a few small byte values, runs of
+ * them repeating: a fraction of the plain encoding. */
+static size_t zlib_dynamic(const uint8_t *in, size_t n, const struct lz77_space *space, uint8_t *out, size_t cap)
 {
     static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
     if (cap < 6)
         return 0;
-    uint32_t *tokens = malloc((n ? n : 1) * sizeof *tokens);
-    size_t nt = tokens ? lz77(in, n, tokens) : SIZE_MAX;
-    if (nt == SIZE_MAX) {
-        free(tokens);
-        return 0;
-    }
+    const uint32_t *tokens = space->tokens;
+    size_t nt = lz77(in, n, space);
     uint32_t lfreq[286] = { 0 }, dfreq[30] = { 0 };
     for (size_t t = 0; t < nt; t++) {
         if (tokens[t] & TOKEN_MATCH) {
@@ -471,33 +482,88 @@ static size_t zlib_dynamic(const uint8_t *in, size_t n, uint8_t *out, size_t cap
     put_code(&w, lcode[256], llen[256]); /* end of block */
     if (w.n)
         put_bits(&w, 0, 8 - w.n); /* to a byte boundary */
-    free(tokens);
     if (w.full)
         return 0;
     put_be32(w.p, adler32(in, n));
     return (size_t)(w.p + 4 - out);
 }
 
-uint8_t *hdr_encode(const struct hist *h, size_t *len)
+/* Where an encoding's parts lie in the caller's buffer, every one sized
+ * by the plain encoding's length n (itself bounded by the histogram's
+ * highest index): LZ77's tables first (uint32_t, aligned as malloc's
+ * block is), then the plain bytes, the compressed ones and their base64. */
+struct layout {
+    size_t head, prev, plain, packed, packed_cap, text, total;
+};
+
+static void lay_out(size_t n, struct layout *l)
 {
-    uint8_t *plain = malloc(V2_MAX);
-    if (!plain)
-        return NULL;
-    size_t n = encode_v2(h, plain);
+    l->head = n * sizeof(uint32_t); /* the tokens come first, one per byte at most */
+    l->prev = l->head + ((sizeof(uint32_t)) << HASH_BITS);
+    l->plain = l->prev + prev_entries(n) * sizeof(uint32_t);
+    l->packed = l->plain + n;
+    l->packed_cap = 8 + zlib_stored_size(n); /* stored blocks: the longest it comes out */
+    l->text = l->packed + l->packed_cap;
+    l->total = l->text + (l->packed_cap + 2) / 3 * 4 + 1;
+}
+
+/* b holds at least need bytes: kept when it does, else replaced (its
+ * contents are not kept) by one at least twice as large, so a series of
+ * growing histograms reallocates a few times, not once each. */
+static int reserve(struct hdr_buf *b, size_t need)
+{
+    if (need <= b->cap)
+        return 0;
+    size_t cap = b->cap * 2 > need ? b->cap * 2 : need;
+    uint8_t *p = malloc(cap);
+    if (!p)
+        return -1;
+    free(b->p);
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void hdr_buf_free(struct hdr_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->cap = 0;
+}
+
+/* Encodes h into b (hdr_encode's bytes at l->packed); their length, or 0
+ * when memory ran out. */
+static size_t encode_into(struct hdr_buf *b, const struct hist *h, struct layout *l)
+{
+    size_t limit = v2_limit(h), n = encode_v2(h, limit, NULL);
+    lay_out(n, l);
+    if (reserve(b, l->total) < 0)
+        return 0;
+    uint8_t *plain = b->p + l->plain, *out = b->p + l->packed;
+    encode_v2(h, limit, plain);
+    struct lz77_space space = {
+        .tokens = (uint32_t *)(void *)b->p,
+        .head = (uint32_t *)(void *)(b->p + l->head),
+        .prev = (uint32_t *)(void *)(b->p + l->prev),
+    };
     /* Huffman-coded when that comes out shorter than stored blocks (it
      * does for all but the tiniest histograms), stored blocks otherwise. */
-    size_t cap = zlib_stored_size(n);
-    uint8_t *out = malloc(8 + cap);
-    if (out) {
-        size_t z = zlib_dynamic(plain, n, out + 8, cap);
-        if (z == 0)
-            z = zlib_stored(plain, n, out + 8);
-        put_be32(out, V2_COMPRESSED_COOKIE);
-        put_be32(out + 4, (uint32_t)z);
-        *len = 8 + z;
-    }
-    free(plain);
-    return out;
+    size_t z = zlib_dynamic(plain, n, &space, out + 8, l->packed_cap - 8);
+    if (z == 0)
+        z = zlib_stored(plain, n, out + 8);
+    put_be32(out, V2_COMPRESSED_COOKIE);
+    put_be32(out + 4, (uint32_t)z);
+    return 8 + z;
+}
+
+const uint8_t *hdr_encode(struct hdr_buf *b, const struct hist *h, size_t *len)
+{
+    struct layout l;
+    size_t n = encode_into(b, h, &l);
+    if (!n)
+        return NULL;
+    *len = n;
+    return b->p + l.packed;
 }
 
 static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -520,19 +586,16 @@ size_t hdr_base64(const uint8_t *p, size_t n, char *out)
     return (size_t)(o - out);
 }
 
-char *hdr_encode_base64(const struct hist *h, size_t *len)
+const char *hdr_encode_base64(struct hdr_buf *b, const struct hist *h, size_t *len)
 {
-    size_t n;
-    uint8_t *bin = hdr_encode(h, &n);
-    if (!bin)
+    struct layout l;
+    size_t n = encode_into(b, h, &l);
+    if (!n)
         return NULL;
-    char *text = malloc((n + 2) / 3 * 4 + 1);
-    if (text) {
-        size_t t = hdr_base64(bin, n, text);
-        if (len)
-            *len = t;
-    }
-    free(bin);
+    char *text = (char *)b->p + l.text;
+    size_t t = hdr_base64(b->p + l.packed, n, text);
+    if (len)
+        *len = t;
     return text;
 }
 

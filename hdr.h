@@ -28,13 +28,24 @@
 #define HDR_SIGNIFICANT_DIGITS 3
 #define HDR_HIGHEST_TRACKABLE ((1ull << 55) - 1)
 
-/* h's counts as a compressed V2 histogram in base64, NUL-terminated,
- * malloc'd (the caller frees); *len (may be NULL) gets strlen. NULL when
- * out of memory. */
-char *hdr_encode_base64(const struct hist *h, size_t *len);
+/* The encoder's work space, owned by the caller and reused from one
+ * histogram to the next (a report's timeline encodes one per entry): it
+ * grows to what the largest histogram so far needs, which its highest
+ * non-empty bucket bounds, and nothing is allocated while that suffices.
+ * Start it zeroed ({0}); hdr_buf_free when done. */
+struct hdr_buf {
+    uint8_t *p;
+    size_t cap;
+};
+void hdr_buf_free(struct hdr_buf *b);
 
-/* The same bytes before base64: compressed V2, malloc'd; NULL on OOM. */
-uint8_t *hdr_encode(const struct hist *h, size_t *len);
+/* h's counts as a compressed V2 histogram in base64, NUL-terminated, in
+ * b (valid until b's next use); *len (may be NULL) gets strlen. NULL when
+ * out of memory. */
+const char *hdr_encode_base64(struct hdr_buf *b, const struct hist *h, size_t *len);
+
+/* The same bytes before base64: compressed V2, in b; NULL on OOM. */
+const uint8_t *hdr_encode(struct hdr_buf *b, const struct hist *h, size_t *len);
 
 /* Decodes a base64 histogram (compressed or plain V2) of shb's layout
  * (lowest discernible value 1, 3 significant digits; any highest trackable

@@ -294,10 +294,11 @@ static void put_header(FILE *f, uint64_t start_wall_ns, unsigned nseries)
  * is what HistogramLogWriter prints by default: the histogram's
  * getMaxValue() (the highest value equivalent to the largest recorded
  * one) over its maxValueUnitRatio, 1e6: milliseconds. */
-static int put_interval(FILE *f, enum hdrlog_series s, uint64_t from_ns, uint64_t len_ns, const struct hist *h)
+static int put_interval(FILE *f, struct hdr_buf *enc, enum hdrlog_series s, uint64_t from_ns, uint64_t len_ns,
+                        const struct hist *h)
 {
     size_t n;
-    char *b64 = hdr_encode_base64(h, &n);
+    const char *b64 = hdr_encode_base64(enc, h, &n);
     if (!b64)
         return -1;
     fprintf(f, "Tag=%s,", series_tag[s]);
@@ -307,7 +308,6 @@ static int put_interval(FILE *f, enum hdrlog_series s, uint64_t from_ns, uint64_
     fprintf(f, ",%.3f,", h->count ? (double)hist_highest_equivalent(h->max) / 1e6 : 0.0);
     fwrite(b64, 1, n, f);
     fputc('\n', f);
-    free(b64);
     return 0;
 }
 
@@ -316,6 +316,7 @@ int hdrlog_write(FILE *f, struct hdrlog_thread *const *threads, unsigned nthread
 {
     struct hdrlog_reader r = { 0 };
     struct hist h = { 0 };
+    struct hdr_buf enc = { 0 }; /* every interval's encoding, one after another */
     int rc = -1;
     if (hdrlog_reader_init(&r, threads, nthreads) < 0 || hist_init(&h) < 0) {
         snprintf(err, errlen, "out of memory");
@@ -331,7 +332,7 @@ int hdrlog_write(FILE *f, struct hdrlog_thread *const *threads, unsigned nthread
         uint64_t from = k * NS_PER_SEC, left = duration_ns > from ? duration_ns - from : 0;
         for (unsigned s = 0; s < r.nseries; s++) {
             hdrlog_reader_add(&r, s, k, &h);
-            if (put_interval(f, s, from, left < NS_PER_SEC ? left : NS_PER_SEC, &h) < 0) {
+            if (put_interval(f, &enc, s, from, left < NS_PER_SEC ? left : NS_PER_SEC, &h) < 0) {
                 snprintf(err, errlen, "out of memory");
                 goto out;
             }
@@ -347,6 +348,7 @@ int hdrlog_write(FILE *f, struct hdrlog_thread *const *threads, unsigned nthread
         }
     }
 out:
+    hdr_buf_free(&enc);
     hist_free(&h);
     hdrlog_reader_free(&r);
     if (fflush(f) != 0 || ferror(f)) {

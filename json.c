@@ -303,22 +303,44 @@ static struct json *value(struct parser *ps)
     return v;
 }
 
-struct json *json_parse(char *text, size_t n, char *err, size_t errlen)
+/* One value (several: each value after another until the text ends,
+ * linked through next), or NULL with err set. */
+static struct json *parse(char *text, size_t n, bool several, char *err, size_t errlen)
 {
     struct parser ps = { .p = text, .start = text, .end = text + n, .err = err, .errlen = errlen };
     /* §8.1: a byte order mark may be ignored. */
     if (n >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         ps.p += 3;
-    struct json *root = value(&ps);
-    if (!root)
+    struct json *first = value(&ps), *last = first;
+    if (!first)
         return NULL;
     skip_ws(&ps);
+    while (several && ps.p != ps.end) {
+        struct json *v = value(&ps);
+        if (!v) {
+            json_free(first);
+            return NULL;
+        }
+        last->next = v;
+        last = v;
+        skip_ws(&ps);
+    }
     if (ps.p != ps.end) {
         fail(&ps, "more after the JSON value");
-        json_free(root);
+        json_free(first);
         return NULL;
     }
-    return root;
+    return first;
+}
+
+struct json *json_parse(char *text, size_t n, char *err, size_t errlen)
+{
+    return parse(text, n, false, err, errlen);
+}
+
+struct json *json_parse_values(char *text, size_t n, char *err, size_t errlen)
+{
+    return parse(text, n, true, err, errlen);
 }
 
 void json_free(struct json *v)

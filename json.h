@@ -30,6 +30,10 @@ struct json {
  * writable while the tree is used; text[n] need not be NUL). Returns the
  * root, or NULL with "line L, column C: what" in err. */
 struct json *json_parse(char *text, size_t n, char *err, size_t errlen);
+/* The same for text holding one or more values one after another, as
+ * files concatenated (`cat a.json b.json`) hold them: the first value,
+ * the others linked to it through next (json_free frees them all). */
+struct json *json_parse_values(char *text, size_t n, char *err, size_t errlen);
 void json_free(struct json *root);
 
 /* An object's member by name (the first of that name), or NULL. */

@@ -13,26 +13,45 @@
 
 #define BAR 20
 
-/* Appends at most `room` bytes of the formatted text (one line: no
- * escapes inside it) to *p, leaving it NUL-terminated. */
-static void put(char **p, char *end, size_t room, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void put(char **p, char *end, size_t room, const char *fmt, ...)
+/* Appends the formatted text (no escapes inside it) to *p, leaving it
+ * NUL-terminated; what does not fit the buffer is cut (only the escapes,
+ * a few bytes each, go through here). */
+static void put(char **p, char *end, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char **p, char *end, const char *fmt, ...)
 {
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(*p, (size_t)(end - *p), fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n > 0)
+        *p += (size_t)n < (size_t)(end - *p) ? (size_t)n : (size_t)(end - *p) - 1;
+}
+
+/* One visible line, built field by field. A field goes in whole or not at
+ * all ("(warm-up)" cut to "(" reads as nothing, "ok 61" cut from "ok 612"
+ * as a wrong figure), and once one does not fit the terminal's width no
+ * later one goes in either: what shows is always the line's beginning. */
+struct line {
+    char *p, *end;
+    size_t room; /* columns left */
+    bool full;
+};
+
+static void field(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void field(struct line *l, const char *fmt, ...)
+{
+    char text[160];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (l->full || n < 0 || (size_t)n >= sizeof text || (size_t)n > l->room || (size_t)n >= (size_t)(l->end - l->p)) {
+        l->full = true;
         return;
-    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-    if (len > room)
-        len = room;
-    if (len >= (size_t)(end - *p))
-        len = (size_t)(end - *p) - 1;
-    memcpy(*p, line, len);
-    *p += len;
-    **p = '\0';
+    }
+    memcpy(l->p, text, (size_t)n + 1);
+    l->p += n;
+    l->room -= (size_t)n;
 }
 
 size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned width)
@@ -51,20 +70,42 @@ size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned w
     for (int i = 0; i < BAR; i++)
         bar[i] = i < full ? '#' : '.';
     bar[BAR] = '\0';
-    put(&p, end, 4, "\r\033[K");
-    if (f->duration_s > 0)
-        put(&p, end, room, "[%s] %.1f s of %.1f s%s", bar, f->elapsed_s, f->duration_s,
-            f->warming ? " (warm-up)" : "");
-    else
-        put(&p, end, room, "[%s] %llu of %llu requests, %.1f s%s", bar, (unsigned long long)f->done,
-            (unsigned long long)f->goal, f->elapsed_s, f->warming ? " (warm-up)" : "");
-    put(&p, end, 4, "\n\033[K");
-    char lat[64] = "";
-    if (f->have_latency)
-        snprintf(lat, sizeof lat, "  p50 %.3f ms  p99 %.3f ms", (double)f->p50_ns / 1e6, (double)f->p99_ns / 1e6);
-    put(&p, end, room, "%.0f req/s  ok %llu  errors %llu%s  %llu connections", f->rate, (unsigned long long)f->ok,
-        (unsigned long long)f->errors, lat, (unsigned long long)f->conns);
-    put(&p, end, 8, "\033[A\r");
+    put(&p, end, "\r\033[K");
+    struct line l = { .p = p, .end = end - 16, .room = room }; /* 16: the escapes after it */
+    field(&l, "[%s]", bar);
+    if (f->duration_s > 0) {
+        field(&l, " %.1f s of %.1f s", f->elapsed_s, f->duration_s);
+    } else {
+        /* "250 of 1000" alone still says how far a narrow terminal got */
+        field(&l, " %llu of %llu", (unsigned long long)f->done, (unsigned long long)f->goal);
+        field(&l, " requests");
+        field(&l, ", %.1f s", f->elapsed_s);
+    }
+    if (f->warming)
+        field(&l, " (warm-up)");
+    p = l.p;
+    put(&p, end, "\n\033[K");
+    l = (struct line){ .p = p, .end = end - 16, .room = room };
+    field(&l, "%.0f req/s", f->rate);
+    /* During the warm-up nothing is counted yet: "-", not a measured 0. */
+    if (f->warming) {
+        field(&l, "  ok -");
+        field(&l, "  errors -");
+    } else {
+        field(&l, "  ok %llu", (unsigned long long)f->ok);
+        field(&l, "  errors %llu", (unsigned long long)f->errors);
+    }
+    /* Before a second with a response there is no latency: "-", not 0.000. */
+    if (f->have_latency) {
+        field(&l, "  p50 %.3f ms", (double)f->p50_ns / 1e6);
+        field(&l, "  p99 %.3f ms", (double)f->p99_ns / 1e6);
+    } else {
+        field(&l, "  p50 -");
+        field(&l, "  p99 -");
+    }
+    field(&l, "  %llu connections", (unsigned long long)f->conns);
+    p = l.p;
+    put(&p, end, "\033[A\r");
     return (size_t)(p - buf);
 }
 
@@ -151,6 +192,7 @@ void live_run(struct worker *workers, unsigned n, uint64_t start_ns, uint64_t du
         uint64_t then = frames >= RING ? ring_at[oldest] : start_ns;
         uint64_t before = frames >= RING ? ring_total[oldest] : 0;
         f.rate = now > then ? (double)(total - before) * 1e9 / (double)(now - then) : 0;
+        f.have_latency &= second.ok > 0; /* a whole second, with a response in it */
         if (f.have_latency) {
             f.p50_ns = tl_percentile(&second, 50);
             f.p99_ns = tl_percentile(&second, 99);

@@ -20,13 +20,14 @@ struct live_frame {
     bool warming;          /* still inside --warmup */
     double rate;           /* requests ended per second over the last second */
     uint64_t ok, errors;   /* measured, so far */
-    bool have_latency;     /* a whole second has passed: p50 and p99 below are its */
+    bool have_latency;     /* the last whole second had responses: p50 and p99 below are theirs */
     uint64_t p50_ns, p99_ns;
     uint64_t conns;        /* open now */
 };
 
-/* The frame as terminal output: both lines (each cut to width - 1
- * columns), the cursor back at the first one's start. Returns the length
+/* The frame as terminal output: both lines (each at most width - 1
+ * columns, of whole fields: a field that does not fit is left out, and
+ * those after it), the cursor back at the first one's start. Returns the length
  * (< cap), or 0 if cap is too small. */
 size_t live_format(char *buf, size_t cap, const struct live_frame *f, unsigned width);
 

@@ -7,8 +7,12 @@
  * mean) from the keys beside it. The window is the union of the reports'
  * [startTime, endTime]: N shards of a 10 s run make a 10 s report, and
  * two runs an hour apart make one of an hour and their rates say so. The
- * per-second timeline is left out: its entries keep only p50 and p99,
- * which cannot be merged. */
+ * timeline is merged second by second: each report's entries are laid on
+ * the union window by when they began, their counts summed and their
+ * latencies (each entry's histogram, at the timeline's resolution) added.
+ *
+ * Every file is read and parsed before any report is merged: where a
+ * report's timeline lands depends on the earliest start of them all. */
 #include "merge.h"
 
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include "tls13/conn.h"
 
 #define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
+#define NS_PER_SEC 1000000000ull
 
 /* The first report's identity, what every other is checked against, and
  * the figures report_info takes from all of them. */
@@ -38,6 +43,8 @@ struct merged_run {
     bool ramp;
     unsigned threads, connections;
     uint64_t start_ns, end_ns;  /* the union window, Unix ns */
+    uint64_t anchor_ns;         /* the earliest startTime: where the merged timeline begins */
+    struct hist scratch;        /* a timeline entry's histogram, decoded */
     uint64_t warmup_ns;
     double client_busy;
     struct pace_rate rate;      /* summed; ramp_ns only marks a ramp */
@@ -54,17 +61,35 @@ struct reader {
     bool failed;
 };
 
-static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bad(struct reader *rd, const char *fmt, ...)
+/* The first failure's line: "NAME: " (when named) and the message. */
+static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap)
 {
     if (rd->failed)
         return;
     rd->failed = true;
-    int n = snprintf(rd->err, rd->errlen, "%s: ", rd->name);
-    va_list ap;
-    va_start(ap, fmt);
+    int n = named ? snprintf(rd->err, rd->errlen, "%s: ", rd->name) : 0;
     if (n >= 0 && (size_t)n < rd->errlen)
         vsnprintf(rd->err + n, rd->errlen - (size_t)n, fmt, ap);
+}
+
+/* Something wrong with this report: the line names it first. */
+static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(struct reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailed(rd, true, fmt, ap);
+    va_end(ap);
+}
+
+/* Two reports that do not go together: the message names both itself. */
+static void clash(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void clash(struct reader *rd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailed(rd, false, fmt, ap);
     va_end(ap);
 }
 
@@ -106,14 +131,9 @@ static const struct json *get_object(struct reader *rd, const struct json *obj, 
  * does not print: the schedule lag's). */
 static uint64_t lowest_recorded(const struct hist *h)
 {
-    for (size_t i = 0; i < HIST_BUCKETS; i++) {
-        if (!h->counts[i])
-            continue;
-        if (i < HIST_SUB_COUNT)
-            return i;
-        unsigned shift = (unsigned)(i / HIST_SUB_HALF) - 1;
-        return (uint64_t)(i - (size_t)shift * HIST_SUB_HALF) << shift;
-    }
+    for (size_t i = 0; i < HIST_BUCKETS; i++)
+        if (h->counts[i])
+            return hist_bucket_lowest(i);
     return UINT64_MAX;
 }
 
@@ -143,6 +163,68 @@ static void get_hist(struct reader *rd, const struct json *obj, const char *what
         h->sum = get_double(rd, obj, at, "mean") * 1e9 * (double)h->count;
     else
         h->sum = 0; /* the schedule lag: no mean is printed from it */
+}
+
+/* The report's timeline, laid on the merged one: an entry that began
+ * offset_ns + its "start" after the earliest report's start joins the
+ * merged entry holding that instant, so shards begun together line up
+ * second for second and runs apart keep their distance. The entries'
+ * length (2^k seconds: timeline.h) is read off their starts. */
+static void get_timeline(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m,
+                         uint64_t offset_ns)
+{
+    const struct json *tl = json_get(r, "timeline");
+    if (!tl)
+        return; /* an empty run has none */
+    if (tl->type != JSON_ARRAY) {
+        bad(rd, "timeline is not an array");
+        return;
+    }
+    unsigned shift = 0;
+    if (tl->child && tl->child->next) {
+        uint64_t second = get_ns(rd, tl->child->next, "timeline[1].", "start");
+        while (shift < 20 && (NS_PER_SEC << shift) < second)
+            shift++;
+        if (!rd->failed && (NS_PER_SEC << shift) != second) {
+            bad(rd, "timeline[1].start is not a power of two seconds: not a timeline shb wrote");
+            return;
+        }
+    }
+    unsigned k = 0;
+    for (const struct json *e = tl->child; e && !rd->failed; e = e->next, k++) {
+        char what[48];
+        snprintf(what, sizeof what, "timeline[%u].", k);
+        struct tl_entry entry;
+        memset(&entry, 0, sizeof entry);
+        uint64_t start = get_ns(rd, e, what, "start");
+        entry.ok = get_u64(rd, e, what, "ok");
+        entry.errors = get_u64(rd, e, what, "errors");
+        entry.bytes_recv = get_u64(rd, e, what, "bytesReceived");
+        if (rd->failed)
+            return;
+        if (start != ((uint64_t)k * NS_PER_SEC) << shift) {
+            bad(rd, "%sstart is not %u times the entries' length", what, k);
+            return;
+        }
+        const struct json *b64 = json_get(e, "histogram");
+        if (!b64 || b64->type != JSON_STRING) {
+            bad(rd, "%shistogram is missing: the timeline's latencies cannot be merged", what);
+            return;
+        }
+        char why[160];
+        if (hdr_decode_base64_add(b64->text, b64->len, &m->scratch, why, sizeof why) < 0) {
+            bad(rd, "%shistogram: %s", what, why);
+            return;
+        }
+        uint64_t counted = m->scratch.count;
+        tl_entry_add_hist(&entry, &m->scratch); /* empties scratch */
+        if (counted != entry.ok) {
+            bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
+                (unsigned long long)entry.ok);
+            return;
+        }
+        tl_add_at(&s->timeline, offset_ns + start, shift, &entry);
+    }
 }
 
 static int alert_number(const char *name)
@@ -446,8 +528,10 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
             return;
         }
         if (paced != m->paced) {
-            bad(rd, "%s with -q (the open model) and %s %s: their latencies do not measure the same thing",
-                paced ? "run" : "run without it", m->first_name, paced ? "without it" : "with it");
+            clash(rd,
+                  "%s was run with -q (the open model), %s without (the closed model): they cannot be merged, "
+                  "as their latencies do not measure the same thing",
+                  paced ? rd->name : m->first_name, paced ? m->first_name : rd->name);
             return;
         }
         m->url = joined(m->url, url->text);
@@ -479,6 +563,8 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
     get_phases(rd, r, s);
     get_shards(rd, r, m);
+    if (!rd->failed)
+        get_timeline(rd, r, s, m, start - m->anchor_ns);
 }
 
 static char *read_all(const char *path, size_t *n, char *err, size_t errlen)
@@ -526,50 +612,99 @@ static char *read_all(const char *path, size_t *n, char *err, size_t errlen)
     return buf;
 }
 
-/* Every report in one file into total. 0, or -1 with err set. */
-static int merge_file(const char *path, struct stats *total, struct merged_run *m, char *err, size_t errlen)
+/* One file, read and parsed: its text holds the tree's strings. */
+struct loaded {
+    const char *path;
+    char *text;
+    struct json *root;
+};
+
+/* A file holds one report, or an array of them (-j with several URLs);
+ * several values one after another are made one array (as_one_array). */
+#define EACH_REPORT(r, root) \
+    for (const struct json *r = (root)->type == JSON_ARRAY ? (root)->child : (root); r; \
+         r = (root)->type == JSON_ARRAY ? r->next : NULL)
+
+/* Several values one after another (reports concatenated, `cat a.json
+ * b.json | shb merge -`) as one array of their reports, in order: each
+ * value a report, or an array of them whose elements take its place. The
+ * array is a new node; the values' own array nodes are freed. */
+static struct json *as_one_array(struct json *values)
+{
+    struct json *all = calloc(1, sizeof *all);
+    if (!all) {
+        json_free(values);
+        return NULL;
+    }
+    all->type = JSON_ARRAY;
+    struct json **tail = &all->child;
+    for (struct json *v = values, *next; v; v = next) {
+        next = v->next;
+        v->next = NULL;
+        if (v->type != JSON_ARRAY) {
+            *tail = v;
+            tail = &v->next;
+            continue;
+        }
+        *tail = v->child;
+        while (*tail)
+            tail = &(*tail)->next;
+        v->child = NULL;
+        json_free(v);
+    }
+    return all;
+}
+
+/* Reads and parses path into f. 0, or -1 with err set. */
+static int load_file(const char *path, struct loaded *f, char *err, size_t errlen)
 {
     size_t n = 0;
     err[0] = '\0';
-    char *text = read_all(path, &n, err, errlen);
-    if (!text)
+    f->path = path;
+    f->text = read_all(path, &n, err, errlen);
+    if (!f->text)
         return -1;
     char why[160];
-    struct json *root = json_parse(text, n, why, sizeof why);
-    if (!root) {
+    f->root = json_parse_values(f->text, n, why, sizeof why);
+    if (!f->root) {
         snprintf(err, errlen, "%s: not JSON: %s", path, why);
-        free(text);
         return -1;
     }
-    /* A file holds one report, or an array of them (-j with several URLs). */
-    bool array = root->type == JSON_ARRAY;
-    const struct json *r = array ? root->child : root;
-    int rc = 0, i = 0;
-    if (array && !r) {
-        snprintf(err, errlen, "%s: an empty array: no report", path);
-        rc = -1;
+    if (f->root->next && !(f->root = as_one_array(f->root))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
-    for (; r && rc == 0; r = array ? r->next : NULL, i++) {
+    if (f->root->type == JSON_ARRAY && !f->root->child) {
+        snprintf(err, errlen, "%s: an empty array: no report", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every report in one file into total. 0, or -1 with err set. */
+static int merge_file(const struct loaded *f, struct stats *total, struct merged_run *m, char *err, size_t errlen)
+{
+    int i = 0;
+    EACH_REPORT(r, f->root)
+    {
         char name[4096];
-        if (array)
-            snprintf(name, sizeof name, "%s[%d]", path, i);
+        if (f->root->type == JSON_ARRAY)
+            snprintf(name, sizeof name, "%s[%d]", f->path, i++);
         else
-            snprintf(name, sizeof name, "%s", path);
+            snprintf(name, sizeof name, "%s", f->path);
         struct reader rd = { .name = name, .err = err, .errlen = errlen };
         struct stats s;
         memset(&s, 0, sizeof s);
         read_report(&rd, r, &s, m);
-        if (rd.failed) {
-            rc = -1;
-        } else {
+        if (!rd.failed) {
             stats_merge(total, &s);
             m->info.reports++;
         }
         stats_free(&s);
+        if (rd.failed)
+            return -1;
     }
-    json_free(root);
-    free(text);
-    return rc;
+    return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -586,7 +721,8 @@ static void usage(FILE *f)
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
           "\n"
           "Arguments:\n"
-          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them; - reads stdin)\n"
+          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them, or several one after\n"
+          "             another, as cat makes; - reads stdin)\n"
           "\n"
           "Options:\n"
           "  -j, --json   Print the merged report as JSON\n"
@@ -625,13 +761,32 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     struct stats total;
     char err[4600] = "";
-    if (stats_init(&total) < 0 || stats_init_pace(&total) < 0) {
+    struct loaded *files = calloc((size_t)nfiles, sizeof *files);
+    if (!files || stats_init(&total) < 0 || stats_init_pace(&total) < 0 || hist_init(&m.scratch) < 0) {
         fputs("shb: merge: out of memory\n", errf);
         return 1;
     }
     total.pace.on = false; /* set again by the reports that have it */
+    /* Every file first: the merged timeline starts at the earliest
+     * report's start (a startTime that does not read is refused below). */
+    bool anchored = false;
+    for (int i = 0; i < nfiles && rc == 0; i++) {
+        if (load_file(argv[1 + i], &files[i], err, sizeof err) < 0) {
+            fprintf(errf, "shb: merge: %s\n", err);
+            rc = 2;
+            break;
+        }
+        EACH_REPORT(r, files[i].root)
+        {
+            uint64_t start;
+            if (json_to_ns(json_get(r, "startTime"), &start) == 0 && (!anchored || start < m.anchor_ns)) {
+                m.anchor_ns = start;
+                anchored = true;
+            }
+        }
+    }
     for (int i = 0; i < nfiles && rc == 0; i++)
-        if (merge_file(argv[1 + i], &total, &m, err, sizeof err) < 0) {
+        if (merge_file(&files[i], &total, &m, err, sizeof err) < 0) {
             fprintf(errf, "shb: merge: %s\n", err);
             rc = 2;
         }
@@ -676,6 +831,12 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
         fflush(out);
     }
     stats_free(&total);
+    hist_free(&m.scratch);
+    for (int i = 0; i < nfiles; i++) {
+        json_free(files[i].root);
+        free(files[i].text);
+    }
+    free(files);
     free(m.url);
     free(m.protocol);
     free(m.shards);

@@ -79,6 +79,31 @@ static double rate_requested(const struct report_info *ri)
     return pace_mean_rate(ri->rate, ri->warmup_ns, ri->warmup_ns + ri->duration_ns);
 }
 
+/* -q: the rate shb sent at: requests sent over the time they took to go
+ * out. The schedule gives each request a slot of its own (1/R at a
+ * constant rate R), and a run that -n ends stops as soon as the last
+ * response is in, often inside the last request's slot: 5 requests at
+ * 100/s end near 40 ms, and 5 over 40 ms would read 125/s. So the time
+ * is the report's window when requests due in it were never sent (shb
+ * was behind until the end), else the later of
+ *  - the end of the last sent request's slot (from the window's start):
+ *    on schedule, that gives the rate asked exactly, never more;
+ *  - when the last one can have gone out, behind schedule: its due time
+ *    plus the largest schedule lag, but not past the window's end (the
+ *    window's tail after the last send is only waiting for responses).
+ * A merged report has no one schedule: its window, as it is. */
+static double rate_achieved(const struct report_info *ri, const struct pace_stats *p)
+{
+    if (ri->merged || p->unsent || !p->sent)
+        return per_second(p->sent, ri->duration_ns);
+    uint64_t first = pace_count_before(ri->rate, ri->warmup_ns); /* due at or after the window's start */
+    uint64_t slots_end = pace_due_ns(ri->rate, first + p->sent) - ri->warmup_ns;
+    uint64_t last_due = pace_due_ns(ri->rate, first + p->sent - 1) - ri->warmup_ns;
+    uint64_t lag = p->lag.count ? p->lag.max : 0;
+    uint64_t last_out = last_due + lag < ri->duration_ns ? last_due + lag : ri->duration_ns;
+    return per_second(p->sent, slots_end > last_out ? slots_end : last_out);
+}
+
 /* -q: the busiest worker thread was on a CPU this much of the run: shb,
  * not the server, may have set the pace. */
 #define CLIENT_SATURATED 0.9
@@ -164,9 +189,9 @@ static void text_rate(FILE *f, const struct report_info *ri, const struct stats 
     else
         fprintf(f, "%.1f/s", ri->rate->from);
     fprintf(f, ", achieved %.1f/s (%" PRIu64 " sent); latency counts from when each request was due\n",
-            per_second(p->sent, ri->duration_ns), p->sent);
+            rate_achieved(ri, p), p->sent);
     fprintf(f,
-            "Schedule lag: %" PRIu64 " of %" PRIu64 " responses were sent more than %.0f ms late; p50 %.3f ms, p99 "
+            "Schedule lag: %" PRIu64 " of %" PRIu64 " answered requests were sent more than %.0f ms late; p50 %.3f ms, p99 "
             "%.3f ms, max %.3f ms",
             p->late, p->lag.count, ns_to_ms((double)PACE_LATE_NS), ns_to_ms((double)hist_percentile(&p->lag, 50)),
             ns_to_ms((double)hist_percentile(&p->lag, 99)), ns_to_ms((double)max_latency_ns(&p->lag)));
@@ -375,8 +400,8 @@ static bool tl_empty(const struct timeline *t)
 
 /* "Timeline:     ▁▅████▇█ requests/s, 1 s a mark, min 0.0, max 50123.4":
  * the whole entries of the window, at most TEXT_MARKS marks (neighbours
- * averaged when there are more), each one of eight heights from 0 to the
- * highest. Only for a window of two whole entries or more. */
+ * averaged when there are more: tl_marks), each one of eight heights from
+ * 0 to the highest. Only for a window of two whole entries or more. */
 #define TEXT_MARKS 60
 static void text_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
 {
@@ -388,21 +413,21 @@ static void text_timeline(FILE *f, const struct report_info *ri, const struct ti
         whole = t->n;
     if (whole < 2 || tl_empty(t))
         return;
-    uint32_t per_mark = (whole + TEXT_MARKS - 1) / TEXT_MARKS, marks = (whole + per_mark - 1) / per_mark;
     double rate[TEXT_MARKS], lo = 0, hi = 0;
-    for (uint32_t m = 0; m < marks; m++) {
-        uint64_t n = 0;
-        uint32_t k = 0;
-        for (uint32_t i = m * per_mark; i < whole && k < per_mark; i++, k++)
-            n += t->e[i].ok + t->e[i].errors;
-        rate[m] = (double)n * (double)NS_PER_SEC / ((double)k * (double)w);
+    struct tl_marks k;
+    tl_marks(t, whole, TEXT_MARKS, rate, &k);
+    for (uint32_t m = 0; m < k.marks; m++) {
         lo = m == 0 || rate[m] < lo ? rate[m] : lo;
         hi = rate[m] > hi ? rate[m] : hi;
     }
     fputs("Timeline:     ", f);
-    for (uint32_t m = 0; m < marks; m++)
+    for (uint32_t m = 0; m < k.marks; m++)
         fputs(bars[hi > 0 ? (int)(rate[m] / hi * 7 + 0.5) : 0], f);
-    fprintf(f, " requests/s, %" PRIu64 " s a mark, min %.1f, max %.1f\n", (w / NS_PER_SEC) * per_mark, lo, hi);
+    uint64_t secs = w / NS_PER_SEC;
+    fputs(" requests/s, ", f);
+    if (k.shortest != k.longest) /* "1-2 s a mark": 65 s in 60 marks */
+        fprintf(f, "%" PRIu64 "-", secs * k.shortest);
+    fprintf(f, "%" PRIu64 " s a mark, min %.1f, max %.1f\n", secs * k.longest, lo, hi);
 }
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -626,20 +651,19 @@ static void json_percentiles(FILE *f, int indent, const struct hist *h)
 
 /* The whole histogram, lossless: HdrHistogram's compressed V2 encoding in
  * base64 (hdr.h), which `shb merge` and HdrHistogram's own tools read;
- * null only if memory ran out. */
-static void json_hdr(FILE *f, const struct hist *h)
+ * null only if memory ran out. enc: the report's one encoding buffer. */
+static void json_hdr(FILE *f, struct hdr_buf *enc, const struct hist *h)
 {
-    char *b64 = hdr_encode_base64(h, NULL);
+    const char *b64 = hdr_encode_base64(enc, h, NULL);
     if (b64)
         fprintf(f, "\"%s\"", b64);
     else
         fputs("null", f);
-    free(b64);
 }
 
 /* A histogram's lines, each starting with indent spaces: min, mean, max
  * and the percentiles. */
-static void json_hist(FILE *f, int indent, const struct hist *h)
+static void json_hist(FILE *f, int indent, struct hdr_buf *enc, const struct hist *h)
 {
     fprintf(f, "%*s\"min\": ", indent, "");
     json_seconds(f, min_latency_ns(h));
@@ -650,24 +674,24 @@ static void json_hist(FILE *f, int indent, const struct hist *h)
     fputs(",\n", f);
     json_percentiles(f, indent, h);
     fprintf(f, ",\n%*s\"histogram\": ", indent, "");
-    json_hdr(f, h);
+    json_hdr(f, enc, h);
     fputc('\n', f);
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
  * the same shape. Like every key that may end the report, without the
  * comma or newline that follows it. */
-static void json_latency(FILE *f, const char *key, const struct hist *h)
+static void json_latency(FILE *f, const char *key, struct hdr_buf *enc, const struct hist *h)
 {
     fprintf(f, "  \"%s\": {\n", key);
-    json_hist(f, 4, h);
+    json_hist(f, 4, enc, h);
     fputs("  }", f);
 }
 
 /* Not in the spec: "phases", after the latency keys (the timeline follows), one object per
  * phase that occurred (latencySeconds' shape plus a count); absent when
  * none did, so the spec's report stays as it is. */
-static void json_phases(FILE *f, const struct stats *s)
+static void json_phases(FILE *f, struct hdr_buf *enc, const struct stats *s)
 {
     if (!any_phase(s))
         return;
@@ -678,7 +702,7 @@ static void json_phases(FILE *f, const struct stats *s)
         if (!h->count)
             continue;
         fprintf(f, "%s\n    \"%s\": {\n      \"count\": %" PRIu64 ",\n", first ? "" : ",", phases[i].key, h->count);
-        json_hist(f, 6, h);
+        json_hist(f, 6, enc, h);
         fputs("    }", f);
         first = false;
     }
@@ -686,7 +710,7 @@ static void json_phases(FILE *f, const struct stats *s)
 }
 
 /* Only with -q: "rate" and "scheduleLag". */
-static void json_rate(FILE *f, const struct report_info *ri, const struct stats *s)
+static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc, const struct stats *s)
 {
     if (!ri->rate)
         return;
@@ -694,7 +718,7 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
     fputs("  \"rate\": {\"requested\": ", f);
     json_double(f, rate_requested(ri));
     fputs(", \"achieved\": ", f);
-    json_double(f, per_second(p->sent, ri->duration_ns));
+    json_double(f, rate_achieved(ri, p));
     if (ri->rate->ramp_ns) {
         fputs(", \"from\": ", f);
         json_double(f, ri->rate->from);
@@ -713,7 +737,7 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
     fputs(", \"max\": ", f);
     json_seconds(f, max_latency_ns(&p->lag));
     fputs(", \"histogram\": ", f);
-    json_hdr(f, &p->lag);
+    json_hdr(f, enc, &p->lag);
     fputs("},\n", f);
 }
 
@@ -750,13 +774,33 @@ static void json_quic(FILE *f, const struct stats *s)
     fputs("}\n  },\n", f);
 }
 
+/* A timeline entry's ", \"histogram\": ..." (the only place that writes
+ * one): its latencies at the timeline's resolution (timeline.h), in the
+ * encoding of the report's other histograms, what `shb merge` adds up
+ * second by second. scratch: an empty histogram (NULL: out of memory, the
+ * value is null), left empty again; enc is reused from entry to entry, so
+ * a long run's timeline allocates nothing per entry. */
+static void json_timeline_histogram(FILE *f, struct hdr_buf *enc, struct hist *scratch, const struct tl_entry *e)
+{
+    fputs(", \"histogram\": ", f);
+    if (!scratch) {
+        fputs("null", f);
+        return;
+    }
+    tl_entry_to_hist(e, scratch);
+    json_hdr(f, enc, scratch);
+    tl_hist_clear(e, scratch);
+}
+
 /* After the spec's keys: "timeline": one object per entry of the measured
  * window, the last one as long as what was left of it; absent when nothing
  * ended (as for an empty run). */
-static void json_timeline(FILE *f, const struct report_info *ri, const struct timeline *t)
+static void json_timeline(FILE *f, const struct report_info *ri, struct hdr_buf *enc, const struct timeline *t)
 {
     if (tl_empty(t))
         return;
+    struct hist scratch;
+    bool hists = hist_init(&scratch) == 0;
     fputs(",\n  \"timeline\": [", f);
     for (uint32_t i = 0; i < t->n; i++) {
         const struct tl_entry *e = &t->e[i];
@@ -769,9 +813,11 @@ static void json_timeline(FILE *f, const struct report_info *ri, const struct ti
         json_seconds(f, tl_percentile(e, 50));
         fputs(", \"p99\": ", f);
         json_seconds(f, tl_percentile(e, 99));
+        json_timeline_histogram(f, enc, hists ? &scratch : NULL, e);
         fputc('}', f);
     }
     fputs("\n  ]", f);
+    hist_free(&scratch);
 }
 
 void report_json_object(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -807,16 +853,18 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
                 s->warmup.ok + s->warmup.errors, s->warmup.ok, s->warmup.errors, s->warmup.bytes_recv,
                 s->warmup.bytes_sent);
     }
-    json_rate(f, ri, s);
+    struct hdr_buf enc = { 0 }; /* every histogram's encoding, one after another */
+    json_rate(f, ri, &enc, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, "latencySeconds", &s->latency);
+    json_latency(f, "latencySeconds", &enc, &s->latency);
     if (ri->rate) {
         fputs(",\n", f);
-        json_latency(f, "serviceTimeSeconds", &s->pace.service);
+        json_latency(f, "serviceTimeSeconds", &enc, &s->pace.service);
     }
-    json_phases(f, s);
-    json_timeline(f, ri, &s->timeline);
+    json_phases(f, &enc, s);
+    json_timeline(f, ri, &enc, &s->timeline);
+    hdr_buf_free(&enc);
     fputs("\n", f);
     fputs("}", f);
 }
@@ -835,4 +883,5 @@ void report_summary(const struct report_info *ri, const struct stats *s, struct 
     out->p50_ns = hist_percentile(&s->latency, 50);
     out->p99_ns = hist_percentile(&s->latency, 99);
     out->errors = stats_errors(s);
+    out->no_responses = s->latency.count == 0;
 }

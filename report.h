@@ -58,6 +58,7 @@ struct report_summary {
     double requests_per_sec;
     uint64_t p50_ns, p99_ns; /* latency percentiles */
     uint64_t errors;
+    bool no_responses; /* only errors: no latency, so no percentile (the table shows "-") */
 };
 void report_summary(const struct report_info *ri, const struct stats *s, struct report_summary *out);
 

@@ -64,6 +64,14 @@ uint64_t hist_highest_equivalent(uint64_t v)
     return bucket_highest_value(hist_index(v));
 }
 
+uint64_t hist_bucket_lowest(size_t idx)
+{
+    if (idx < HIST_SUB_COUNT)
+        return idx;
+    unsigned shift = (unsigned)(idx / HIST_SUB_HALF) - 1;
+    return (uint64_t)(idx - (size_t)shift * HIST_SUB_HALF) << shift;
+}
+
 /* ceil(p% of count) without libm, at least 1 and at most count. p * count is
  * formed before dividing so whole percentiles of round counts stay exact. */
 uint64_t percentile_rank(uint64_t count, double p)

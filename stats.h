@@ -37,6 +37,9 @@ uint64_t hist_percentile(const struct hist *h, double p);
 /* The largest value in v's bucket (HdrHistogram's highestEquivalentValue:
  * what its getMaxValue() says of a recorded maximum v). */
 uint64_t hist_highest_equivalent(uint64_t v);
+/* The smallest value hist_index maps to idx (HdrHistogram's
+ * lowestEquivalentValue of the bucket's values). */
+uint64_t hist_bucket_lowest(size_t idx);
 /* The rank of percentile p (0 < p <= 100) among count samples: ceil(p% of
  * count), at least 1, at most count (hist_percentile, tl_percentile). */
 uint64_t percentile_rank(uint64_t count, double p);

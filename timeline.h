@@ -77,4 +77,40 @@ void tl_merge(struct timeline *dst, struct timeline *src);
  * bucket it falls in; 0 when the entry has no response. */
 uint64_t tl_percentile(const struct tl_entry *e, double p);
 
+/* The text report's sparkline: t's first `whole` entries (whole ones,
+ * each 2^shift s) as min(whole, max) marks, each the requests per second
+ * (responses and errors) over a run of neighbouring entries. The runs
+ * differ in length by one entry at most, so every mark stands for about
+ * as long as the others and there are max of them whenever there are that
+ * many entries (65 s: 60 marks of 1 or 2 s, not 33 of 2 s). Fills
+ * rate[0..marks) and the shortest and longest run in entries; returns the
+ * number of marks. */
+struct tl_marks {
+    uint32_t marks, shortest, longest;
+};
+void tl_marks(const struct timeline *t, uint32_t whole, uint32_t max, double *rate, struct tl_marks *out);
+
+/* Adds entry e, whose report's entries cover 2^shift seconds and which
+ * starts at_ns after t's start, into the entry of t holding at_ns (t is
+ * first coarsened to entries at least that long): how `shb merge` lays
+ * reports that started at different times on one timeline. */
+void tl_add_at(struct timeline *t, uint64_t at_ns, unsigned shift, const struct tl_entry *e);
+
+/* An entry's latencies as an HdrHistogram (the JSON report's per-entry
+ * "histogram", through hdr.h): each bucket's count recorded at the
+ * bucket's middle. Every middle lies in an HdrHistogram bucket of its
+ * own, and each of those within the timeline bucket it came from, so
+ * tl_entry_add_hist gives the counts back exactly.
+ *
+ * tl_entry_to_hist records e into h, which must be empty (fresh from
+ * hist_init, or after tl_hist_clear); tl_hist_clear empties it again,
+ * touching only what e put there. */
+struct hist;
+void tl_entry_to_hist(const struct tl_entry *e, struct hist *h);
+void tl_hist_clear(const struct tl_entry *e, struct hist *h);
+
+/* Adds h's counts (any values, timeline resolution) into e's latency
+ * buckets and empties h's counts and count. */
+void tl_entry_add_hist(struct tl_entry *e, struct hist *h);
+
 #endif

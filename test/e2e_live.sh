@@ -59,7 +59,7 @@ pane_done() {
 e2e_diag_extra() { capture | head -n 12 | sed 's/^/  pane: /'; }
 
 LINE1='^\[[#.]{20}\] [0-9]+\.[0-9] s of 3\.0 s$'
-LINE2='^[0-9]+ req/s  ok [0-9]+  errors [0-9]+(  p50 [0-9.]+ ms  p99 [0-9.]+ ms)?  [0-9]+ connections$'
+LINE2='^[0-9]+ req/s  ok [0-9]+  errors [0-9]+  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$'
 
 begin "tmux: -z 3s shows the bar and the last second's figures while it runs, and they are erased before the report"
 pane_run 120 "$SHB -z 3s -c 10 $URL"
@@ -89,6 +89,29 @@ long=$(printf '%s\n' "$mid" | awk 'length > 39' | head -n 1)
 [ "$(printf '%s\n' "$mid" | grep -c .)" = 2 ] || want "the pane holds $(printf '%s\n' "$mid" | grep -c .) lines, expected 2 (no wrapping)"
 pane_done 30
 whole | sed -n '/^URL:/,$p' | grep -qE 'req/s  ok|\[[#.]{20}\]' && want "the live view was left after the report's start"
+finish
+
+# warmup_frame WIDTH LINE1 LINE2: 1.5 s into a --warmup 3s -z 4s run in a pane
+# WIDTH columns wide, the two lines match the regexes LINE1 and LINE2 and
+# fit in WIDTH - 1 columns.
+warmup_frame() {
+    local mid long
+    pane_run "$1" "$SHB --warmup 3s -z 4s -c 10 $URL"
+    sleep 1.5
+    mid=$(capture)
+    printf '%s\n' "$mid" | head -n 1 | grep -qE "$2" || want "$1 columns, first line: $(printf '%s' "$mid" | head -n 1)"
+    printf '%s\n' "$mid" | sed -n 2p | grep -qE "$3" || want "$1 columns, second line: $(printf '%s' "$mid" | sed -n 2p)"
+    long=$(printf '%s\n' "$mid" | awk -v w="$1" 'length >= w' | head -n 1)
+    [ -z "$long" ] || want "a line longer than $(($1 - 1)) columns: $long"
+    pane_done 20
+}
+
+begin "tmux: --warmup: '(warm-up)' whole at 120 columns, left out whole at 40 (never cut); ok and errors '-' during it"
+warmup_frame 120 '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s \(warm-up\)$' \
+    '^[0-9]+ req/s  ok -  errors -  p50 ([0-9.]+ ms|-)  p99 ([0-9.]+ ms|-)  [0-9]+ connections$'
+# 40 columns: no '(warm-up)', nor a piece of it
+warmup_frame 40 '^\[[#.]{20}\] [0-9]+\.[0-9] s of [0-9]+\.[0-9] s$' \
+    '^[0-9]+ req/s  ok -  errors -(  p50 ([0-9.]+ ms|-))?(  p99 ([0-9.]+ ms|-))?$'
 finish
 
 begin "tmux: -j with stdout to a file: the view on the terminal, only the JSON report in the file"

@@ -13,7 +13,9 @@
 # What is checked: 4 shards of -n 4000 merge into exactly 4000 requests
 # (nginx saw 4000), the whole run (shards 0-3 of 4), with latency and phase
 # percentiles equal to those of the four histograms added; the rate is over
-# the union of the windows, a gap included; a report merged with itself
+# the union of the windows, a gap included; the per-second timelines laid
+# on one (entry for entry what test/hdr_ref.py works out from the
+# reports'); a report merged with itself
 # doubles every count and keeps every percentile; merges of merges equal
 # the merge of all; -q shards add their rates; arrays of reports merge;
 # reports of other URLs, of -q with closed runs, without a histogram, or
@@ -63,7 +65,8 @@ shb merge -j "$T"/h1-{0,1,2,3}.json
 json_run_ok HTTP/1.1
 jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
 jx '.merged == {reports: 4, shardCount: 4, shards: [0, 1, 2, 3], complete: true, shardTwice: false} and .shard == {index: 0, count: 1}' '{merged, shard}'
-jx '.threads == 4 and .connections == 8 and .connectionsOpened == 8 and (.timeline | not)' '{threads, connections, connectionsOpened}'
+jx '.threads == 4 and .connections == 8 and .connectionsOpened == 8' '{threads, connections, connectionsOpened}'
+jx '([.timeline[].ok] | add) == 4000' '[.timeline[] | del(.histogram)]'
 jx '.phases.firstByte.count == 4000 and .phases.connect.count == 8' '.phases | map_values(.count)'
 e2e_flush_report
 cp "$OUT" "$T/h1-merged.json"
@@ -81,6 +84,20 @@ EOF
 ref latencySeconds "$T"/h1-{0,1,2,3}.json
 ref phases.connect "$T"/h1-{0,1,2,3}.json
 ref phases.firstByte "$T"/h1-{0,1,2,3}.json
+ref timeline "$T"/h1-{0,1,2,3}.json
+finish
+
+begin "timeline: 2 shards of -z 3s at one --start-at: one timeline, second by second the sum of both; the text report's sparkline"
+at=$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1.5 }')
+run_shards tl 2 -z 3s -c 4 -t 1 --start-at "$at" -j "$H1"
+shb merge -j "$T"/tl-{0,1}.json
+json_run_ok HTTP/1.1
+jx '(.timeline | length) >= 3 and ([.timeline[].ok] | add) == .requests.ok and ([.timeline[].errors] | add) == .requests.errors and ([.timeline[].bytesReceived] | add) == .bytesReceived' '[.timeline[] | del(.histogram)]'
+jx '.timeline[:3] | all(.seconds == 1 and .ok > 0)' '[.timeline[] | del(.histogram)]'
+e2e_flush_report
+ref timeline "$T"/tl-{0,1}.json
+shb merge "$T"/tl-{0,1}.json
+grep -q '^Timeline:     .* requests/s, 1 s a mark, min ' "$OUT" || want "no sparkline in the merged text report: $(tail -n 2 "$OUT")"
 finish
 
 begin "text: the merged report says what went in (Merged: 4 reports: shards 0-3 of 4, the whole run)"
@@ -119,6 +136,7 @@ jq -n --slurpfile o "$T/once.json" --slurpfile m "$OUT" '
     ($m.latencySeconds | del(.histogram)) == ($o.latencySeconds | del(.histogram)) and
     $m.durationSeconds == $o.durationSeconds and $m.merged.reports == 2' >/dev/null ||
     want "not doubled: $(jq -c '{requests, latencySeconds: (.latencySeconds | del(.histogram))}' "$OUT" | head -c 400)"
+ref timeline "$T/once.json" "$T/once.json"
 finish
 
 begin "a gap between runs: the rate is over the union of the windows (first start to last end)"
@@ -138,6 +156,9 @@ ok = ns(m["durationSeconds"]) == window and window > 1.2e9
 ok = ok and abs(float(m["requestsPerSec"]) - 600 / (window / 1e9)) < 1e-6 * float(m["requestsPerSec"])
 sys.exit(0 if ok else print("duration", m["durationSeconds"], "rate", m["requestsPerSec"], "window", window) or 1)
 EOF
+# Each run's one entry where it began: the second run's 1.2 s or more on.
+ref timeline "$T/gap-a.json" "$T/gap-b.json"
+jx '(.timeline | length) >= 2 and .timeline[0].ok == 300 and .timeline[-1].ok == 300' '[.timeline[] | del(.histogram)]'
 finish
 
 begin "h2c: 2 shards of -n 1000 --http2 -p 4 merge into 1000, HTTP/2, percentiles those of both"
@@ -180,8 +201,8 @@ shb merge -j "$T"/jq-{0,1,2,3}.json
 json_run_ok HTTP/1.1
 e2e_flush_report
 jq -e -n --slurpfile a "$OUT" --slurpfile b "$T/h1-merged.json" '
-    ($a[0] | del(.startTime, .endTime, .durationSeconds, .requestsPerSec, .bytesReceivedPerSec, .bytesSentPerSec, .latencySeconds.mean, .phases[].mean)) ==
-    ($b[0] | del(.startTime, .endTime, .durationSeconds, .requestsPerSec, .bytesReceivedPerSec, .bytesSentPerSec, .latencySeconds.mean, .phases[].mean)) and
+    ($a[0] | del(.startTime, .endTime, .durationSeconds, .requestsPerSec, .bytesReceivedPerSec, .bytesSentPerSec, .latencySeconds.mean, .phases[].mean, .timeline[].seconds)) ==
+    ($b[0] | del(.startTime, .endTime, .durationSeconds, .requestsPerSec, .bytesReceivedPerSec, .bytesSentPerSec, .latencySeconds.mean, .phases[].mean, .timeline[].seconds)) and
     ($a[0].durationSeconds - $b[0].durationSeconds | fabs) < 1e-5' >/dev/null ||
     want "differs from the merge of the originals beyond the window's rounding"
 finish
@@ -195,17 +216,45 @@ json_run_ok
 jx ".url == \"$H1 + $H2\" and .protocol == \"HTTP/1.1 + HTTP/2\" and .requests.total == 1500" '{url, protocol, requests}'
 finish
 
-begin "-q runs and closed runs are never merged, even with --force"
+begin "-q runs and closed runs are never merged, even with --force; the line says which file was run how"
 shb merge --force "$T/q-0.json" "$T/h1-0.json"
 one_line_exit 2
-case $ERR_LINE in *"-q (the open model)"*"do not measure the same thing"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+case $ERR_LINE in "shb: merge: $T/q-0.json was run with -q (the open model), $T/h1-0.json without (the closed model): they cannot be merged"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+shb merge "$T/h1-0.json" "$T/q-0.json"
+one_line_exit 2
+case $ERR_LINE in "shb: merge: $T/q-0.json was run with -q (the open model), $T/h1-0.json without (the closed model): they cannot be merged"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
 finish
 
-begin "a report without a histogram is refused, naming it"
+begin "reports concatenated on stdin (cat a.json b.json | shb merge -) merge like the files"
+cat "$T"/h1-{0,1,2}.json >"$T/cat.json"
+cat "$T/h1-3.json" >>"$T/cat.json"
+IN=$T/cat.json shb merge -j -
+json_run_ok HTTP/1.1
+e2e_flush_report
+jq -S . "$OUT" >"$T/a" && jq -S . "$T/h1-merged.json" >"$T/b"
+cmp -s "$T/a" "$T/b" || want "differs from the merge of the four files: $(diff "$T/a" "$T/b" | head -c 300)"
+jx '.merged.reports == 4' '.merged'
+# a second report that breaks: named by where it is in the whole input
+{ cat "$T/h1-0.json"; printf '{"requests": }\n'; } >"$T/cat-bad.json"
+IN=$T/cat-bad.json shb merge -
+one_line_exit 2
+line=$(($(wc -l <"$T/h1-0.json") + 1))
+case $ERR_LINE in "shb: merge: -: not JSON: line $line, column 14: expected a value") ;; *) want "unexpected error: $ERR_LINE" ;; esac
+finish
+
+begin "a report without a histogram (or a timeline entry without one) is refused, naming it; a timeline entry that does not add up too"
 jq 'del(.latencySeconds.histogram)' "$T/h1-1.json" >"$T/nohist.json"
 shb merge "$T/h1-0.json" "$T/nohist.json"
 one_line_exit 2
 case $ERR_LINE in "shb: merge: $T/nohist.json: latencySeconds has no histogram"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
+jq 'del(.timeline[0].histogram)' "$T/h1-1.json" >"$T/notlhist.json"
+shb merge "$T/h1-0.json" "$T/notlhist.json"
+one_line_exit 2
+case $ERR_LINE in "shb: merge: $T/notlhist.json: timeline[0].histogram is missing: the timeline's latencies cannot be merged") ;; *) want "unexpected error: $ERR_LINE" ;; esac
+jq '.timeline[0].ok += 1 | .requests.ok += 1 | .requests.total += 1 | .statusCodes["200"] += 1' "$T/h1-1.json" >"$T/tlcount.json"
+shb merge "$T/tlcount.json"
+one_line_exit 2
+case $ERR_LINE in *"timeline[0].histogram holds "*" latencies, but ok is "*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
 finish
 
 begin "a histogram that is not one, and numbers that do not add up: refused"

@@ -37,6 +37,9 @@ H2="http://127.0.0.1:$NGINX_PORT_H2/"
 A_LOG="$NGINX_DIR/a.log"
 B_LOG="$NGINX_DIR/b.log"
 H2_LOG="$NGINX_DIR/h2.log"
+# (start_silent is a start_node_server too: before pace_server.js, whose NODE_* stay)
+start_or_die silent_server.js start_silent silent-multi
+SILENT="http://127.0.0.1:$SILENT_PORT/"
 start_or_die pace_server.js start_node_server "$LIB_ROOT/test/pace_server.js" pace-multi
 NODE="http://127.0.0.1:$NODE_PORT/"
 pick_port DEAD_PORT
@@ -257,6 +260,16 @@ finish
 
 begin "--http3 and a second URL that is not https://: one line naming it, exit 2"
 refused "'b=$B'" --http3 -n 10 "a=https://127.0.0.1:$NGINX_PORT/" "b=$B"
+finish
+
+begin "a target with only errors (every request timed out): '-' for its p50, p99 and their ratios, not 0.000"
+shb -n 4 -c 2 -t 1 --timeout 300ms "up=$A" "silent=$SILENT"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+row=$(grep '^  silent ' "$OUT")
+read -r _ _ p50 p99 errors rps_ratio p50_ratio p99_ratio <<<"$row"
+[ "$p50 $p99 $errors $p50_ratio $p99_ratio" = "- - 4 - -" ] || want "the silent row: $row"
+case $rps_ratio in [0-9]*.[0-9][0-9][0-9]) ;; *) want "no req/s ratio in the silent row: $row" ;; esac
+grep -q '^  up .* 1\.000 *1\.000 *1\.000$' "$OUT" || want "the first row's ratios are not 1.000: $(grep '^  up ' "$OUT")"
 finish
 
 # --- Ctrl-C during a target ------------------------------------------------------

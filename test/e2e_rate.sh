@@ -132,9 +132,17 @@ shb -q 200 -z 1s -c 5 "$H1"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 grep -q '^Requests/sec: [0-9.]*$' "$OUT" || want "no spec Requests/sec line"
 grep -q '^Rate:         asked 200.0/s, achieved [0-9.]*/s ([0-9]* sent); latency counts from when each request was due$' "$OUT" || want "no Rate line"
-grep -q '^Schedule lag: [0-9]* of [0-9]* responses were sent more than 1 ms late; p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms' "$OUT" || want "no Schedule lag line"
+grep -q '^Schedule lag: [0-9]* of [0-9]* answered requests were sent more than 1 ms late; p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms' "$OUT" || want "no Schedule lag line"
 grep -q '^Latency (ms):$' "$OUT" && grep -q '^Service time (ms):$' "$OUT" && grep -q '^Service time distribution:$' "$OUT" || want "no Service time block"
 [ "$(grep -n '^Latency (ms):' "$OUT" | cut -d: -f1)" -lt "$(grep -n '^Service time (ms):' "$OUT" | cut -d: -f1)" ] || want "Service time before Latency"
+finish
+
+begin "h1: -q 100 -n 5: achieved 100.0/s, the rate asked, not above it (5 requests take 5 slots of 10 ms)"
+shb -q 100 -n 5 -c 5 -j "$H1"
+json_run_ok HTTP/1.1 && rate_ok 100
+jx '.rate.sent == 5 and .rate.achieved <= 100 and .rate.achieved >= 95' '{rate, durationSeconds}'
+shb -q 100 -n 5 -c 5 "$H1"
+grep -qE '^Rate:         asked 100\.0/s, achieved (100\.0|9[5-9]\.[0-9])/s \(5 sent\); ' "$OUT" || want "the Rate line: $(grep '^Rate:' "$OUT")"
 finish
 
 begin "timeline without -q: -z 3s: whole seconds adding up to the totals; the text report ends with the sparkline"

@@ -14,6 +14,16 @@ highest value, clamped to [min, max]), in seconds with 9 decimals. Then
 compares MERGED's KEY with it: its histogram bucket for bucket, min, max
 and percentiles to the digit, the mean to 1e-9. Prints "ok", or each
 difference (exit 1).
+
+    python3 test/hdr_ref.py timeline MERGED.json REPORT.json...
+
+The same for the per-second timeline: each REPORT's entries laid on one
+timeline from the earliest startTime (an entry that began T ns after it
+goes into entry T // width), their ok, errors and bytesReceived summed and
+their histograms added; p50 and p99 read by timeline.h's layout (8 steps
+per power of two over 128 ns units, a bucket read at its middle), each
+entry's seconds cut by the merged window's end. MERGED's timeline must be
+exactly that, entry for entry.
 """
 import base64
 import json
@@ -101,8 +111,91 @@ def load(path, key):
     return node
 
 
+def lowest(idx):
+    """The smallest value bucket idx holds."""
+    if idx < SUB_COUNT:
+        return idx
+    shift = idx // SUB_HALF - 1
+    return (idx - shift * SUB_HALF) << shift
+
+
+TL_UNIT, TL_SUB, TL_TOP = 7, 8, 29
+
+
+def tl_bucket(v):
+    u = v >> TL_UNIT
+    if u < TL_SUB:
+        return u
+    e = u.bit_length() - 1
+    if e >= TL_TOP:
+        return TL_SUB + (TL_TOP - 3) * TL_SUB
+    return (e - 2) * TL_SUB + ((u >> (e - 3)) & (TL_SUB - 1))
+
+
+def tl_middle(b):
+    if b < TL_SUB:
+        return (b << TL_UNIT) + (1 << (TL_UNIT - 1))
+    if b == TL_SUB + (TL_TOP - 3) * TL_SUB:
+        return 1 << (TL_TOP + TL_UNIT)
+    e, sub = b // TL_SUB + 2, b % TL_SUB
+    return (((TL_SUB + sub) << (e - 3)) << TL_UNIT) + ((1 << (e - 3)) << (TL_UNIT - 1))
+
+
+def timeline_main(merged_path, files):
+    reports = []
+    for f in files:
+        with open(f) as fh:
+            reports.append(json.load(fh, parse_float=str, parse_int=str))
+    anchor = min(ns(r["startTime"]) for r in reports)
+    width = 10**9
+    for r in reports:
+        tl = r.get("timeline", [])
+        if len(tl) > 1:
+            width = max(width, ns(tl[1]["start"]))
+    want = {}
+    for r in reports:
+        offset = ns(r["startTime"]) - anchor
+        for e in r.get("timeline", []):
+            at = (offset + ns(e["start"])) // width
+            w = want.setdefault(at, {"ok": 0, "errors": 0, "bytesReceived": 0, "hist": {}})
+            for k in ("ok", "errors", "bytesReceived"):
+                w[k] += int(e[k])
+            for i, c in decode(e["histogram"]).items():
+                w["hist"][i] = w["hist"].get(i, 0) + c
+    with open(merged_path) as fh:
+        merged = json.load(fh, parse_float=str, parse_int=str)
+    got = merged.get("timeline", [])
+    window = ns(merged["durationSeconds"])
+    diffs = []
+    n = max(want) + 1 if want else 0
+    if len(got) != n:
+        diffs.append("%d entries, expected %d" % (len(got), n))
+    for at in range(min(n, len(got))):
+        g, w = got[at], want.get(at, {"ok": 0, "errors": 0, "bytesReceived": 0, "hist": {}})
+        exp = {"start": secs(at * width), "seconds": secs(max(0, min(width, window - at * width)))}
+        for k in ("ok", "errors", "bytesReceived"):
+            exp[k] = str(w[k])
+        for name, p in (("p50", 50), ("p99", 99)):
+            value, seen, need = 0, 0, rank(w["ok"], p)
+            for i in sorted(w["hist"]) if w["ok"] else []:
+                seen += w["hist"][i]
+                if seen >= need:
+                    value = tl_middle(tl_bucket(lowest(i)))
+                    break
+            exp[name] = secs(value)
+        for k, v in exp.items():
+            if ns(g[k]) != ns(v):
+                diffs.append("timeline[%d].%s: %s, expected %s" % (at, k, g[k], v))
+        if decode(g["histogram"]) != w["hist"]:
+            diffs.append("timeline[%d].histogram differs" % at)
+    print("ok" if not diffs else "; ".join(diffs[:8]))
+    sys.exit(1 if diffs else 0)
+
+
 def main():
     key, merged_path, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if key == "timeline":
+        timeline_main(merged_path, files)
     total = {}
     lo, hi, weighted, n = None, 0, 0.0, 0
     for f in files:

@@ -58,9 +58,9 @@ static char *render_json(void (*fn)(FILE *, const struct report_info *, const st
 static void check_table(void)
 {
     const struct compare_row rows[] = {
-        {"nginx", false, {40000.0, 100000, 250000, 0}},
-        {"a-much-longer-label", false, {10000.04, 250000, 1000000, 3}},
-        {"http://127.0.0.1:9/", true, {80000.0, 50000, 125000, 12345678901ull}},
+        {"nginx", false, {40000.0, 100000, 250000, 0, false}},
+        {"a-much-longer-label", false, {10000.04, 250000, 1000000, 3, false}},
+        {"http://127.0.0.1:9/", true, {80000.0, 50000, 125000, 12345678901ull, false}},
     };
     char *out = render_table(rows, 3);
     static const char want[] =
@@ -74,17 +74,31 @@ static void check_table(void)
             "got:\n%s", out ? out : "(null)");
     free(out);
 
-    /* The first target had no responses: no ratio to it can be made. */
+    /* The first target had no responses: no ratio to it can be made, and
+     * it has no latency to show. */
     const struct compare_row zero[] = {
-        {"down", false, {0, 0, 0, 10}},
-        {"up", false, {5.0, 1000000, 2000000, 0}},
+        {"down", false, {0, 0, 0, 10, true}},
+        {"up", false, {5.0, 1000000, 2000000, 0, false}},
     };
     out = render_table(zero, 2);
-    T_CHECK("table: a ratio to zero is '-'",
+    T_CHECK("table: a ratio to zero is '-', a target without responses has '-' for its latencies",
             out &&
-                strstr(out, "\n  down            0.0      0.000      0.000         10             -           -           -\n") &&
+                strstr(out, "\n  down            0.0          -          -         10             -           -           -\n") &&
                 strstr(out, "\n  up              5.0      1.000      2.000          0             -           -           -\n") &&
                 !strstr(out, "interrupted"),
+            "got:\n%s", out ? out : "(null)");
+    free(out);
+
+    /* A later target with only errors: its requests/s ratio, but '-' for
+     * its latencies and their ratios (not 0.000). */
+    const struct compare_row errors_only[] = {
+        {"up", false, {5.0, 1000000, 2000000, 0, false}},
+        {"refused", false, {2.5, 0, 0, 10, true}},
+    };
+    out = render_table(errors_only, 2);
+    T_CHECK("table: a target with only errors: '-' for p50, p99 and their ratios",
+            out &&
+                strstr(out, "\n  refused          2.5          -          -         10         0.500           -           -\n"),
             "got:\n%s", out ? out : "(null)");
     free(out);
 

@@ -121,13 +121,14 @@ static void test_round_trips(void)
                 h.count += h.counts[i];
             }
         size_t len = 0, where = 0;
-        char *b64 = hdr_encode_base64(&h, &len);
+        struct hdr_buf enc = { 0 };
+        const char *b64 = hdr_encode_base64(&enc, &h, &len);
         char err[160] = "", name[96];
         int rc = b64 ? hdr_decode_base64_add(b64, len, &back, err, sizeof err) : -1;
         snprintf(name, sizeof name, "hdr: round trip, %s", names[t]);
         T_CHECK(name, b64 && len == strlen(b64) && rc == 0 && same_counts(&h, &back, &where),
                 "rc %d %s, bucket %zu", rc, err, where);
-        free(b64);
+        hdr_buf_free(&enc);
         hist_free(&h);
         hist_free(&back);
     }
@@ -145,14 +146,15 @@ static void test_block_type(void)
     for (int i = 0; i < 100000; i++)
         hist_record(&h, 20000 + rnd() % 2000000);
     size_t len = 0, where = 0;
-    uint8_t *enc = hdr_encode(&h, &len);
+    struct hdr_buf buf = { 0 };
+    const uint8_t *enc = hdr_encode(&buf, &h, &len);
     char err[160] = "";
     int rc = enc ? hdr_decode_add(enc, len, &back, err, sizeof err) : -1;
     /* After the 8-byte header and zlib's 2 bytes: BFINAL, then BTYPE. */
     T_CHECK("hdr: a full histogram is one dynamic Huffman block, about 60 % of stored, and decodes",
             enc && (enc[10] & 1) && (enc[10] >> 1 & 3) == 2 && len < 5200 && rc == 0 && same_counts(&h, &back, &where),
             "BTYPE %d, %zu bytes, rc %d %s", enc ? enc[10] >> 1 & 3 : -1, len, rc, err);
-    free(enc);
+    hdr_buf_free(&buf);
     hist_free(&h);
     hist_free(&back);
 }
@@ -181,7 +183,8 @@ static void test_refusals(void)
     hist_init(&h);
     hist_record(&h, 5);
     size_t n = 0;
-    uint8_t *bin = hdr_encode(&h, &n);
+    struct hdr_buf enc = { 0 };
+    const uint8_t *bin = hdr_encode(&enc, &h, &n);
     char *b64 = malloc(n * 2 + 8);
     struct {
         const char *name;
@@ -249,8 +252,46 @@ static void test_refusals(void)
     T_CHECK("hdr: takes an empty bucket past ours", rc == 0 && g.count == 0, "rc %d '%s'", rc, err);
     hist_free(&g);
     free(b64);
-    free(bin);
+    hdr_buf_free(&enc);
     hist_free(&h);
+}
+
+/* The caller's one buffer, as a report's timeline uses it: sized by the
+ * histogram (a one-value one needs a fraction of the 415 KB the largest
+ * plain encoding takes), kept from call to call (no allocation once the
+ * largest is in), and what it held before changes nothing encoded. */
+static void test_reused_buffer(void)
+{
+    struct hist big, small;
+    hist_init(&big);
+    hist_init(&small);
+    for (int i = 0; i < 100000; i++)
+        hist_record(&big, 20000 + rnd() % 2000000000);
+    hist_record(&small, 1000000);
+    struct hdr_buf enc = { 0 }, fresh = { 0 };
+    size_t n_small = 0, n_fresh = 0, n = 0;
+    hdr_encode(&enc, &small, &n_small);
+    size_t small_cap = enc.cap;
+    bool kept = true;
+    hdr_encode(&enc, &big, &n);
+    const uint8_t *at = enc.p;
+    size_t cap = enc.cap;
+    for (int round = 0; round < 10; round++) {
+        hdr_encode(&enc, round % 2 ? &big : &small, &n);
+        kept = kept && enc.p == at && enc.cap == cap;
+    }
+    const uint8_t *again = hdr_encode(&enc, &small, &n_small);
+    const uint8_t *first = hdr_encode(&fresh, &small, &n_fresh);
+    T_CHECK("hdr: a one-value histogram needs under 40 KiB of buffer", small_cap > 0 && small_cap < 40 * 1024,
+            "%zu bytes", small_cap);
+    T_CHECK("hdr: one buffer reused: no new allocation once it holds the largest", kept, "moved or grew");
+    T_CHECK("hdr: a reused buffer encodes byte for byte as a fresh one", again && first && n_small == n_fresh &&
+                                                                          memcmp(again, first, n_small) == 0,
+            "%zu vs %zu bytes", n_small, n_fresh);
+    hdr_buf_free(&enc);
+    hdr_buf_free(&fresh);
+    hist_free(&big);
+    hist_free(&small);
 }
 
 int main(void)
@@ -260,5 +301,6 @@ int main(void)
     test_block_type();
     test_base64();
     test_refusals();
+    test_reused_buffer();
     T_DONE();
 }

@@ -173,11 +173,42 @@ static void test_refusals(void)
     }
 }
 
+/* json_parse_values: values one after another, with or without space
+ * between them (as `cat` joins files), each linked to the next; json_parse
+ * still takes one value only; a bad second value is refused where it is. */
+static void test_values(void)
+{
+    static char buf[256];
+    char err[128] = "";
+    const char *two = "{\"a\": 1}\n{\"a\": 2}{\"a\": 3} [4]\n";
+    memcpy(buf, two, strlen(two) + 1);
+    struct json *r = json_parse_values(buf, strlen(two), err, sizeof err);
+    uint64_t a1 = 0, a2 = 0, a3 = 0, four = 0;
+    T_CHECK("json: values one after another, each linked to the next",
+            r && json_to_u64(json_get(r, "a"), &a1) == 0 && a1 == 1 && r->next &&
+                json_to_u64(json_get(r->next, "a"), &a2) == 0 && a2 == 2 && r->next->next &&
+                json_to_u64(json_get(r->next->next, "a"), &a3) == 0 && a3 == 3 && r->next->next->next &&
+                r->next->next->next->type == JSON_ARRAY && json_to_u64(r->next->next->next->child, &four) == 0 &&
+                four == 4 && !r->next->next->next->next,
+            "%s", err);
+    json_free(r);
+    struct json *one = parse(two, err, sizeof err);
+    T_CHECK("json: json_parse still refuses a second value", !one && strstr(err, "line 2, column 1: more after"),
+            "%s", err);
+    json_free(one);
+    const char *broken = "{\"a\": 1}\n{\"a\": }";
+    memcpy(buf, broken, strlen(broken) + 1);
+    r = json_parse_values(buf, strlen(broken), err, sizeof err);
+    T_CHECK("json: a broken second value is refused where it breaks", !r && strstr(err, "line 2, column 7"), "%s", err);
+    json_free(r);
+}
+
 int main(void)
 {
     test_rfc_examples();
     test_strings();
     test_numbers();
     test_refusals();
+    test_values();
     T_DONE();
 }

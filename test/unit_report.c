@@ -759,7 +759,7 @@ static void check_rate(void)
     char *json = render(report_json, &ri, &s);
     const char *rps = text ? strstr(text, "Requests/sec: ") : NULL;
     const char *line = text ? strstr(text, "\nRate:         asked 2000.0/s, achieved 1993.3/s (2990 sent); latency "
-                                           "counts from when each request was due\nSchedule lag: 3 of 100 responses "
+                                           "counts from when each request was due\nSchedule lag: 3 of 100 answered requests "
                                            "were sent more than 1 ms late; p50 0.040 ms, p99 2.000 ms, max 2.000 ms; "
                                            "10 due and never sent\nTransfer:")
                             : NULL;
@@ -785,9 +785,10 @@ static void check_rate(void)
     free(json);
 
     /* A ramp says both ends and the mean over the report's window; a
-     * saturated client says so. */
+     * saturated client says so. 2,000 sent of the 2,250 due in 1.5 s. */
     struct pace_rate ramp = { .from = 1000, .to = 3000, .ramp_ns = 3000000000ull };
     ri.rate = &ramp;
+    s.pace.sent = 2000;
     ri.client_busy = 0.97;
     text = render(report_text, &ri, &s);
     json = render(report_json, &ri, &s);
@@ -796,11 +797,52 @@ static void check_rate(void)
                 strstr(text, "\nClient:       saturated: its busiest thread was on a CPU 97% of the run"),
             "got:\n%s", text ? text : "(null)");
     T_CHECK("rate: a ramp's json", json && strstr(json, "\"rate\": {\"requested\": 1500, \"achieved\": "
-                                                         "1993.3333333333333, \"from\": 1000, \"to\": 3000, ") &&
+                                                         "1333.3333333333333, \"from\": 1000, \"to\": 3000, ") &&
                                        strstr(json, "\"clientSaturated\": true}") && json_valid(json),
             "got:\n%s", json ? json : "(null)");
     free(text);
     free(json);
+
+    /* -q 100 -n 5: the run ends with the last response, 40.2 ms in, inside
+     * the fifth request's 10 ms slot: 5 over the 50 ms the schedule gave
+     * them, the rate asked, not 5 / 40.2 ms = 124.4/s. All sent, 2 ms late
+     * at most. */
+    struct pace_rate hundred = { .from = 100, .to = 100 };
+    uint64_t duration = ri.duration_ns, unsent = s.pace.unsent;
+    ri.rate = &hundred;
+    ri.duration_ns = 40200000;
+    s.pace.sent = 5;
+    s.pace.unsent = 0;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("rate: -q 100 -n 5 over 40.2 ms achieved the 100/s asked, not 124.4",
+            text && strstr(text, "Rate:         asked 100.0/s, achieved 100.0/s (5 sent)") && json &&
+                strstr(json, "\"rate\": {\"requested\": 100, \"achieved\": 100, "),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    free(json);
+    /* Slow responses (the run ends 200 ms in), the requests sent on time:
+     * still the rate asked (the wait for responses is not sending). */
+    ri.duration_ns = 200000000;
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent on time, answered by 200 ms: achieved 100/s", text && strstr(text, "achieved 100.0/s (5 sent)"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    /* Sent late: the last one due at 40 ms left up to 60 ms later (the
+     * largest lag): 5 over 100 ms. */
+    hist_record(&s.pace.lag, 60000000);
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent up to 60 ms late: achieved 50/s", text && strstr(text, "achieved 50.0/s (5 sent)"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
+    /* Requests due and never sent: behind until the end, the window. */
+    s.pace.unsent = 3;
+    text = render(report_text, &ri, &s);
+    T_CHECK("rate: 5 sent, 3 due never sent, over 200 ms: achieved 25/s", text && strstr(text, "achieved 25.0/s (5 sent)"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    ri.duration_ns = duration;
+    s.pace.unsent = unsent;
 
     ri.rate = NULL;
     text = render(report_text, &ri, &s);
@@ -843,7 +885,7 @@ static void check_timeline(void)
     const char *latency = json ? strstr(json, "\"latencySeconds\"") : NULL;
     const char *key = json ? strstr(json, "\n  },\n  \"timeline\": [\n    {\"start\": 0.000000000, \"seconds\": "
                                           "1.000000000, \"ok\": 100, \"errors\": 0, \"bytesReceived\": 1000, "
-                                          "\"p50\": 0.000102400, \"p99\": 0.000102400},\n")
+                                          "\"p50\": 0.000102400, \"p99\": 0.000102400, \"histogram\": \"HISTF")
                            : NULL;
     const char *last = json ? strstr(json, "\n    {\"start\": 3.000000000, \"seconds\": 0.500000000, \"ok\": 50, "
                                            "\"errors\": 1, \"bytesReceived\": 4000, ")
@@ -851,6 +893,18 @@ static void check_timeline(void)
     T_CHECK("timeline: json key after latencySeconds, the last entry as long as the window's rest",
             latency && key && last && latency < key && key < last && json_valid(json) && strstr(json, "}\n  ]\n}\n"),
             "got:\n%s", json ? json : "(null)");
+    /* Entry 0's histogram: its 100 latencies, at their step's middle. */
+    struct hist h0;
+    bool decoded = false;
+    if (key && hist_init(&h0) == 0) {
+        const char *b64 = strstr(key, "\"histogram\": \"") + 14, *end = strchr(b64, '"');
+        char why[160] = "";
+        decoded = hdr_decode_base64_add(b64, (size_t)(end - b64), &h0, why, sizeof why) == 0 && h0.count == 100 &&
+                  h0.counts[hist_index(102400)] == 100;
+        hist_free(&h0);
+    }
+    T_CHECK("timeline: an entry's histogram holds its responses' latencies, at the step's middle", decoded,
+            "entry 0's histogram did not decode to 100 x 102400 ns");
     free(text);
     free(json);
 
@@ -858,6 +912,21 @@ static void check_timeline(void)
     text = render(report_text, &ri, &s);
     T_CHECK("timeline: no sparkline under two whole seconds", text && !strstr(text, "Timeline:"), "got:\n%s",
             text ? text : "(null)");
+    free(text);
+
+    /* 65 s: 60 marks, of 1 or 2 s (not 33 of 2 s). */
+    ri.duration_ns = 65000000000ull;
+    for (uint32_t i = 0; i < 65; i++) {
+        tl_move_to(&s.timeline, i * 1000000000ull);
+        tl_ok(&s.timeline, 100000);
+    }
+    text = render(report_text, &ri, &s);
+    const char *tl = text ? strstr(text, "\nTimeline:     ") : NULL;
+    size_t marks = 0;
+    for (const char *c = tl ? tl + 15 : NULL; c && *c != ' '; c++)
+        marks += ((unsigned char)*c & 0xc0) != 0x80; /* one per UTF-8 character */
+    T_CHECK("timeline: 65 s in 60 marks of 1-2 s", tl && marks == 60 && strstr(tl, " requests/s, 1-2 s a mark, "),
+            "%zu marks: %s", marks, tl ? tl : "(null)");
     free(text);
     stats_free(&s);
 }

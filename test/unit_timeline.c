@@ -1,11 +1,16 @@
 /* test/unit_timeline.c — the per-second timeline (timeline.c): bucket
  * accuracy, moving between entries, the memory ceiling over a day-long run
  * (pairs merged, nothing lost), merging threads whose entries differ in
- * length, and percentiles. */
+ * length, percentiles, an entry through HdrHistogram's encoding and back
+ * (the JSON report's per-entry histogram), and entries laid at an offset
+ * (shb merge). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "hdr.h"
+#include "stats.h"
 #include "t.h"
 #include "timeline.h"
 
@@ -107,11 +112,138 @@ static void check_percentiles(void)
     free(e);
 }
 
+/* Every bucket, each with its own count, to an HdrHistogram and back:
+ * each middle in an HdrHistogram bucket of its own, the counts back
+ * exactly (also through the base64 encoding the report writes), and the
+ * scratch histogram empty again. Values that are not middles land in
+ * the timeline bucket they belong to. */
+static void check_hist_round_trip(void)
+{
+    struct tl_entry *e = calloc(1, sizeof *e), *back = calloc(1, sizeof *back);
+    struct hist h;
+    if (!e || !back || hist_init(&h) < 0)
+        return;
+    for (unsigned b = 0; b < TL_BUCKETS; b++) {
+        e->lat[b] = b * 7 + 1;
+        e->ok += e->lat[b];
+    }
+    tl_entry_to_hist(e, &h);
+    size_t used = 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++)
+        used += h.counts[i] != 0;
+    T_CHECK("to HdrHistogram: every bucket's count, each middle in a bucket of its own",
+            h.count == e->ok && used == TL_BUCKETS, "count %llu of %llu, %zu buckets used",
+            (unsigned long long)h.count, (unsigned long long)e->ok, used);
+    struct hdr_buf enc = { 0 };
+    const char *b64 = hdr_encode_base64(&enc, &h, NULL);
+    tl_hist_clear(e, &h);
+    size_t left = 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++)
+        left += h.counts[i] != 0;
+    T_CHECK("tl_hist_clear: the scratch histogram empty again", left == 0 && h.count == 0, "%zu buckets left", left);
+    char err[160] = "";
+    int rc = b64 ? hdr_decode_base64_add(b64, strlen(b64), &h, err, sizeof err) : -1;
+    tl_entry_add_hist(back, &h);
+    bool same = rc == 0 && memcmp(back->lat, e->lat, sizeof e->lat) == 0;
+    left = 0;
+    for (size_t i = 0; i < HIST_BUCKETS; i++)
+        left += h.counts[i] != 0;
+    T_CHECK("through base64 and back: every bucket's count exactly, the histogram emptied", same && left == 0 && h.count == 0,
+            "rc %d (%s), %zu buckets left", rc, err, left);
+    hdr_buf_free(&enc);
+
+    /* Values anywhere in a bucket (another writer's): each to its own. */
+    memset(back, 0, sizeof *back);
+    uint64_t vs[] = { 0, 127, 128, 1000, 1023, 1024, 99999, 100000, 123456789, 68 * S, 3600 * S };
+    for (size_t k = 0; k < sizeof vs / sizeof *vs; k++)
+        hist_record(&h, vs[k]);
+    tl_entry_add_hist(back, &h);
+    bool each = h.count == 0;
+    for (size_t k = 0; k < sizeof vs / sizeof *vs; k++)
+        each = each && back->lat[tl_index(vs[k])] > 0;
+    uint64_t total = 0;
+    for (unsigned b = 0; b < TL_BUCKETS; b++)
+        total += back->lat[b];
+    T_CHECK("any HdrHistogram value lands in its own timeline bucket", each && total == sizeof vs / sizeof *vs,
+            "total %llu", (unsigned long long)total);
+    hist_free(&h);
+    free(e);
+    free(back);
+}
+
+/* shb merge's placement: an entry starting at_ns into the merged timeline
+ * joins the entry holding that instant; a coarser report's entries
+ * coarsen the timeline first; one past TL_MAX coarsens it too. */
+static void check_add_at(void)
+{
+    struct timeline t;
+    struct tl_entry *one = calloc(1, sizeof *one);
+    if (!one || tl_init(&t))
+        return;
+    one->ok = 1;
+    one->lat[tl_index(1000000)] = 1;
+    tl_add_at(&t, 0, 0, one);
+    tl_add_at(&t, 2 * S + 3000000, 0, one); /* a shard 3 ms late: still second 2 */
+    tl_add_at(&t, 2 * S + 999999999, 0, one);
+    T_CHECK("add_at: each entry in the second holding its start", t.n == 3 && t.e[0].ok == 1 && t.e[1].ok == 0 &&
+            t.e[2].ok == 2 && t.e[2].lat[tl_index(1000000)] == 2, "n=%u e0=%llu e2=%llu", t.n,
+            (unsigned long long)t.e[0].ok, (unsigned long long)t.e[2].ok);
+    tl_add_at(&t, 6 * S, 1, one); /* a report of 2 s entries */
+    T_CHECK("add_at: a report of 2 s entries makes the timeline's 2 s long", t.shift == 1 && t.n == 4 && t.e[0].ok == 1 &&
+            t.e[1].ok == 2 && t.e[3].ok == 1, "shift %u n=%u", t.shift, t.n);
+    tl_add_at(&t, (uint64_t)TL_MAX * 2 * S + 5 * S, 0, one); /* past TL_MAX entries of 2 s */
+    T_CHECK("add_at: past TL_MAX entries the timeline coarsens, nothing lost", t.shift == 2 && t.n <= TL_MAX &&
+            t.e[0].ok == 3 && t.e[1].ok == 1 && t.e[(TL_MAX * 2 + 5) / 4].ok == 1, "shift %u n=%u", t.shift, t.n);
+    tl_free(&t);
+    free(one);
+}
+
+/* The sparkline's marks: a 65 s run gets 60 marks of 1 or 2 s (it got
+ * 33 of 2 s), each the rate over its own seconds; 120 s gets 60 of 2 s;
+ * 3 s gets 3 of 1 s. Second i holds i + 1 requests, so a mark of seconds
+ * [a, b) reads the mean of a + 1 .. b. */
+static void check_marks(void)
+{
+    struct timeline t;
+    if (tl_init(&t))
+        return;
+    static const struct {
+        uint32_t whole, marks, shortest, longest;
+    } cases[] = { { 65, 60, 1, 2 }, { 120, 60, 2, 2 }, { 3, 3, 1, 1 }, { 60, 60, 1, 1 }, { 1799, 60, 29, 30 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint32_t whole = cases[c].whole;
+        for (uint32_t i = 0; i < whole; i++) {
+            tl_move_to(&t, (uint64_t)i * S);
+            t.e[i].ok = i + 1;
+        }
+        double rate[60];
+        struct tl_marks k;
+        tl_marks(&t, whole, 60, rate, &k);
+        bool rates_ok = k.marks == cases[c].marks;
+        uint32_t covered = 0;
+        for (uint32_t m = 0; rates_ok && m < k.marks; m++) {
+            uint32_t from = m * whole / k.marks, to = (m + 1) * whole / k.marks;
+            double want = (from + 1 + to) / 2.0; /* mean of from+1 .. to */
+            rates_ok = rate[m] > want - 1e-9 && rate[m] < want + 1e-9;
+            covered += to - from;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "marks: %u s in %u marks of %u-%u s, each its seconds' rate", whole, cases[c].marks,
+                 cases[c].shortest, cases[c].longest);
+        T_CHECK(name, rates_ok && covered == whole && k.shortest == cases[c].shortest && k.longest == cases[c].longest,
+                "%u marks of %u-%u", k.marks, k.shortest, k.longest);
+    }
+    tl_free(&t);
+}
+
 int main(void)
 {
     check_accuracy();
     check_day();
     check_gaps_and_merge();
     check_percentiles();
+    check_hist_round_trip();
+    check_add_at();
+    check_marks();
     T_DONE();
 }

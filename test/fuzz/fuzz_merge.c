@@ -98,11 +98,12 @@ static void fuzz_hdr(const uint8_t *p, size_t n)
     char err[160];
     if (hdr_decode_add(p, n, &h, err, sizeof err) == 0) {
         size_t len;
-        uint8_t *enc = hdr_encode(&h, &len);
+        struct hdr_buf buf = { 0 };
+        const uint8_t *enc = hdr_encode(&buf, &h, &len);
         FZ_CHECK(enc && hdr_decode_add(enc, len, &back, err, sizeof err) == 0, "re-encoding does not decode: %s", err);
         FZ_CHECK(back.count == h.count && memcmp(back.counts, h.counts, HIST_BUCKETS * sizeof *h.counts) == 0,
                  "re-encoding changed the counts");
-        free(enc);
+        hdr_buf_free(&buf);
     } else {
         FZ_CHECK(h.count == 0, "a refused histogram changed the count");
         for (size_t i = 0; i < HIST_BUCKETS; i++)
