@@ -105,8 +105,8 @@ static const char *const output_lines[][2] = {
     {"QUIC:", "HTTP/3: packets sent, received and lost, probe timeouts, handshake round trips, key updates, "
               "GOAWAYs and connection closes."},
     {"Timeline:",
-     "Requests per second over the window, one mark a second (at most 60 marks), with the lowest and highest "
-     "second; runs under two seconds have none."},
+     "Requests per second over the window: one mark a second up to 60 s, beyond that 60 marks of neighbouring "
+     "seconds (\"1-2 s a mark\"), with the lowest and highest second; runs under two seconds have none."},
 };
 
 /* ERRORS: every error kind, in the report's order, worded for users. */
