@@ -13,8 +13,8 @@
 # the text report's Interrupted line names the signal; a run that ends on
 # its own says "interrupted": false; a second signal 2 s after the first
 # ends shb at once (130 or 143) even when the report cannot be written;
-# SIGTERM during --start-at's wait and during the first of several targets;
-# shb merge keeps the mark.
+# SIGTERM during the first of several targets; shb merge keeps the mark
+# (SIGTERM during --start-at's wait: test/e2e_shard.sh).
 # Same conventions as test/e2e.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
@@ -181,24 +181,6 @@ finish
 
 begin "SIGTERM, then SIGTERM 2 s later while the report cannot be written: exit 143 at once"
 second_signal TERM TERM 143
-finish
-
-begin "SIGTERM while waiting for --start-at: exit 143 at once, one line naming it, no report"
-e2e_flush_report
-LAST_CMD="$SHB --start-at +15s -n 10 $NG, SIGTERM after 0.5 s"
-timeout -k 5 20 "$SHB" --start-at "$(($(date +%s) + 15))" -n 10 "$NG" </dev/null >"$OUT" 2>"$ERR" &
-pid=$!
-SHB_CHILD=$pid
-sleep 0.5
-t0=$(now_ms)
-kill -TERM "$pid"
-wait "$pid"
-SHB_RC=$?
-SHB_CHILD=""
-took=$(($(now_ms) - t0))
-one_line_exit 143
-case $ERR_LINE in *"interrupted before --start-at"*"(SIGTERM)") ;; *) want "unexpected error: $ERR_LINE" ;; esac
-[ "$took" -lt 1000 ] || want "took $took ms to stop"
 finish
 
 begin "SIGTERM during a of a, b: a's report interrupted, b never run, exit 0"
