@@ -1367,6 +1367,92 @@ static void load_body(struct parser *p)
         close(fd);
 }
 
+/* ------------------------------------- headers that must agree with the request
+ * shb frames every request itself: a -H header that would reframe it, or
+ * contradict it, would make every request wait out its timeout or fail,
+ * so it is refused before any traffic. Run once the body is read. */
+
+/* Content-Length = 1*DIGIT (RFC 9110 §8.6); false when v is not one or
+ * does not fit. Leading zeros are allowed. */
+static bool parse_length(const char *v, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (!*v)
+        return false;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9' || n > (UINT64_MAX - (uint64_t)(*v - '0')) / 10)
+            return false;
+        n = n * 10 + (uint64_t)(*v - '0');
+    }
+    *out = n;
+    return true;
+}
+
+/* -H Content-Length: a decimal equal to the body's length (0 without -d),
+ * sent once, in place of the one shb would send. */
+static void check_content_length(struct parser *p, const struct shb_header *h)
+{
+    const struct shb_opts *o = p->o;
+    uint64_t n;
+    if (!parse_length(h->value, &n))
+        fail(p, "invalid value '%s: %s' for -H/--header: a length is decimal digits", h->name, h->value);
+    else if (!o->has_body && n != 0)
+        fail(p,
+             "invalid value '%s: %s' for -H/--header: there is no body (no -d), so the length is 0: leave the header "
+             "out, or give the body with -d",
+             h->name, h->value);
+    else if (n != o->body_len)
+        fail(p, "invalid value '%s: %s' for -H/--header: the body (-d) is %zu bytes: leave the header out, shb sends "
+                "the body's length",
+             h->name, h->value, o->body_len);
+}
+
+static void check_headers(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    bool length_seen = false, host_seen = false;
+    for (size_t i = 0; i < o->nheaders && !p->failed; i++) {
+        const struct shb_header *h = &o->headers[i];
+        if (strcasecmp(h->name, "Transfer-Encoding") == 0) {
+            /* RFC 9113 §8.2.2 and RFC 9114 §4.2 forbid it; over HTTP/1.1 it
+             * would reframe a body shb sends by length. */
+            fail(p,
+                 "invalid value '%s: %s' for -H/--header: shb sends a body with its length (Content-Length), and "
+                 "HTTP/2 and HTTP/3 forbid Transfer-Encoding: leave it out",
+                 h->name, h->value);
+        } else if (strcasecmp(h->name, "Content-Length") == 0) {
+            if (length_seen)
+                fail(p, "invalid value '%s: %s' for -H/--header: Content-Length given twice", h->name, h->value);
+            length_seen = true;
+            check_content_length(p, h);
+        } else if (strcasecmp(h->name, "Host") == 0) {
+            /* RFC 9112 §3.2: a server answers 400 to more than one Host. */
+            if (host_seen)
+                fail(p, "invalid value '%s: %s' for -H/--header: Host given twice (a request has one)", h->name,
+                     h->value);
+            host_seen = true;
+        } else if (strcasecmp(h->name, "Upgrade") == 0 && !o->http2 && !o->http3) {
+            /* A server that takes it answers 101 and speaks another
+             * protocol (RFC 9110 §7.8), which fails every request. HTTP/2
+             * and HTTP/3 leave it out, as every connection-specific field
+             * (RFC 9113 §8.2.2, RFC 9114 §4.2). */
+            fail(p,
+                 "invalid value '%s: %s' for -H/--header: shb does not switch protocols (a 101 response would fail "
+                 "every request): for HTTP/2 use --http2",
+                 h->name, h->value);
+        }
+    }
+}
+
+/* CONNECT asks a proxy for a tunnel to host:port (RFC 9110 §9.3.6), not
+ * for a resource: shb sends the URL's path, which no server would take. */
+static void check_method(struct parser *p)
+{
+    if (p->given[OPT_METHOD] && strcmp(p->o->method, "CONNECT") == 0)
+        fail(p, "invalid value 'CONNECT' for -m/--method: CONNECT opens a tunnel through a proxy, which shb does not "
+                "do (it requests the URL's path)");
+}
+
 static void set_defaults(struct shb_opts *o, unsigned default_threads)
 {
     memset(o, 0, sizeof *o);
@@ -1413,6 +1499,10 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     check_combinations(&p);
     if (!p.failed && p.data_arg)
         load_body(&p);
+    if (!p.failed)
+        check_method(&p);
+    if (!p.failed)
+        check_headers(&p);
     if (p.failed) {
         cli_free(o);
         return CLI_ERROR;

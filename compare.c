@@ -59,5 +59,5 @@ void compare_text(FILE *f, const struct compare_row *rows, size_t n)
         fputc('\n', f);
     }
     if (any_interrupted)
-        fputs("  * interrupted by Ctrl-C: its figures cover the run until then\n", f);
+        fputs("  * interrupted by a signal (Ctrl-C, SIGTERM): its figures cover the run until then\n", f);
 }

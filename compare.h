@@ -10,7 +10,7 @@
 
 struct compare_row {
     const char *name; /* the target's label, or its URL */
-    bool interrupted; /* Ctrl-C ended its run early */
+    bool interrupted; /* a signal (Ctrl-C, SIGTERM) ended its run early */
     struct report_summary sum;
 };
 

@@ -110,10 +110,10 @@ static void write_request(const struct shb_request *o, struct writer *w)
         put_header(w, "Accept", "*/*");
     for (size_t i = 0; i < o->nheaders; i++)
         put_header(w, o->headers[i].name, o->headers[i].value);
-    /* -d '' still sends Content-Length: 0, so a POST without a body is framed. */
-    if (o->has_body && !user_gave(o, "Content-Length")) {
+    /* -d '' and a POST without -d send Content-Length: 0 (RFC 9110 §8.6). */
+    if (shb_request_sends_length(o) && !user_gave(o, "Content-Length")) {
         put_str(w, "Content-Length: ");
-        put_u64(w, o->body_len);
+        put_u64(w, o->has_body ? o->body_len : 0);
         put_str(w, "\r\n");
     }
     if (o->connection_close && !user_gave(o, "Connection"))

@@ -787,10 +787,11 @@ static void list_fields(const struct shb_request *o, struct field_sink *s)
             continue;
         add_field(s, h->name, name_eq(h->name, "te") ? "trailers" : h->value);
     }
-    if (o->has_body && !user_header(o, "content-length")) {
+    /* A POST without a body says content-length: 0 too (RFC 9110 §8.6). */
+    if (shb_request_sends_length(o) && !user_header(o, "content-length")) {
         char digits[21];
         size_t i = sizeof digits;
-        uint64_t v = o->body_len;
+        uint64_t v = o->has_body ? o->body_len : 0;
         digits[--i] = '\0';
         do {
             digits[--i] = (char)('0' + v % 10);

@@ -47,6 +47,7 @@ struct merged_run {
     struct hist scratch;        /* a timeline entry's histogram, decoded */
     uint64_t warmup_ns;
     double client_busy;
+    bool interrupted;           /* some report's run was stopped by a signal */
     struct pace_rate rate;      /* summed; ramp_ns only marks a ramp */
     struct report_merged info;
     uint32_t *shards;           /* indexes seen (sorted at the end) */
@@ -563,6 +564,9 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
     get_phases(rd, r, s);
     get_shards(rd, r, m);
+    const struct json *interrupted = json_get(r, "interrupted");
+    if (interrupted && interrupted->type == JSON_TRUE)
+        m->interrupted = true;
     if (!rd->failed)
         get_timeline(rd, r, s, m, start - m->anchor_ns);
 }
@@ -823,6 +827,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .shard_index = 0,
             .shard_count = 1,
             .merged = &m.info,
+            .interrupted = m.interrupted,
         };
         if (json)
             report_json(out, &ri, &total);

@@ -176,6 +176,17 @@ static void text_requests(FILE *f, const struct report_info *ri, const struct st
                 s->warmup.errors, s->warmup.bytes_recv, s->warmup.bytes_sent);
 }
 
+/* Only when a signal stopped the run: its figures cover the run until then. */
+static void text_interrupted(FILE *f, const struct report_info *ri)
+{
+    if (!ri->interrupted)
+        return;
+    if (ri->interrupted_by)
+        fprintf(f, "Interrupted:  yes (%s: the figures cover the run until then)\n", ri->interrupted_by);
+    else
+        fputs("Interrupted:  yes (a run merged here was stopped early by a signal)\n", f);
+}
+
 /* Only with -q: the schedule, and whether shb kept to it. */
 static void text_rate(FILE *f, const struct report_info *ri, const struct stats *s)
 {
@@ -434,6 +445,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     text_run(f, ri);
     text_requests(f, ri, s);
+    text_interrupted(f, ri);
     text_rate(f, ri, s);
     text_transfer(f, ri, s);
     text_status_codes(f, s);
@@ -553,8 +565,7 @@ static void json_run(FILE *f, const struct report_info *ri)
     fputs("  \"durationSeconds\": ", f);
     json_seconds(f, ri->duration_ns);
     fputs(",\n", f);
-    if (ri->interrupted)
-        fputs("  \"interrupted\": true,\n", f);
+    fprintf(f, "  \"interrupted\": %s,\n", ri->interrupted ? "true" : "false");
 }
 
 static void json_requests(FILE *f, const struct report_info *ri, const struct stats *s)

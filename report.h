@@ -23,7 +23,8 @@ struct report_info {
     unsigned shard_index, shard_count; /* --shard I/N (0/1: the whole run) */
     const struct report_merged *merged; /* shb merge's report, or NULL */
     const char *label;    /* label=URL's label, or NULL: the JSON's "label" */
-    bool interrupted;     /* one of several targets, ended by Ctrl-C: the JSON says so */
+    bool interrupted;     /* a signal stopped the run before its end (merged: one of the reports' runs) */
+    const char *interrupted_by; /* "SIGINT", "SIGTERM": the text report names it; NULL: none (or merged) */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

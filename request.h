@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct shb_header {
     char *name;  /* trimmed */
@@ -30,5 +31,17 @@ struct shb_request {
     bool has_body;                    /* -d given (possibly empty: Content-Length: 0) */
     bool connection_close;            /* --disable-keepalive: HTTP/1.1 sends Connection: close */
 };
+
+/* Whether the request carries a Content-Length when the user gave none:
+ * with a body (-d, even an empty one), and for a method whose semantics
+ * anticipate content (POST, PUT, PATCH) without one: RFC 9110 §8.6, a user
+ * agent sends Content-Length: 0 there. Its value is body_len (0 without a
+ * body). Methods are case-sensitive (RFC 9110 §9.1): "post" is not POST. */
+static inline bool shb_request_sends_length(const struct shb_request *r)
+{
+    return r->has_body ||
+           (r->method && (strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0 ||
+                          strcmp(r->method, "PATCH") == 0));
+}
 
 #endif

@@ -4,9 +4,9 @@
  * connections and the request budget across workers (once), resolve every
  * target (all before the first runs), then for each target in turn build
  * its request bytes and start its workers. The workers run on their own
- * and main only waits, turning a first Ctrl-C into a stop flag (the
- * current target's run ends, no further one starts) and a second into an
- * immediate exit. */
+ * and main only waits, turning a first SIGINT or SIGTERM into a stop flag
+ * (the current target's run ends and is reported, no further one starts)
+ * and one more, a second or more later, into an immediate exit. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,12 +76,49 @@ static uint64_t test_knob(const char *name, uint64_t min, uint64_t max, uint64_t
 }
 #endif
 
-static void on_sigint(int sig)
+/* SIGINT (Ctrl-C) and SIGTERM (what Kubernetes, Slurm, systemd and
+ * timeout(1) send) stop the run: the workers end within a tick, the report
+ * is printed. One request to stop often arrives as several signals: timeout
+ * sends its signal to shb and then to its whole process group, so shb gets
+ * it twice microseconds apart, and a terminal's Ctrl-C reaches every process
+ * of the foreground group. Signals within STOP_WINDOW_NS of the first are
+ * that same request; a later one means "now": exit at once, 128 + its
+ * number, as if it had killed shb. */
+#define STOP_WINDOW_NS 1000000000ull
+static volatile sig_atomic_t stop_signal; /* the first stop signal's number, 0: none yet */
+static uint64_t stop_first_ns;            /* when it came (CLOCK_MONOTONIC), written before stop_signal */
+
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    if (shb_stop_requested)
-        _exit(130); /* second Ctrl-C: the user means it */
+    /* clock_gettime is async-signal-safe (POSIX.1-2008, signal-safety(7)). */
+    uint64_t now = monotonic_ns();
+    if (stop_signal) {
+        if (now - stop_first_ns < STOP_WINDOW_NS)
+            return;
+        _exit(128 + sig);
+    }
+    stop_first_ns = now;
+    stop_signal = sig;
     shb_stop_requested = 1;
+}
+
+static const char *stop_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
+/* From here on the stop signals end the run rather than the process.
+ * SA_RESTART: a signal inside the window must not cut the report's write
+ * short (nanosleep and poll, which wait for the signal, are never restarted:
+ * signal(7)). The handler masks both, so it never runs nested. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* Multishot receive (6.0) and provided buffer rings (5.19) are used on every
@@ -597,6 +634,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     for (unsigned i = 0; i < threads; i++) {
         workers[i].cfg = (struct worker_config){
@@ -654,7 +692,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     }
     /* --start-at: the measured run (after the warm-up) begins then. */
     if (o->start_at_ns && !run.abort && !wait_until_wall(o->start_at_ns - o->warmup_ns)) {
-        fprintf(stderr, "shb: interrupted before --start-at %s\n", o->start_at_text);
+        fprintf(stderr, "shb: interrupted before --start-at %s (%s)\n", o->start_at_text,
+                stop_signal_name(stop_signal));
         run.abort = true;
     }
     uint64_t wall_start_ns = wall_ns();
@@ -689,7 +728,9 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             stats_free(&workers[i].stats);
             hdrlog_thread_free(&workers[i].hdr);
         }
-        res->rc = fatal ? 1 : shb_stop_requested ? 130 : 1; /* 130: Ctrl-C during --start-at's wait */
+        /* A signal during --start-at's wait: nothing ran, and the exit
+         * status is the signal's, as if it had killed shb (130, 143). */
+        res->rc = fatal ? 1 : stop_signal ? 128 + stop_signal : 1;
         goto out;
     }
 
@@ -711,6 +752,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         stats_free(&workers[i].stats);
     }
     res->ran = true;
+    int stopped_by = stop_signal; /* read once the workers are done: a signal after that changed nothing */
     res->ri = (struct report_info){
         .label = t->label,
         .url = t->url_text,
@@ -726,6 +768,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         /* The busiest worker thread's CPU time over the whole run's wall
          * time (warm-up included: so is its CPU time). */
         .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,
+        .interrupted = stopped_by != 0,
+        .interrupted_by = stopped_by ? stop_signal_name(stopped_by) : NULL,
     };
     if (hdr_log) {
         struct hdrlog_thread **recs = calloc(threads, sizeof *recs);
@@ -780,8 +824,6 @@ static void multi_report(const struct shb_opts *o, struct multi_out *m, const st
         report_json_object(stdout, &res->ri, &res->total);
     } else {
         report_text(stdout, &res->ri, &res->total);
-        if (res->ri.interrupted)
-            fputs("Interrupted:  Ctrl-C ended this run early\n", stdout);
     }
     fflush(stdout);
     struct compare_row *row = &m->rows[m->nrows++];
@@ -869,9 +911,7 @@ int main(int argc, char **argv)
         die(1, "out of memory");
     check_targets(&o, addrs);
 
-    struct sigaction sa = { .sa_handler = on_sigint };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    catch_stop_signals();
 
     bool several = o.ntargets > 1;
     struct multi_out m = { .rows = calloc(o.ntargets, sizeof *m.rows) };
@@ -880,8 +920,10 @@ int main(int argc, char **argv)
     int rc = 0;
     size_t done = 0;
     bool failed = false; /* a target could not run: the ones after it are not run */
-    /* One after another, never at once: they would share the client's CPU. */
-    for (; done < o.ntargets && !shb_stop_requested; done++) {
+    /* One after another, never at once: they would share the client's CPU.
+     * The first always starts: a signal that came before it stops it at
+     * once, and it is reported (interrupted) rather than nothing printed. */
+    for (; done < o.ntargets && (done == 0 || !shb_stop_requested); done++) {
         const struct shb_target *t = &o.targets[done];
         /* The header line: with several targets, or to show a label. */
         if ((several || t->label) && !o.json) {
@@ -905,8 +947,8 @@ int main(int argc, char **argv)
         if (res.rc > rc)
             rc = res.rc;
         if (res.ran) {
-            /* Ctrl-C ended this one's run: it is reported, the rest are not run. */
-            res.ri.interrupted = several && shb_stop_requested;
+            /* A signal ended this one's run (ri.interrupted): it is
+             * reported, the rest are not run. */
             if (!several && o.json)
                 report_json(stdout, &res.ri, &res.total);
             else if (!several)

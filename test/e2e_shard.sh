@@ -123,19 +123,24 @@ one_line_exit 2
 case $ERR_LINE in *"less than --warmup"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
 finish
 
-begin "Ctrl-C while waiting for --start-at: exit 130 at once, one line, no report"
-timeout -k 5 20 "$SHB" --start-at "$(($(date +%s) + 15))" -n 10 "$H1" >"$OUT" 2>"$ERR" &
-pid=$!
-sleep 0.5
-t0=$(now_ms)
-kill -INT "$pid"
-wait "$pid"
-SHB_RC=$?
-took=$(($(now_ms) - t0))
-one_line_exit 130
-case $ERR_LINE in *"interrupted before --start-at"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
-[ "$took" -lt 1000 ] || want "took $took ms to stop"
-finish
+# SIGINT (Ctrl-C) and SIGTERM (an orchestrator) alike: nothing ran, the
+# exit status is the signal's.
+for sig_status in INT:130 TERM:143; do
+    sig=${sig_status%:*} status=${sig_status#*:}
+    begin "SIG$sig while waiting for --start-at: exit $status at once, one line naming it, no report"
+    timeout -k 5 20 "$SHB" --start-at "$(($(date +%s) + 15))" -n 10 "$H1" >"$OUT" 2>"$ERR" &
+    pid=$!
+    sleep 0.5
+    t0=$(now_ms)
+    kill -"$sig" "$pid" # timeout(1) passes it on to shb
+    wait "$pid"
+    SHB_RC=$?
+    took=$(($(now_ms) - t0))
+    one_line_exit "$status"
+    case $ERR_LINE in *"interrupted before --start-at"*"(SIG$sig)") ;; *) want "unexpected error: $ERR_LINE" ;; esac
+    [ "$took" -lt 1000 ] || want "took $took ms to stop"
+    finish
+done
 
 # --- HTTP/3 ------------------------------------------------------------------
 if command -v caddy >/dev/null 2>&1; then

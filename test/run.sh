@@ -21,8 +21,11 @@
 # through the test build's knobs; flat memory), test/e2e_hdrlog.sh
 # (--hdr-log read back by HdrHistogram's own Java library),
 # test/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
-# the man page, make install) and test/e2e_conn.sh (--unix-socket and
-# --bind: nginx on unix sockets, source addresses seen by the servers)
+# the man page, make install), test/e2e_conn.sh (--unix-socket and
+# --bind: nginx on unix sockets, source addresses seen by the servers) and
+# test/e2e_signals.sh (SIGINT and SIGTERM as timeout(1) and orchestrators
+# send them: every run keeps its report) and test/e2e_request.sh (the
+# request as echo servers of all three protocols record it; refused headers)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -202,6 +205,8 @@ suite e2e-longrun 240 test/e2e_longrun.sh "long runs"
 suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)"
 suite e2e-conn 180 test/e2e_conn.sh "connections (--unix-socket, --bind)"
+suite e2e-signals 240 test/e2e_signals.sh "signals (SIGINT, SIGTERM: the report is never lost)"
+suite e2e-request 180 test/e2e_request.sh "the request as servers see it (Content-Length, refused headers)"
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop.sh; make interop).

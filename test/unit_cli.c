@@ -453,6 +453,91 @@ static void test_headers(void)
     cli_free(&o);
 }
 
+/* Headers that would reframe or contradict the request shb sends, and
+ * methods it cannot send: each a one-line error, word for word. */
+struct refusal {
+    const char *args[MAX_ARGS];
+    const char *message;
+};
+
+static const struct refusal request_refusals[] = {
+    {{"-H", "Content-Length: 100", "-d", "abc", URL},
+     "invalid value 'Content-Length: 100' for -H/--header: the body (-d) is 3 bytes: leave the header out, shb sends "
+     "the body's length"},
+    {{"--http2", "-d", "", "-H", "content-length: 1", URL},
+     "invalid value 'content-length: 1' for -H/--header: the body (-d) is 0 bytes: leave the header out, shb sends the "
+     "body's length"},
+    {{"-m", "POST", "-H", "Content-Length: 5", URL},
+     "invalid value 'Content-Length: 5' for -H/--header: there is no body (no -d), so the length is 0: leave the "
+     "header out, or give the body with -d"},
+    {{"-H", "Content-Length: abc", "-d", "abc", URL},
+     "invalid value 'Content-Length: abc' for -H/--header: a length is decimal digits"},
+    {{"-H", "Content-Length: -3", "-d", "abc", URL},
+     "invalid value 'Content-Length: -3' for -H/--header: a length is decimal digits"},
+    {{"-H", "Content-Length:", URL}, "invalid value 'Content-Length: ' for -H/--header: a length is decimal digits"},
+    {{"-H", "Content-Length: 3, 3", "-d", "abc", URL},
+     "invalid value 'Content-Length: 3, 3' for -H/--header: a length is decimal digits"},
+    {{"-H", "Content-Length: 18446744073709551616", URL},
+     "invalid value 'Content-Length: 18446744073709551616' for -H/--header: a length is decimal digits"},
+    {{"-d", "abc", "-H", "Content-Length: 3", "-H", "Content-Length: 3", URL},
+     "invalid value 'Content-Length: 3' for -H/--header: Content-Length given twice"},
+    {{"-H", "Transfer-Encoding: chunked", "-d", "abc", URL},
+     "invalid value 'Transfer-Encoding: chunked' for -H/--header: shb sends a body with its length (Content-Length), "
+     "and HTTP/2 and HTTP/3 forbid Transfer-Encoding: leave it out"},
+    {{"--http2", "-H", "transfer-encoding: gzip", URL},
+     "invalid value 'transfer-encoding: gzip' for -H/--header: shb sends a body with its length (Content-Length), and "
+     "HTTP/2 and HTTP/3 forbid Transfer-Encoding: leave it out"},
+    {{"-H", "Host: a.test", "-H", "host: b.test", URL},
+     "invalid value 'host: b.test' for -H/--header: Host given twice (a request has one)"},
+    {{"-H", "Connection: Upgrade", "-H", "Upgrade: h2c", URL},
+     "invalid value 'Upgrade: h2c' for -H/--header: shb does not switch protocols (a 101 response would fail every "
+     "request): for HTTP/2 use --http2"},
+    {{"-m", "CONNECT", URL},
+     "invalid value 'CONNECT' for -m/--method: CONNECT opens a tunnel through a proxy, which shb does not do (it "
+     "requests the URL's path)"},
+    {{"-m", "GET\xc3\xa9", URL}, "invalid value 'GET\xc3\xa9' for -m/--method: a method is a token such as GET or POST"},
+    {{"-m", "GET/1", URL}, "invalid value 'GET/1' for -m/--method: a method is a token such as GET or POST"},
+    {{"-m", "(GET)", URL}, "invalid value '(GET)' for -m/--method: a method is a token such as GET or POST"},
+    {{"-m", "GET ", URL}, "invalid value 'GET ' for -m/--method: a method is a token such as GET or POST"},
+};
+
+/* What agrees with the request is kept: a Content-Length equal to the body
+ * (sent once, in place of shb's), Host once, Upgrade where HTTP/2 and
+ * HTTP/3 leave it out, a method that is any other token. */
+static const char *const request_accepted[][MAX_ARGS] = {
+    {"-H", "Content-Length: 3", "-d", "abc", URL},
+    {"-H", "Content-Length: 003", "-d", "abc", URL},
+    {"-m", "POST", "-H", "Content-Length: 0", URL},
+    {"-H", "Content-Length: 0", URL},
+    {"-d", "", "-H", "Content-Length: 0", URL},
+    {"-H", "Host: a.test", URL},
+    {"--http2", "-H", "Upgrade: h2c", URL},
+    {"--http3", "-H", "Upgrade: h2c", HTTPS_URL},
+    {"-H", "Connection: close", URL},
+    {"-m", "connect", URL}, /* methods are case-sensitive: not CONNECT */
+};
+
+static void test_request_refusals(void)
+{
+    char name[200];
+    for (size_t i = 0; i < sizeof request_refusals / sizeof request_refusals[0]; i++) {
+        const struct refusal *c = &request_refusals[i];
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, c->args);
+        snprintf(name, sizeof name, "request refused #%zu: %.160s", i, c->message);
+        T_CHECK(name, r == CLI_ERROR && strcmp(err, c->message) == 0, "r=%d err='%s'", r, err);
+        cli_free(&o);
+    }
+    for (size_t i = 0; i < sizeof request_accepted / sizeof request_accepted[0]; i++) {
+        struct shb_opts o;
+        enum cli_result r = parse_list(&o, request_accepted[i]);
+        snprintf(name, sizeof name, "request accepted #%zu: %s %s", i, request_accepted[i][0], request_accepted[i][1]);
+        T_CHECK(name, r == CLI_OK, "r=%d err='%s'", r, err);
+        if (r == CLI_OK)
+            cli_free(&o);
+    }
+}
+
 static void test_inline_body(void)
 {
     struct shb_opts o;
@@ -1352,6 +1437,7 @@ int main(void)
     test_flags();
     test_method_default();
     test_headers();
+    test_request_refusals();
     test_inline_body();
     test_file_body();
     test_stdin_body();

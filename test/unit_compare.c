@@ -44,7 +44,7 @@ static char *render_table(const struct compare_row *rows, size_t n)
     return mem_end(&m);
 }
 
-/* report_json or report_json_object's output. */
+/* report_json, report_json_object or report_text's output. */
 static char *render_json(void (*fn)(FILE *, const struct report_info *, const struct stats *),
                          const struct report_info *ri, const struct stats *s)
 {
@@ -69,7 +69,7 @@ static void check_table(void)
         "  nginx                      40000.0      0.100      0.250          0         1.000       1.000       1.000\n"
         "  a-much-longer-label        10000.0      0.250      1.000          3         0.250       2.500       4.000\n"
         "  http://127.0.0.1:9/ *      80000.0      0.050      0.125 12345678901         2.000       0.500       0.500\n"
-        "  * interrupted by Ctrl-C: its figures cover the run until then\n";
+        "  * interrupted by a signal (Ctrl-C, SIGTERM): its figures cover the run until then\n";
     T_CHECK("table: rows, widths, ratios to the first and the interrupted mark", out && strcmp(out, want) == 0,
             "got:\n%s", out ? out : "(null)");
     free(out);
@@ -136,10 +136,10 @@ static void check_summary_and_json(void)
 
     char *whole = render_json(report_json, &ri, &s), *obj = render_json(report_json_object, &ri, &s);
     size_t n = obj ? strlen(obj) : 0;
-    T_CHECK("json: report_json is the object and a newline; no label or interrupted key when not given",
+    T_CHECK("json: report_json is the object and a newline; no label when not given, \"interrupted\": false",
             whole && obj && strlen(whole) == n + 1 && strncmp(whole, obj, n) == 0 && whole[n] == '\n' &&
                 obj[n - 1] == '}' && strncmp(obj, "{\n  \"url\": ", 11) == 0 && !strstr(obj, "\"label\"") &&
-                !strstr(obj, "\"interrupted\""),
+                strstr(obj, "\"durationSeconds\": 2.000000000,\n  \"interrupted\": false,\n"),
             "got:\n%s", obj ? obj : "(null)");
     free(whole);
     free(obj);
@@ -155,9 +155,41 @@ static void check_summary_and_json(void)
     stats_free(&s);
 }
 
+/* The text report's Interrupted line: after the request lines, naming the
+ * signal; a merged report says one of its runs was; none otherwise. */
+static void check_interrupted_text(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    small_run(&ri, &s);
+    char *text = render_json(report_text, &ri, &s);
+    T_CHECK("text: no Interrupted line for a whole run", text && !strstr(text, "Interrupted"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
+
+    ri.interrupted = true;
+    ri.interrupted_by = "SIGTERM";
+    text = render_json(report_text, &ri, &s);
+    T_CHECK("text: 'Interrupted:  yes (SIGTERM: ...)' right after Requests/sec",
+            text && strstr(text, "\nRequests/sec: 2.0\nInterrupted:  yes (SIGTERM: the figures cover the run until then)\n"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+
+    ri.interrupted_by = NULL; /* shb merge: which signal is not known */
+    text = render_json(report_text, &ri, &s);
+    T_CHECK("text: a merged report's Interrupted line",
+            text && strstr(text, "\nInterrupted:  yes (a run merged here was stopped early by a signal)\n"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    stats_free(&s);
+}
+
 int main(void)
 {
     check_table();
     check_summary_and_json();
+    check_interrupted_text();
     T_DONE();
 }

@@ -74,6 +74,41 @@ static void test_requests(void)
                            "Accept: */*\r\nContent-Length: 0\r\n\r\n"),
             "wrong bytes");
 
+    /* RFC 9110 §8.6: a method that anticipates content sends
+     * Content-Length: 0 without a body; others send none. */
+    static const char *const with_length[] = { "POST", "PUT", "PATCH" };
+    for (size_t i = 0; i < sizeof with_length / sizeof with_length[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want,
+                 "%s / HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: shb\r\nAccept: */*\r\n"
+                 "Content-Length: 0\r\n\r\n",
+                 with_length[i]);
+        o = base_opts();
+        o.method = with_length[i];
+        T_CHECK("request: POST, PUT or PATCH without -d sends Content-Length: 0", request_is(&o, want), "%s",
+                with_length[i]);
+    }
+    static const char *const without_length[] = { "GET", "HEAD", "DELETE", "OPTIONS", "post", "POSTX" };
+    for (size_t i = 0; i < sizeof without_length / sizeof without_length[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want,
+                 "%s / HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: shb\r\nAccept: */*\r\n\r\n",
+                 without_length[i]);
+        o = base_opts();
+        o.method = without_length[i];
+        T_CHECK("request: other methods (case-sensitive) without -d send no Content-Length", request_is(&o, want),
+                "%s", without_length[i]);
+    }
+    struct shb_header cl0[] = { { "Content-Length", "0" } };
+    o = base_opts();
+    o.method = "POST";
+    o.headers = cl0;
+    o.nheaders = 1;
+    T_CHECK("request: POST without -d and the user's Content-Length: 0 sends it once",
+            request_is(&o, "POST / HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: shb\r\n"
+                           "Accept: */*\r\nContent-Length: 0\r\n\r\n"),
+            "wrong bytes");
+
     struct shb_header cl[] = { { "content-length", "3" } };
     o = base_opts();
     o.method = "PUT";

@@ -1984,6 +1984,25 @@ static void test_request(void)
                        NULL, NULL),
             "wrong fields");
 
+    /* RFC 9110 §8.6: POST, PUT and PATCH say content-length: 0 without a
+     * body; GET and a lower-case "post" (methods are case-sensitive) not. */
+    static const char *const with_length[] = { "POST", "PUT", "PATCH" };
+    for (size_t i = 0; i < sizeof with_length / sizeof with_length[0]; i++) {
+        char expect[200];
+        snprintf(expect, sizeof expect, ":method: %s\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                 "content-length: 0\n", with_length[i]);
+        o = base_opts();
+        o.method = with_length[i];
+        T_CHECK("request: POST, PUT or PATCH without a body: content-length: 0", request_is(&o, expect, NULL, NULL),
+                "%s", with_length[i]);
+    }
+    o = base_opts();
+    o.method = "post";
+    T_CHECK("request: 'post' is not POST: no content-length",
+            request_is(&o, ":method: post\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS, NULL,
+                       NULL),
+            "wrong fields");
+
     struct shb_header cl[] = { { "Content-Length", "3" } };
     o = base_opts();
     o.method = "PUT";

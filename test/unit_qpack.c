@@ -687,9 +687,10 @@ static void test_request(void)
 
     o = base_opts();
     o.method = "PATCH";
-    T_CHECK("request: PATCH (not in the table: :method by name, 5f 00)",
-            request_is(&o, ":method: PATCH\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS, &req,
-                       &len) &&
+    T_CHECK("request: PATCH (not in the table: :method by name, 5f 00), content-length: 0 without a body",
+            request_is(&o, ":method: PATCH\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
+                           "content-length: 0\n",
+                       &req, &len) &&
                 req[2] == 0x5f && req[3] == 0x00,
             "wrong bytes");
     free(req);
