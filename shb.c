@@ -607,6 +607,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .h2 = o->http2 ? &e->h2cfg : NULL,
             .h3 = o->http3 ? &e->h3cfg : NULL,
             .tls = t->url.https ? &e->tlscfg : NULL,
+            .host = t->url.host,
+            .port = t->url.port,
             .head = strcmp(o->method, "HEAD") == 0,
             .keepalive = !o->disable_keepalive,
             .connections = (uint32_t)share(pl->conns, threads, i),
