@@ -703,7 +703,7 @@ static void test_scan_errors(void)
     check_scan_error("SSH-2.0-OpenSSH_9.2\r\n", "bad status line");
     check_scan_error("HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n", "bad header line");
     check_scan_error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk");
-    check_scan_error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX", "bad chunk");
+    check_scan_error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX\r\n", "bad chunk");
     size_t n;
     char *big = repeat_lines("HTTP/1.1 200 OK\r\n", "X-A: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", H1_MAX_HEAD + 100, "\r\n", &n);
     struct h1_scanner s;
