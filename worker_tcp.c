@@ -984,8 +984,8 @@ static void first_bytes_hint(struct loop *l, struct conn *c, const uint8_t *p, s
         loop_hint(l, ERR_TLS_HANDSHAKE, "answered in plain HTTP: is this port TLS? (try http://)");
     else if (!c->tls && tcp_of(l)->http2)
         loop_hint(l, ERR_PROTOCOL,
-                  "answered the HTTP/2 connection preface in HTTP/1.1: it speaks no HTTP/2 without TLS (h2c) "
-                  "(try without --http2)");
+                  "answered the HTTP/2 connection preface in HTTP/1.1: is this an HTTP/1.1-only port? (try without "
+                  "--http2)");
 }
 
 static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)

@@ -262,6 +262,22 @@ one_line_exit 2
 grep -qiE 'https' <<<"$ERR_LINE" || want "stderr does not mention https: $ERR_LINE"
 finish
 
+# --- 1a. nothing listens on the UDP port ---------------------------------------------------
+# The kernel answers each Initial with an ICMP port unreachable, which the
+# connected socket reports as ECONNREFUSED: each attempt fails at once as
+# `connect` instead of waiting out --connect-timeout (10 requests at -c 2
+# took 10 s that way).
+begin "--http3 to a UDP port nothing listens on: -n 10 -c 2 --connect-timeout 5s ends well under it, 10 connect errors 'Connection refused'"
+pick_port NO_UDP_PORT
+shb --http3 -n 10 -c 2 --connect-timeout 5s -j "https://127.0.0.1:$NO_UDP_PORT/"
+if json_run_ok HTTP/3; then
+    jx '.requests.total == 10 and .requests.connectErrors == 10' '.requests'
+    jx '.errorDetails == {"connect": {"count": 10, "first": "Connection refused"}}' '.errorDetails'
+    jx '.latencySeconds == null' '.latencySeconds'
+fi
+[ "$SHB_MS" -lt 2000 ] || want "took ${SHB_MS} ms (each attempt waited for --connect-timeout?)"
+finish
+
 # --- 1b. a third QUIC stack: Deno (quinn over rustls) --------------------------------------
 # test/interop/deno_h3_server.ts: Deno.QuicEndpoint's QUIC with the script's
 # own thin HTTP/3 layer, one server per case. Judged by shb's report and by
