@@ -426,6 +426,7 @@ static void qc_finished(struct loop *l, struct qc *c)
         loop_why(l, kind, "the server sent a stateless reset", NULL);
         break;
     case QUIC_CLOSE_NONE:
+        loop_why(l, kind, "the QUIC connection ended", NULL);
         break;
     }
     /* A server that closes with GOAWAY sent (H3_NO_ERROR) processed nothing

@@ -268,6 +268,13 @@ fi
 # The namespace's own ephemeral range (1,000 ports): 1,800 connections at
 # once need two source addresses; without --bind, or with one, shb refuses
 # the run before any traffic.
+# netns_result NAME: the namespace's run NAME (its stdout, stderr and exit
+# status) as if shb had just run it here.
+netns_result() {
+    cp "$T/netns/$1.out" "$OUT"
+    cp "$T/netns/$1.err" "$ERR"
+    SHB_RC=$(cat "$T/netns/$1.rc")
+}
 NETNS=""
 for u in "unshare -n" "unshare -rn"; do
     if $u true 2>/dev/null; then
@@ -289,18 +296,14 @@ else
     if [ "$rc" -ne 0 ]; then
         want "the namespace's set-up failed (exit $rc): $(tail -n 5 "$T/netns/inner.log" | tr '\n' ' ')"
     else
-        cp "$T/netns/bind2.out" "$OUT"
-        cp "$T/netns/bind2.err" "$ERR"
-        SHB_RC=$(cat "$T/netns/bind2.rc")
+        netns_result bind2
         json_run_ok HTTP/1.1
         jx '.requests.ok >= 1800 and .requests.errors == 0 and .connections == 1800 and .connectionsOpened == 1800' '{requests, errorKinds, connections, connectionsOpened}'
         e2e_flush_report
         log_json "$T/netns/h1.log"
         lx 'group_by(.addr) | map({(.[0].addr): ([.[].conn] | unique | length)}) | add == {"127.0.0.2": 900, "127.0.0.3": 900}' 'group_by(.addr) | map({(.[0].addr): ([.[].conn] | unique | length)}) | add'
         for run in nobind bind1 bind2over; do
-            cp "$T/netns/$run.out" "$OUT"
-            cp "$T/netns/$run.err" "$ERR"
-            SHB_RC=$(cat "$T/netns/$run.rc")
+            netns_result "$run"
             one_line_exit 2
             case "$run:$ERR_LINE" in
                 nobind:*"-c 1800 needs 1800 local ports"*"(40000-40999) has 1000"*"--bind"*) ;;
@@ -320,17 +323,13 @@ else
     if [ "$rc" -ne 0 ]; then
         want "the namespace's set-up failed (exit $rc): $(tail -n 5 "$T/netns/inner.log" | tr '\n' ' ')"
     else
-        cp "$T/netns/reserved_over.out" "$OUT"
-        cp "$T/netns/reserved_over.err" "$ERR"
-        SHB_RC=$(cat "$T/netns/reserved_over.rc")
+        netns_result reserved_over
         one_line_exit 2
         case $ERR_LINE in
             *"-c 800 needs 800 local ports"*"(40000-40999) (less the 201 that net.ipv4.ip_local_reserved_ports holds) has 799"*) ;;
             *) want "reserved_over: unexpected error: $ERR_LINE" ;;
         esac
-        cp "$T/netns/reserved_fit.out" "$OUT"
-        cp "$T/netns/reserved_fit.err" "$ERR"
-        SHB_RC=$(cat "$T/netns/reserved_fit.rc")
+        netns_result reserved_fit
         json_run_ok HTTP/1.1
         jx '.connections == 799 and .connectionsOpened == 799 and .requests.errors == 0 and (.errorKinds["no local port"] // 0) == 0' '{requests, errorKinds, connections, connectionsOpened}'
     fi
