@@ -139,12 +139,10 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
     read -r PLO PHI </proc/sys/net/ipv4/ip_local_port_range
     # Reserved ports inside the range are never handed out (a machine with
     # 39000-39999 reserved ended such a run with `no local port` errors).
-    RESERVED=$(tr ',' '\n' </proc/sys/net/ipv4/ip_local_reserved_ports 2>/dev/null | awk -F- -v lo="$PLO" -v hi="$PHI" '
-        NF { a = $1 + 0; b = (NF > 1 ? $2 : $1) + 0; if (a < lo) a = lo; if (b > hi) b = hi; if (a <= b) n += b - a + 1 }
-        END { print n + 0 }')
+    PORTS=$(lib_local_ports)
     NGINX_WORKERS=$(nproc)
     MAXC=$((2 * (NOFILE - 16)))
-    [ "$MAXC" -le $((PHI - PLO + 1 - RESERVED)) ] || MAXC=$((PHI - PLO + 1 - RESERVED))
+    [ "$MAXC" -le "$PORTS" ] || MAXC=$PORTS
     [ "$MAXC" -le $((NGINX_WORKERS * (NOFILE - 64))) ] || MAXC=$((NGINX_WORKERS * (NOFILE - 64)))
     # Ports that other sockets on the machine hold now (TIME_WAIT from the
     # suites' other clients among them) are not this run's to take.
@@ -159,7 +157,7 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
         [ "$c" -gt 10000 ] && dur=10s
         args=(-z "$dur" -c "$c" -t 2 -j "$NGC")
         [ "$proto" = h2 ] && args=(--http2 -z "$dur" -c "$c" -t 2 -j "$NGC_H2")
-        begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI less $RESERVED reserved): every connection opens and is served"
+        begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI: $PORTS not reserved): every connection opens and is served"
         shb "${args[@]}"
         if json_run_ok; then
             jx ".connections == $c and .connectionsOpened == $c" '{connections, connectionsOpened}'
