@@ -561,7 +561,8 @@ shb -n 4 -c 2 "https://127.0.0.1:$NGINX_PORT_PLAIN/"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 no_sanitizer_report
 grep -qE '^Requests: +4 \(0 ok, 4 errors, of which 4 connect\) in ' "$OUT" || want "no 'Requests: 4 (0 ok, 4 errors, of which 4 connect)' line"
-grep -qE '^  \[tls handshake\] 4$' "$OUT" || want "no '  [tls handshake] 4' line"
+grep -qxF "  [tls handshake] 4: the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: is this port TLS? (try http://)" "$OUT" ||
+    want "no '  [tls handshake] 4: the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: ...' line: $(grep -A2 '^Errors:' "$OUT" | head -c 300)"
 finish
 
 # --- 8b. a fatal alert is named in the report ------------------------------------------------
