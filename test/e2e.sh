@@ -401,18 +401,8 @@ grep -qE 'Latency \(ms\)|% in |min 0\.000' "$OUT" && want "a latency table for a
 grep -q '^Hint:' "$OUT" && want "a Hint: line for a plain refusal"
 finish
 
-# --- 8b. the three mistakes, shown by the server's first bytes ----------------------
-# https:// to nginx's plain-HTTP port: nginx answers the ClientHello with an
-# HTTP/1.1 400.
-begin "https:// to a plain-HTTP port (nginx): tls handshake errors whose first message says the server answered in plain HTTP, and a Hint: line"
-PLAIN_HINT="the server at 127.0.0.1:$NGINX_PORT answered in plain HTTP: is this port TLS? (try http://)"
-shb -n 10 -c 2 -j "https://127.0.0.1:$NGINX_PORT/"
-json_run_ok && jx ".errorKinds == {\"tls handshake\": 10} and .errorDetails[\"tls handshake\"].first == \"$PLAIN_HINT\"" '{errorKinds, errorDetails}'
-shb -n 10 -c 2 "https://127.0.0.1:$NGINX_PORT/"
-grep -qxF "  [tls handshake] 10: $PLAIN_HINT" "$OUT" || want "no '[tls handshake] 10: $PLAIN_HINT' line: $(grep -A2 '^Errors:' "$OUT" | head -c 300)"
-[ "$(grep -cxF "Hint:         $PLAIN_HINT" "$OUT")" -eq 1 ] || want "not one 'Hint:         $PLAIN_HINT' line"
-finish
-
+# --- 8b. a mistake the server's first bytes show (https:// to this port: e2e_tls.sh;
+# HTTP/1.1 to an h2c-only port: e2e_h2.sh) ----------------------------------------------
 # --http2 (prior knowledge, h2c) to nginx without http2: it answers the
 # connection preface with an HTTP/1.1 400.
 begin "--http2 to an HTTP/1.1-only port (nginx): protocol errors whose first message says the server answered the preface in HTTP/1.1, and a Hint: line"
