@@ -660,13 +660,14 @@ enum h1_event h1_scan(struct h1_scanner *s, const uint8_t *p, size_t n, size_t *
         if (!framing || s->state == ST_CHUNK_DATA)
             s->headbytes = 0;
         else if ((s->headbytes += (uint32_t)took) > H1_MAX_HEAD)
-            r = STEP_FAIL; /* see H1_MAX_HEAD */
+            r = STEP_FAIL, s->too_long = true; /* see H1_MAX_HEAD */
         if (r == STEP_DONE) {
             report(s, out);
             *used = i;
             return H1_DONE;
         }
         if (r == STEP_FAIL) {
+            s->failed_in = s->state;
             s->state = ST_FAILED;
             *used = i;
             return H1_ERROR;
@@ -674,6 +675,27 @@ enum h1_event h1_scan(struct h1_scanner *s, const uint8_t *p, size_t n, size_t *
     }
     *used = n;
     return H1_NEED_MORE;
+}
+
+const char *h1_scan_error(const struct h1_scanner *s)
+{
+    if (s->too_long)
+        return "response head over 1 MiB";
+    switch (s->failed_in) {
+    case ST_STATUS:
+        return "bad status line";
+    case ST_HEADER:
+    case ST_HEADER_SKIP:
+        return "bad header line";
+    case ST_CHUNK_SIZE:
+    case ST_CHUNK_END:
+        return "bad chunk";
+    case ST_TRAILER:
+    case ST_TRAILER_SKIP:
+        return "bad trailer line";
+    default:
+        return "malformed response";
+    }
 }
 
 enum h1_event h1_scan_eof(struct h1_scanner *s, struct h1_response *out)

@@ -29,6 +29,8 @@ uint8_t *h1_build_request(const struct shb_request *o, size_t *len);
  * whatever the socket delivered and never keeps old bytes around. */
 struct h1_scanner {
     uint8_t state;        /* internal */
+    uint8_t failed_in;    /* internal: the state H1_ERROR came in (h1_scan_error) */
+    bool too_long;        /* internal: ... because of H1_MAX_HEAD */
     bool head;            /* the request was HEAD: no body whatever the headers say */
     bool chunked;
     bool close;           /* Connection: close seen in this response */
@@ -72,6 +74,10 @@ void h1_scanner_reset(struct h1_scanner *s, bool head);
  * one (call h1_scanner_reset only to change `head`). */
 enum h1_event h1_scan(struct h1_scanner *s, const uint8_t *p, size_t n, size_t *used,
                       struct h1_response *out);
+
+/* After H1_ERROR: what was wrong, in a few words ("bad status line",
+ * "bad header line", "bad chunk", "response head over 1 MiB"). */
+const char *h1_scan_error(const struct h1_scanner *s);
 
 /* The peer closed. Returns H1_DONE (body delimited by close: *out filled),
  * H1_NEED_MORE if no byte of a response had arrived (clean close between

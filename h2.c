@@ -535,6 +535,30 @@ static uint32_t err_code(int err)
     }
 }
 
+const char *h2_error_name(uint32_t code)
+{
+    static const char *const names[] = { /* RFC 9113 §7 */
+        "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT",
+        "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR",
+        "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+    };
+    return code < sizeof names / sizeof names[0] ? names[code] : NULL;
+}
+
+const char *h2_recv_error_text(int err)
+{
+    switch (err) {
+    case H2_ERR_PROTOCOL: return "HTTP/2 protocol error (sent GOAWAY PROTOCOL_ERROR)";
+    case H2_ERR_FRAME_SIZE: return "frame over our SETTINGS_MAX_FRAME_SIZE (sent GOAWAY FRAME_SIZE_ERROR)";
+    case H2_ERR_COMPRESSION: return "HPACK block that does not decode (sent GOAWAY COMPRESSION_ERROR)";
+    case H2_ERR_FLOW_CONTROL: return "flow-control window overrun (sent GOAWAY FLOW_CONTROL_ERROR)";
+    case H2_ERR_OUT_FULL: return "PING/SETTINGS flood (sent GOAWAY ENHANCE_YOUR_CALM)";
+    case H2_ERR_CALM: return "oversized field block or control-frame flood (sent GOAWAY ENHANCE_YOUR_CALM)";
+    case H2_ERR_PEER_GOAWAY: return "received GOAWAY with an error code";
+    default: return "HTTP/2 connection error";
+    }
+}
+
 /* RFC 9113 §5.1.1: stream ids are never reused, so once the next one would
  * pass 2^31-1 this connection opens no more streams, and the client "MUST
  * establish a new connection". When its last stream has closed, the

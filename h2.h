@@ -125,6 +125,11 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2);
  * connection is finished. */
 int h2_recv(struct h2_conn *c, const uint8_t *p, size_t n, uint64_t now, h2_event_fn fn, void *ctx);
 
+/* An error code's name (RFC 9113 §7): "INTERNAL_ERROR"; NULL when unknown. */
+const char *h2_error_name(uint32_t code);
+/* What an H2_ERR_* from h2_recv means, in a few words, for the report. */
+const char *h2_recv_error_text(int err);
+
 /* The transport closed or failed: every open stream is reported (H2_EV_RETRY
  * for streams above a GOAWAY's last-stream-id, H2_EV_ABORTED otherwise). */
 void h2_conn_lost(struct h2_conn *c, h2_event_fn fn, void *ctx);

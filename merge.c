@@ -142,6 +142,8 @@ static uint64_t lowest_recorded(const struct hist *h)
  * sum from obj's "min", "mean" and "max" seconds where it has them. */
 static void get_hist(struct reader *rd, const struct json *obj, const char *what, struct hist *h)
 {
+    if (obj && obj->type == JSON_NULL)
+        return; /* a latency object of a run where nothing answered: no samples */
     const struct json *b64 = json_get(obj, "histogram");
     if (!b64 || b64->type != JSON_STRING) {
         bad(rd, "%s has no histogram (a report from an shb before merge existed?): its percentiles cannot be "
@@ -378,12 +380,40 @@ static void get_outcomes(struct reader *rd, const struct json *r, struct stats *
         bad(rd, "statusCodes and errorKinds do not add up to requests.ok and requests.errors");
 }
 
+/* "errorDetails" (absent from reports older than it): each kind's first
+ * message, kept as the first seen across the reports. */
+static void get_error_details(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *d = json_get(r, "errorDetails");
+    if (!d)
+        return;
+    if (d->type != JSON_OBJECT) {
+        bad(rd, "errorDetails is not an object");
+        return;
+    }
+    for (const struct json *m = d->child; m; m = m->next) {
+        int k = 0;
+        while (k < ERR_KINDS && strcmp(err_kind_name((enum err_kind)k), m->key) != 0)
+            k++;
+        const struct json *first = m->type == JSON_OBJECT ? json_get(m, "first") : NULL;
+        if (k == ERR_KINDS || !first || first->type != JSON_STRING) {
+            bad(rd, "errorDetails: \"%s\" is not an error kind shb counts with its first message", m->key);
+            return;
+        }
+        stats_why(s, (enum err_kind)k, first->text, NULL, false);
+    }
+}
+
 static void get_pace(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
 {
     const struct json *rate = get_object(rd, r, "rate");
     const struct json *lag = get_object(rd, r, "scheduleLag");
-    const struct json *service = get_object(rd, r, "serviceTimeSeconds");
-    if (!rate || !lag || !service)
+    const struct json *service = json_get(r, "serviceTimeSeconds");
+    if (!service || (service->type != JSON_OBJECT && service->type != JSON_NULL)) {
+        bad(rd, "serviceTimeSeconds is missing or not an object");
+        return;
+    }
+    if (!rate || !lag)
         return;
     m->info.rate_requested += get_double(rd, rate, "rate.", "requested");
     bool ramp = json_get(rate, "from") != NULL;
@@ -552,6 +582,7 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     if (m->info.reports == 0 || end > m->end_ns)
         m->end_ns = end;
     get_outcomes(rd, r, s);
+    get_error_details(rd, r, s);
     s->bytes_recv = get_u64(rd, r, "", "bytesReceived");
     s->bytes_sent = get_u64(rd, r, "", "bytesSent");
     s->in_flight = get_u64(rd, r, "", "inFlight");

@@ -231,6 +231,10 @@ static void text_status_codes(FILE *f, const struct stats *s)
     for (unsigned code = 0; code < STATUS_MAX; code++)
         if (s->status[code])
             fprintf(f, "  [%u] %" PRIu64 "\n", code, s->status[code]);
+    /* As wrk prints it: responses that came, but not with a 2xx. */
+    uint64_t non2xx = stats_non2xx(s);
+    if (non2xx)
+        fprintf(f, "Non-2xx responses: %" PRIu64 "\n", non2xx);
 }
 
 /* Not in the spec's sample (a clean run has none), but a run with errors
@@ -240,9 +244,19 @@ static void text_errors(FILE *f, const struct stats *s)
     if (stats_errors(s) == 0)
         return;
     fputs("Errors:\n", f);
+    for (int k = 0; k < ERR_KINDS; k++) {
+        if (!s->errors[k])
+            continue;
+        fprintf(f, "  [%s] %" PRIu64, err_kind_name((enum err_kind)k), s->errors[k]);
+        if (s->why[k][0])
+            fprintf(f, ": %s", s->why[k]);
+        fputc('\n', f);
+    }
+    /* A likely mistake (https:// to a plain-HTTP port...), said once more
+     * on its own line. */
     for (int k = 0; k < ERR_KINDS; k++)
-        if (s->errors[k])
-            fprintf(f, "  [%s] %" PRIu64 "\n", err_kind_name((enum err_kind)k), s->errors[k]);
+        if (s->errors[k] && s->why_hint[k])
+            fprintf(f, "Hint:         %s\n", s->why[k]);
 }
 
 /* TLS alerts that ended connections, named: "received handshake_failure". */
@@ -270,6 +284,10 @@ static void text_alerts(FILE *f, const struct stats *s)
 /* "Latency" (the spec's block), or with -q "Service time" too. */
 static void text_latency(FILE *f, const char *what, const struct hist *h)
 {
+    if (h->count == 0) { /* nothing answered: no table of zeros */
+        fprintf(f, "%s: %*sno responses\n", what, (int)(12 - strlen(what)), "");
+        return;
+    }
     fprintf(f, "%s (ms):\n", what);
     fprintf(f, "  min %.3f  mean %.3f  max %.3f\n", ns_to_ms((double)min_latency_ns(h)),
             ns_to_ms(mean_latency_ns(h)), ns_to_ms((double)max_latency_ns(h)));
@@ -573,8 +591,8 @@ static void json_requests(FILE *f, const struct report_info *ri, const struct st
     uint64_t total = total_requests(s);
     fprintf(f,
             "  \"requests\": { \"total\": %" PRIu64 ", \"ok\": %" PRIu64 ", \"errors\": %" PRIu64
-            ", \"connectErrors\": %" PRIu64 " },\n",
-            total, s->ok, stats_errors(s), stats_connect_errors(s));
+            ", \"connectErrors\": %" PRIu64 ", \"non2xx\": %" PRIu64 " },\n",
+            total, s->ok, stats_errors(s), stats_connect_errors(s), stats_non2xx(s));
     fputs("  \"requestsPerSec\": ", f);
     json_double(f, per_second(total, ri->duration_ns));
     fputs(",\n", f);
@@ -620,6 +638,26 @@ static void json_error_kinds(FILE *f, const struct stats *s)
         fputs(empty ? " " : ", ", f);
         json_string(f, err_kind_name((enum err_kind)k));
         fprintf(f, ": %" PRIu64, s->errors[k]);
+        empty = false;
+    }
+    json_close_inline_object(f, empty);
+}
+
+/* "errorDetails": { "connect": { "count": 10, "first": "Connection
+ * refused" } }: each kind that occurred, with the first message seen for
+ * it; {} when there were no errors. */
+static void json_error_details(FILE *f, const struct stats *s)
+{
+    bool empty = true;
+    fputs("  \"errorDetails\": {", f);
+    for (int k = 0; k < ERR_KINDS; k++) {
+        if (!s->errors[k])
+            continue;
+        fputs(empty ? " " : ", ", f);
+        json_string(f, err_kind_name((enum err_kind)k));
+        fprintf(f, ": { \"count\": %" PRIu64 ", \"first\": ", s->errors[k]);
+        json_string(f, s->why[k]);
+        fputs(" }", f);
         empty = false;
     }
     json_close_inline_object(f, empty);
@@ -694,6 +732,10 @@ static void json_hist(FILE *f, int indent, struct hdr_buf *enc, const struct his
  * comma or newline that follows it. */
 static void json_latency(FILE *f, const char *key, struct hdr_buf *enc, const struct hist *h)
 {
+    if (h->count == 0) { /* nothing answered: no figures, rather than zeros */
+        fprintf(f, "  \"%s\": null", key);
+        return;
+    }
     fprintf(f, "  \"%s\": {\n", key);
     json_hist(f, 4, enc, h);
     fputs("  }", f);
@@ -839,6 +881,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     json_transfer(f, ri, s);
     json_status_codes(f, s);
     json_error_kinds(f, s);
+    json_error_details(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
     /* The wall-clock window, to the ns (a double would keep only µs), and

@@ -320,10 +320,38 @@ static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threa
             (unsigned long long)rl.rlim_max);
 }
 
+/* Ports of [lo, hi] listed in net.ipv4.ip_local_reserved_ports
+ * ("39000-39999,40005"; empty when none): neither connect() nor bind() to
+ * port 0 ever picks them (inet_is_local_reserved_port), so they are not
+ * the run's. 0 when the file cannot be read. */
+static unsigned reserved_ports_in(unsigned lo, unsigned hi)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_reserved_ports", "re");
+    if (!f)
+        return 0;
+    unsigned n = 0, a, b;
+    while (fscanf(f, "%u", &a) == 1) {
+        b = a;
+        int c = fgetc(f);
+        if (c == '-') {
+            if (fscanf(f, "%u", &b) != 1)
+                break;
+            c = fgetc(f);
+        }
+        unsigned from = a > lo ? a : lo, to = b < hi ? b : hi;
+        if (from <= to)
+            n += to - from + 1;
+        if (c != ',')
+            break;
+    }
+    fclose(f);
+    return n;
+}
+
 /* Every connection goes to one address, so each needs a local port of its
- * own from the kernel's ephemeral range: one range per source address
- * (--bind's N give N ranges). Returns the range's size (0 when it cannot be
- * read). */
+ * own from the kernel's ephemeral range, less its reserved ports: one range
+ * per source address (--bind's N give N ranges). Returns the ports there
+ * are (0 when the range cannot be read). */
 static unsigned check_port_range(uint32_t conns, uint32_t sources)
 {
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
@@ -334,17 +362,21 @@ static unsigned check_port_range(uint32_t conns, uint32_t sources)
     fclose(f);
     if (n != 2 || hi < lo)
         return 0;
-    unsigned ports = hi - lo + 1;
+    unsigned reserved = reserved_ports_in(lo, hi);
+    unsigned ports = hi - lo + 1 - reserved;
+    char less[96] = "";
+    if (reserved)
+        snprintf(less, sizeof less, " (less the %u that net.ipv4.ip_local_reserved_ports holds)", reserved);
     if (sources > 1 && conns > (uint64_t)ports * sources)
-        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u on "
+        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u on "
                "each of --bind's %u addresses: give more addresses, or widen the range (sysctl -w "
                "net.ipv4.ip_local_port_range=\"1024 65535\")",
-            conns, conns, lo, hi, ports, sources);
+            conns, conns, lo, hi, less, ports, sources);
     if (sources <= 1 && conns > ports)
-        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u) has %u: "
+        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u: "
                "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"), or spread the connections "
                "over several source addresses (--bind)",
-            conns, conns, lo, hi, ports);
+            conns, conns, lo, hi, less, ports);
     return ports;
 }
 
@@ -645,6 +677,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .h2 = o->http2 ? &e->h2cfg : NULL,
             .h3 = o->http3 ? &e->h3cfg : NULL,
             .tls = t->url.https ? &e->tlscfg : NULL,
+            .host = t->url.host,
+            .port = t->url.port,
             .head = strcmp(o->method, "HEAD") == 0,
             .keepalive = !o->disable_keepalive,
             .connections = (uint32_t)share(pl->conns, threads, i),

@@ -3,6 +3,7 @@
  * Recording lives inline in stats.h (hot path); everything here runs once,
  * after the workers are done, so it favours clarity over speed. */
 #include "stats.h"
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,17 @@ void stats_free(struct stats *s)
 void stats_merge(struct stats *dst, struct stats *src)
 {
     dst->ok += src->ok;
-    for (size_t k = 0; k < ERR_KINDS; k++)
+    for (size_t k = 0; k < ERR_KINDS; k++) {
+        /* One first message per kind: dst's, unless src's says more (a
+         * hint), or dst's came from no counted error (a retried request). */
+        bool take = src->why[k][0] && (!dst->why[k][0] || (src->why_hint[k] && !dst->why_hint[k]) ||
+                                       (dst->errors[k] == 0 && src->errors[k] > 0));
+        if (take) {
+            memcpy(dst->why[k], src->why[k], ERR_WHY_MAX);
+            dst->why_hint[k] = src->why_hint[k];
+        }
         dst->errors[k] += src->errors[k];
+    }
     for (size_t c = 0; c < STATUS_MAX; c++)
         dst->status[c] += src->status[c];
     dst->bytes_sent += src->bytes_sent;
@@ -205,6 +215,23 @@ uint64_t stats_connect_errors(const struct stats *s)
     for (size_t k = 0; k < ERR_FIRST_NON_CONNECT; k++)
         total += s->errors[k];
     return total;
+}
+
+uint64_t stats_non2xx(const struct stats *s)
+{
+    uint64_t total = 0;
+    for (size_t c = 0; c < STATUS_MAX; c++)
+        if (c < 200 || c > 299)
+            total += s->status[c];
+    return total;
+}
+
+void stats_why(struct stats *s, enum err_kind kind, const char *what, const char *detail, bool hint)
+{
+    if (s->why[kind][0] && (s->why_hint[kind] || !hint))
+        return; /* a hint replaces a plain message: it says more */
+    snprintf(s->why[kind], ERR_WHY_MAX, "%s%s", what ? what : "", detail ? detail : "");
+    s->why_hint[kind] = hint;
 }
 
 const char *err_kind_name(enum err_kind k)

@@ -102,9 +102,20 @@ const char *err_kind_name(enum err_kind k);
 
 #define STATUS_MAX 1000 /* status codes 0..999 are counted; anything else is a protocol error */
 
+/* The first message seen for an error kind: "Connection refused", "bad
+ * status line", "received alert handshake_failure" (a server's host name
+ * and a hint fit too). */
+#define ERR_WHY_MAX 320
+
 struct stats {
     uint64_t ok;                    /* complete responses, any status */
     uint64_t errors[ERR_KINDS];
+    /* Why, per kind: the first message seen ("" until then), written only
+     * when still empty, on the error path; why_hint: that message names a
+     * likely mistake (an https:// URL to a plain-HTTP port...) and the text
+     * report repeats it as a "Hint:" line. */
+    char why[ERR_KINDS][ERR_WHY_MAX];
+    bool why_hint[ERR_KINDS];
     uint64_t status[STATUS_MAX];
     uint64_t bytes_sent, bytes_recv; /* on the wire */
     uint64_t connections_opened;    /* successful connects */
@@ -172,6 +183,10 @@ void stats_free(struct stats *s);
 void stats_merge(struct stats *dst, struct stats *src);
 uint64_t stats_errors(const struct stats *s);         /* all kinds */
 uint64_t stats_connect_errors(const struct stats *s); /* the kinds before ERR_FIRST_NON_CONNECT */
+uint64_t stats_non2xx(const struct stats *s);         /* complete responses with a status outside 200-299 */
+/* Keeps msg (what + detail, either may be NULL) as kind's first message
+ * unless it has one; hint: it names a likely mistake (see why_hint). */
+void stats_why(struct stats *s, enum err_kind kind, const char *what, const char *detail, bool hint);
 /* Counts one CONNECTION_CLOSE in s->quic.closes. */
 void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n);
 

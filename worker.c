@@ -202,6 +202,34 @@ void loop_error(struct loop *l, enum err_kind kind)
     l->w->end_ns = l->now;
 }
 
+void loop_why(struct loop *l, enum err_kind kind, const char *what, const char *detail)
+{
+    if (!l->warming)
+        stats_why(&l->w->stats, kind, what, detail, false);
+}
+
+void loop_hint(struct loop *l, enum err_kind kind, const char *what)
+{
+    if (l->warming)
+        return;
+    const struct worker_config *cfg = l->cfg;
+    const char *host = cfg->host ? cfg->host : "";
+    bool v6 = strchr(host, ':') != NULL;
+    char at[300];
+    snprintf(at, sizeof at, "the server at %s%s%s:%u ", v6 ? "[" : "", host, v6 ? "]" : "", cfg->port);
+    stats_why(&l->w->stats, kind, at, what, true);
+}
+
+void loop_duration_text(char *out, size_t cap, uint64_t ns)
+{
+    if (ns % 1000000000u == 0)
+        snprintf(out, cap, "%llus", (unsigned long long)(ns / 1000000000u));
+    else if (ns >= 1000000000u)
+        snprintf(out, cap, "%.3gs", (double)ns / 1e9);
+    else
+        snprintf(out, cap, "%.3gms", (double)ns / 1e6);
+}
+
 /* ---- the live view's counters ------------------------------------------ */
 
 /* On the tick: what the live view shows, as relaxed stores (the main

@@ -176,6 +176,19 @@ static inline void loop_phase(struct loop *l, struct hist *h, uint64_t since_ns)
 /* The request failed: an error of this kind. */
 void loop_error(struct loop *l, enum err_kind kind);
 
+/* Why errors of `kind` happen, said where one is detected (before it is
+ * counted): kept as the kind's first message (what + detail) unless it has
+ * one. Like the errors, nothing is kept during --warmup. Only error paths
+ * call it: the success path pays nothing. */
+void loop_why(struct loop *l, enum err_kind kind, const char *what, const char *detail);
+
+/* The same for a likely mistake the server's first bytes show: "the server
+ * at HOST:PORT " + what; the text report repeats it as a Hint: line. */
+void loop_hint(struct loop *l, enum err_kind kind, const char *what);
+
+/* "5s", "1.5s", "250ms": a --timeout or --connect-timeout in a message. */
+void loop_duration_text(char *out, size_t cap, uint64_t ns);
+
 /* The server provably did not process the request: it goes back to be sent
  * again. counted: the attempt counts towards MAX_RETRIES (at the limit the
  * request becomes an error of `kind`); not counted: the attempt was lost to

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <bearssl.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdatomic.h>
@@ -310,6 +311,14 @@ static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
     conn_replace(l, c, kind != ERR_CONNECT_TIMEOUT);
 }
 
+/* "no response within 30s": a deadline that passed, as a kind's message. */
+static void why_within(struct loop *l, enum err_kind kind, const char *what, uint64_t ns)
+{
+    char d[32];
+    loop_duration_text(d, sizeof d, ns);
+    loop_why(l, kind, what, d);
+}
+
 /* ---- HTTP/1.1 ----------------------------------------------------------- */
 
 static void h1_send_bytes(struct loop *l, struct conn *c)
@@ -387,6 +396,11 @@ static void h1_lost(struct loop *l, struct conn *c, enum err_kind kind, enum los
         loop_retry(l, c->retries, false, kind);
         return;
     }
+    if (how == LOST_EOF)
+        loop_why(l, ERR_CLOSED,
+                 h1_scan_started(&c->sc) ? "the server closed the connection in the middle of a response"
+                                         : "the server closed the connection without answering",
+                 NULL);
     h1_error(l, c, how == LOST_EOF ? ERR_CLOSED : kind);
 }
 
@@ -398,6 +412,40 @@ static void h1_on_sent(struct loop *l, struct conn *c, int res)
         h1_send_bytes(l, c); /* short send: the rest goes now */
 }
 
+/* An HTTP/2 frame header (RFC 9113 §4.1) on stream 0: a SETTINGS frame
+ * (its length a multiple of 6, §6.5) or a GOAWAY (at least 8 bytes, §6.8).
+ * Its name, or NULL when p does not start with one. An HTTP/1.1 response
+ * starts with "HTTP/" (RFC 9112 §4), so the two cannot be confused. */
+static const char *h2_frame_at(const uint8_t *p, size_t n)
+{
+    if (n < 9 || (p[5] | p[6] | p[7] | p[8]) != 0)
+        return NULL;
+    uint32_t len = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+    if (p[3] == 0x4 && p[4] == 0 && len % 6 == 0)
+        return "a SETTINGS frame";
+    if (p[3] == 0x7 && len >= 8)
+        return "a GOAWAY frame";
+    return NULL;
+}
+
+/* HTTP/1.1 to a port that speaks only HTTP/2 (h2c with prior knowledge):
+ * the server's first bytes are its SETTINGS (or a GOAWAY for our request
+ * line, which is no connection preface). Nothing HTTP/1.1 will ever come,
+ * so the request fails now as a protocol error, and the report says what
+ * the server is. */
+static bool h1_got_h2(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
+{
+    const char *frame = h2_frame_at(p, n);
+    if (!frame)
+        return false;
+    char what[128];
+    snprintf(what, sizeof what, "answered with HTTP/2 frames (%s): is this an HTTP/2-only (h2c) port? (try --http2)",
+             frame);
+    loop_hint(l, ERR_PROTOCOL, what);
+    h1_error(l, c, ERR_PROTOCOL);
+    return true;
+}
+
 /* Feeds received bytes to the scanner. Returns false if the connection must
  * be closed. */
 static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
@@ -406,8 +454,11 @@ static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
     while (n > 0) {
         if (!c->busy)
             return false; /* bytes nobody asked for: the framing can no longer be trusted */
-        if (!h1_scan_started(&c->sc)) /* the response's first byte (an interim 1xx's included) */
+        if (!h1_scan_started(&c->sc)) { /* the response's first byte (an interim 1xx's included) */
             c->first_ns = l->now;
+            if (c->responses == 0 && h1_got_h2(l, c, p, n))
+                return false;
+        }
         size_t used = 0;
         struct h1_response r;
         enum h1_event ev = h1_scan(&c->sc, p, n, &used, &r);
@@ -416,6 +467,7 @@ static bool h1_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
         if (ev == H1_NEED_MORE)
             return true;
         if (ev == H1_ERROR) {
+            loop_why(l, ERR_PROTOCOL, h1_scan_error(&c->sc), NULL);
             h1_error(l, c, ERR_PROTOCOL);
             return false;
         }
@@ -438,6 +490,19 @@ static bool h1_expired(struct loop *l, struct conn *c)
 
 /* ---- HTTP/2 ------------------------------------------------------------- */
 
+/* "RST_STREAM INTERNAL_ERROR", or the code in hex when it has no name;
+ * a "(sent ..." opened in what is closed. */
+static void h2_why_code(struct loop *l, enum err_kind kind, const char *what, uint32_t code)
+{
+    const char *name = h2_error_name(code);
+    char text[64];
+    if (name)
+        snprintf(text, sizeof text, "%s%s", name, strchr(what, '(') ? ")" : "");
+    else
+        snprintf(text, sizeof text, "0x%" PRIx32 "%s", code, strchr(what, '(') ? ")" : "");
+    loop_why(l, kind, what, text);
+}
+
 static void h2_event(void *ctx, const struct h2_event *ev)
 {
     struct loop *l = ctx;
@@ -449,9 +514,11 @@ static void h2_event(void *ctx, const struct h2_event *ev)
         loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK), ev->first_byte_at);
         break;
     case H2_EV_RESET:
+        h2_why_code(l, ERR_STREAM_RESET, "RST_STREAM ", ev->error_code);
         loop_error(l, ERR_STREAM_RESET);
         break;
     case H2_EV_MALFORMED:
+        h2_why_code(l, ERR_PROTOCOL, "malformed response (sent RST_STREAM ", ev->error_code);
         loop_error(l, ERR_PROTOCOL);
         break;
     case H2_EV_RETRY:
@@ -460,6 +527,7 @@ static void h2_event(void *ctx, const struct h2_event *ev)
          * connection that completed nothing counts towards the limit: a
          * server that closes every fifth request refuses the streams queued
          * behind it as a matter of course, and that is no reason to give up. */
+        loop_why(l, ERR_REFUSED, "GOAWAY or REFUSED_STREAM on every try", NULL);
         loop_retry(l, tag_retries(ev->tag), !(ev->peer_progress || t->event_conn->responses > 0), ERR_REFUSED);
         break;
     case H2_EV_ABORTED:
@@ -551,6 +619,7 @@ static bool h2_on_data(struct loop *l, struct conn *c, const uint8_t *p, size_t 
     t->event_conn = c;
     int ret = h2_recv(c->h2, p, n, l->now, h2_event, l);
     if (ret < 0) {
+        loop_why(l, ERR_PROTOCOL, h2_recv_error_text(ret), NULL);
         /* The engine queued a GOAWAY naming the problem. */
         conn_flush(l, c);
         c->goodbye = c->sending;
@@ -571,6 +640,7 @@ static void h2_expire(struct loop *l, struct conn *c)
     bool cancelled = false;
     while (h2_oldest(c->h2, &id, &tag) &&
            l->now - (l->start_ns + (tag & TAG_TIME_MASK)) >= l->cfg->timeout_ns && h2_cancel(c->h2, id)) {
+        why_within(l, ERR_TIMEOUT, "no response within ", l->cfg->timeout_ns);
         loop_error(l, ERR_TIMEOUT);
         cancelled = true;
     }
@@ -683,7 +753,7 @@ static void tls_plain(void *ctx, uint8_t *p, size_t n)
         t->plain_alive = false;
 }
 
-static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how);
+static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how, const char *why);
 
 /* A failed TLS 1.3 handshake that means "this server does not speak 1.3":
  * it chose 1.2, answered protocol_version, or (some 1.2-only servers, while
@@ -707,6 +777,20 @@ static void tls_count_alert(struct loop *l, struct conn *c, int rc)
         l->w->stats.alerts_received[(-alert) & 0xff]++;
     else
         l->w->stats.alerts_sent[alert & 0xff]++;
+}
+
+/* Why a TLS connection failed, as kind's message: the alert that ended it
+ * ("received alert handshake_failure", "sent alert bad_record_mac"). */
+static void tls_why(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    int alert = tls_conn_alert(c->tls);
+    if (alert < 0)
+        loop_why(l, kind, "received alert ", tls_alert_name(-alert));
+    else if (alert > 0)
+        loop_why(l, kind, "sent alert ", tls_alert_name(alert));
+    else
+        loop_why(l, kind, kind == ERR_TLS_HANDSHAKE ? "the TLS handshake failed" : "a TLS record that does not open",
+                 NULL);
 }
 
 static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
@@ -742,6 +826,7 @@ static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
                 loop_fatal(l, "the server does not speak ",
                            t->http2 ? "HTTP/2 over TLS (ALPN h2 refused: no_application_protocol)"
                                     : "HTTP/1.1 over TLS (ALPN http/1.1 refused: no_application_protocol)");
+            tls_why(l, c, ERR_TLS_HANDSHAKE);
             loop_charge(l, ERR_TLS_HANDSHAKE);
             return false;
         }
@@ -749,8 +834,11 @@ static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
          * does not open, is too large or is unexpected, and a fatal alert
          * from the server, are TLS errors (the alert is named in the
          * report). */
-        if (t->plain_alive)
-            proto_lost(l, c, rc == TLS_CLOSED ? ERR_CLOSED : ERR_TLS, rc == TLS_CLOSED ? LOST_EOF : LOST_FAILED);
+        if (t->plain_alive) {
+            if (rc != TLS_CLOSED)
+                tls_why(l, c, ERR_TLS);
+            proto_lost(l, c, rc == TLS_CLOSED ? ERR_CLOSED : ERR_TLS, rc == TLS_CLOSED ? LOST_EOF : LOST_FAILED, NULL);
+        }
         return false;
     }
     flush_later(l, c);
@@ -759,20 +847,34 @@ static bool tls_on_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
 
 /* ---- completions -------------------------------------------------------- */
 
-static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how)
+/* why: the system's word for a failed send or receive (strerror), or
+ * NULL (a clean close; or the caller said why). */
+static void proto_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how, const char *why)
 {
     struct tcp *t = tcp_of(l);
-    if (c->tls && c->handshaking)
-        loop_charge(l, ERR_TLS_HANDSHAKE); /* EOF or reset mid-handshake */
-    else if (t->http2)
+    if (c->tls && c->handshaking) {
+        /* EOF or reset mid-handshake */
+        if (how == LOST_EOF)
+            loop_why(l, ERR_TLS_HANDSHAKE, "the server closed the connection during the TLS handshake", NULL);
+        else if (why)
+            loop_why(l, ERR_TLS_HANDSHAKE, "during the TLS handshake: ", why);
+        loop_charge(l, ERR_TLS_HANDSHAKE);
+        return;
+    }
+    if (how != LOST_EOF && why)
+        loop_why(l, kind, why, NULL);
+    if (t->http2) {
+        if (how == LOST_EOF)
+            loop_why(l, ERR_CLOSED, "the server closed the connection with streams open", NULL);
         h2_lost(l, c, how == LOST_EOF ? ERR_CLOSED : kind);
-    else
+    } else {
         h1_lost(l, c, kind, how);
+    }
 }
 
-static void conn_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how)
+static void conn_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how, const char *why)
 {
-    proto_lost(l, c, kind, how);
+    proto_lost(l, c, kind, how, why);
     conn_close(l, c);
     conn_replace(l, c, false);
 }
@@ -800,9 +902,14 @@ static void on_connect(struct loop *l, struct conn *c, int res)
         /* -ECANCELED: the linked timeout fired first. EADDRNOTAVAIL: no
          * local port left for this destination (the ephemeral range is
          * spent, TIME_WAIT included). */
-        connect_failed(l, c, res == -ECANCELED || res == -ETIME ? ERR_CONNECT_TIMEOUT
+        enum err_kind kind = res == -ECANCELED || res == -ETIME ? ERR_CONNECT_TIMEOUT
                              : res == -EADDRNOTAVAIL            ? ERR_NO_PORT
-                                                                : ERR_CONNECT);
+                                                                : ERR_CONNECT;
+        if (kind == ERR_CONNECT_TIMEOUT)
+            why_within(l, kind, "no connection within ", l->cfg->connect_timeout_ns);
+        else
+            loop_why(l, kind, strerror(-res), NULL);
+        connect_failed(l, c, kind);
         return;
     }
     t->connecting--;
@@ -841,7 +948,7 @@ static void on_send(struct loop *l, struct conn *c, int res)
 {
     struct tcp *t = tcp_of(l);
     if (res < 0) {
-        conn_lost(l, c, ERR_RESET, LOST_SEND);
+        conn_lost(l, c, ERR_RESET, LOST_SEND, strerror(-res));
         return;
     }
     l->w->stats.bytes_sent += (uint64_t)res;
@@ -862,6 +969,25 @@ static void on_send(struct loop *l, struct conn *c, int res)
         h2_retire_sent(l, c);
 }
 
+/* Two mistakes show in the server's first bytes on a connection, before
+ * the engine fails on them (as a TLS handshake error, sent
+ * record_overflow; as an HTTP/2 frame error): an HTTP/1.1 response
+ * (RFC 9112 §4: it starts with "HTTP/") to our ClientHello, from a
+ * plain-HTTP port, or to our HTTP/2 connection preface (RFC 9113 §3.4),
+ * from a server without h2c. The report then says what the server is.
+ * (The third, HTTP/1.1 to an HTTP/2-only port, is h1_got_h2.) */
+static void first_bytes_hint(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
+{
+    if (n < 5 || memcmp(p, "HTTP/", 5) != 0)
+        return;
+    if (c->tls && c->handshaking)
+        loop_hint(l, ERR_TLS_HANDSHAKE, "answered in plain HTTP: is this port TLS? (try http://)");
+    else if (!c->tls && tcp_of(l)->http2)
+        loop_hint(l, ERR_PROTOCOL,
+                  "answered the HTTP/2 connection preface in HTTP/1.1: is this an HTTP/1.1-only port? (try without "
+                  "--http2)");
+}
+
 static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
 {
     struct tcp *t = tcp_of(l);
@@ -872,6 +998,8 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
         uint8_t *p = uring_bufring_addr(&l->bufs, bid);
         l->w->stats.bytes_recv += (uint64_t)res;
+        if (!c->heard)
+            first_bytes_hint(l, c, p, (size_t)res);
         c->heard = true;
         bool alive = c->tls   ? tls_on_data(l, c, p, (size_t)res)
                      : t->http2 ? h2_on_data(l, c, p, (size_t)res)
@@ -903,7 +1031,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         conn_replace(l, c, false);
         return;
     }
-    conn_lost(l, c, ERR_RESET, res == 0 ? LOST_EOF : LOST_FAILED);
+    conn_lost(l, c, ERR_RESET, res == 0 ? LOST_EOF : LOST_FAILED, res < 0 ? strerror(-res) : NULL);
 }
 
 static void tcp_complete(struct loop *l, const struct io_uring_cqe *cqe)
@@ -995,13 +1123,16 @@ static void tcp_tick(struct loop *l)
             continue;
         if (c->handshaking) {
             if (l->now >= c->handshake_deadline) {
+                why_within(l, ERR_CONNECT_TIMEOUT, "TLS handshake not done within ", cfg->connect_timeout_ns);
                 loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
                 conn_close(l, c);
                 conn_replace(l, c, false);
             }
         } else if (!t->http2) {
-            if (cfg->timeout_ns && h1_expired(l, c))
+            if (cfg->timeout_ns && h1_expired(l, c)) {
+                why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
                 conn_give_up(l, c, ERR_TIMEOUT);
+            }
         } else {
             if (cfg->timeout_ns)
                 h2_expire(l, c);
@@ -1012,6 +1143,8 @@ static void tcp_tick(struct loop *l)
                 continue;
             }
             if (h2_stuck_too_long(l, c)) {
+                why_within(l, ERR_REFUSED, "no stream could start (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ",
+                           cfg->connect_timeout_ns);
                 if (c->responses == 0)
                     loop_charge(l, ERR_REFUSED);
                 conn_give_up(l, c, ERR_REFUSED);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "h3.h"
+#include "report.h" /* report_close_name */
 #include "worker_loop.h"
 
 /* <linux/udp.h>, which musl-gcc does not see. */
@@ -67,6 +68,7 @@ struct qc {
     uint32_t gen;
     uint8_t state;
     bool recv_armed, sending, in_flush, started;
+    bool heard;                        /* a datagram came from the server on this connection */
     uint32_t responses;
     uint64_t handshake_deadline;
     uint64_t stuck_since;
@@ -212,6 +214,7 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         return;
     }
     /* A malformed response (RFC 9114 §4.1.2): this stream's error. */
+    loop_why(l, ERR_PROTOCOL, "malformed response (sent H3_MESSAGE_ERROR)", NULL);
     loop_error(l, ERR_PROTOCOL);
     req_end(c, r, H3_MESSAGE_ERROR);
 }
@@ -244,8 +247,13 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
         /* §4.1.1: not processed, safe to send again (as HTTP/2's
          * REFUSED_STREAM). From a connection that served others it says
          * nothing about the request: not counted. */
+        loop_why(l, ERR_REFUSED, "H3_REQUEST_REJECTED on every try", NULL);
         loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
     } else {
+        const char *name = h3_error_name(code);
+        char hex[24];
+        snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)code);
+        loop_why(l, ERR_STREAM_RESET, "RESET_STREAM ", name ? name : hex);
         loop_error(l, ERR_STREAM_RESET);
     }
     req_end(c, r, stop_sending ? H3_REQUEST_CANCELLED : 0);
@@ -340,8 +348,10 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
          * attempt counts towards MAX_RETRIES only from a connection that
          * answered nothing: a server that sends GOAWAY 0 on every
          * connection would otherwise have the run retry forever. */
-        if (retry_above_goaway && r->id >= c->peer.goaway_id)
+        if (retry_above_goaway && r->id >= c->peer.goaway_id) {
+            loop_why(l, ERR_REFUSED, "GOAWAY before the request on every try", NULL);
             loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
+        }
         else
             loop_error(l, kind);
         r->id = UINT64_MAX;
@@ -351,6 +361,18 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
 static void qc_fatal_alpn(struct loop *l)
 {
     loop_fatal(l, "the server did not select HTTP/3 with ALPN: ", "it refused h3 (no_application_protocol)");
+}
+
+/* "CONNECTION_CLOSE from the server: H3_INTERNAL_ERROR (reason)", as
+ * kind's message. */
+static void qc_why_close(struct loop *l, enum err_kind kind, const struct quic_close_info *ci)
+{
+    struct quic_close_count k = { .by_server = ci->kind == QUIC_CLOSE_PEER, .app = ci->app, .code = ci->code };
+    char name[64], what[208];
+    report_close_name(name, sizeof name, &k);
+    snprintf(what, sizeof what, "CONNECTION_CLOSE from %s: %s%s%s%s", k.by_server ? "the server" : "shb", name,
+             ci->reason[0] ? " (" : "", ci->reason, ci->reason[0] ? ")" : "");
+    loop_why(l, kind, what, NULL);
 }
 
 /* The connection is over (quic_conn_state QUIC_CLOSED): account for what
@@ -380,23 +402,31 @@ static void qc_finished(struct loop *l, struct qc *c)
             break;
         }
         if (handshake) {
-            loop_charge(l, ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE);
+            enum err_kind k = ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE;
+            qc_why_close(l, k, ci);
+            loop_charge(l, k);
             break;
         }
         /* Ours: the server's error (`protocol`), or TLS failing after the
          * handshake (`tls`, as over TCP: an unexpected post-handshake
          * message); the server's: `closed`. */
         kind = ci->kind != QUIC_CLOSE_LOCAL ? ERR_CLOSED : ci->tls_alert ? ERR_TLS : ERR_PROTOCOL;
+        qc_why_close(l, kind, ci);
         break;
     case QUIC_CLOSE_IDLE:
-        if (handshake)
+        if (handshake) {
+            loop_why(l, ERR_CONNECT_TIMEOUT, "no answer to the QUIC handshake within the idle timeout", NULL);
             loop_charge(l, ERR_CONNECT_TIMEOUT);
+        }
         kind = ERR_TIMEOUT;
+        loop_why(l, kind, "the connection went idle: nothing from the server within the idle timeout", NULL);
         break;
     case QUIC_CLOSE_STATELESS_RESET:
         kind = ERR_RESET;
+        loop_why(l, kind, "the server sent a stateless reset", NULL);
         break;
     case QUIC_CLOSE_NONE:
+        loop_why(l, kind, "the QUIC connection ended", NULL);
         break;
     }
     /* A server that closes with GOAWAY sent (H3_NO_ERROR) processed nothing
@@ -445,7 +475,9 @@ static void qc_open(struct loop *l, struct qc *c)
         /* No local port left (EADDRNOTAVAIL; EADDRINUSE with --bind), or
          * no socket: like a failed TCP connect, it costs a request; the
          * tick tries again. */
-        loop_charge(l, ret == -EADDRNOTAVAIL || ret == -EADDRINUSE ? ERR_NO_PORT : ERR_CONNECT);
+        enum err_kind kind = ret == -EADDRNOTAVAIL || ret == -EADDRINUSE ? ERR_NO_PORT : ERR_CONNECT;
+        loop_why(l, kind, strerror(-ret), NULL);
+        loop_charge(l, kind);
         c->state = QC_IDLE;
         return;
     }
@@ -468,6 +500,7 @@ static void qc_open(struct loop *l, struct qc *c)
     c->counted = false;
     c->responses = 0;
     c->started = false;
+    c->heard = false;
     c->timer_at = 0;
     c->stuck_since = 0;
     c->handshake_deadline = l->now + cfg->connect_timeout_ns;
@@ -578,6 +611,31 @@ static void qc_turn(struct loop *l, struct qc *c)
 
 /* ---- completions ----------------------------------------------------------- */
 
+/* An ICMP error the connected socket reports (udp(7)): port, host or
+ * network unreachable. */
+static bool unreachable(int res)
+{
+    return res == -ECONNREFUSED || res == -EHOSTUNREACH || res == -ENETUNREACH;
+}
+
+/* An ICMP unreachable before any datagram from the server: nothing
+ * listens there (yet), and waiting out --connect-timeout would only make
+ * each attempt take that long. The attempt fails now as `connect`, as a
+ * refused TCP connect does, and the tick tries again. Once the server has
+ * answered, ICMP is ignored (on_recv): anyone on the path can forge it,
+ * and RFC 9000 §14.2.1 and §21.3 have a connection not act on it, leaving
+ * the QUIC timers to decide. Before the first answer a forged one can
+ * only do what dropping our Initial would (the attempt fails). */
+static void qc_unreachable(struct loop *l, struct qc *c, int res)
+{
+    loop_why(l, ERR_CONNECT, strerror(-res), NULL);
+    loop_charge(l, ERR_CONNECT);
+    drain_requests(l, c, ERR_CONNECT, false); /* none: streams open after the handshake */
+    qc_close(l, c); /* idle: udp_tick opens it again */
+    if (!loop_work_left(l))
+        qc_slot_set(l, c, -1);
+}
+
 static void on_recv(struct loop *l, struct qc *c, int res, uint32_t flags)
 {
     bool more = (flags & IORING_CQE_F_MORE) != 0;
@@ -587,9 +645,13 @@ static void on_recv(struct loop *l, struct qc *c, int res, uint32_t flags)
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
         uint8_t *p = uring_bufring_addr(&l->bufs, bid);
         l->w->stats.bytes_recv += (uint64_t)res;
+        c->heard = true;
         quic_conn_input(c->q, p, (size_t)res, l->now);
         uring_bufring_recycle(&l->bufs, bid);
         flush_later(l, c);
+    } else if (!c->heard && unreachable(res)) {
+        qc_unreachable(l, c, res);
+        return;
     } else if (res < 0 && res != -ENOBUFS && res != -ECONNREFUSED && res != -EMSGSIZE && res != -EHOSTUNREACH &&
                res != -ENETUNREACH && res != -EINTR && res != -EAGAIN) {
         /* An error of the socket itself: the connection cannot go on. ICMP
@@ -681,6 +743,9 @@ static void udp_tick(struct loop *l)
             continue;
         if (quic_conn_state(c->q) == QUIC_HANDSHAKING) {
             if (l->now >= c->handshake_deadline) {
+                char d[32];
+                loop_duration_text(d, sizeof d, cfg->connect_timeout_ns);
+                loop_why(l, ERR_CONNECT_TIMEOUT, "QUIC handshake not done within ", d);
                 loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
                 quic_conn_close(c->q, false, QUIC_NO_ERROR, "handshake timeout");
                 if (!c->sending)
@@ -695,6 +760,9 @@ static void udp_tick(struct loop *l)
             for (uint32_t k = 0; k < u->ring; k++) {
                 struct h3_req *r = &c->reqs[k];
                 if (r->id != UINT64_MAX && l->now - r->started_ns >= cfg->timeout_ns) {
+                    char d[32];
+                    loop_duration_text(d, sizeof d, cfg->timeout_ns);
+                    loop_why(l, ERR_TIMEOUT, "no response within ", d);
                     loop_error(l, ERR_TIMEOUT);
                     req_end(c, r, H3_REQUEST_CANCELLED);
                     flush_later(l, c);
@@ -712,6 +780,9 @@ static void udp_tick(struct loop *l)
             c->stuck_since = l->now;
             flush_later(l, c); /* STREAMS_BLOCKED goes out */
         } else if (l->now - c->stuck_since >= cfg->connect_timeout_ns) {
+            char d[32];
+            loop_duration_text(d, sizeof d, cfg->connect_timeout_ns);
+            loop_why(l, ERR_REFUSED, "no stream could be opened (MAX_STREAMS 0 or GOAWAY) for ", d);
             if (c->responses == 0)
                 loop_charge(l, ERR_REFUSED);
             /* The turn sends the close, then qc_finished counts it and

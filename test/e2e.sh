@@ -137,9 +137,12 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
     NGC_H2="http://127.0.0.1:$NGINX_PORT2/"
     NOFILE=$(lib_nofile)
     read -r PLO PHI </proc/sys/net/ipv4/ip_local_port_range
+    # Reserved ports inside the range are never handed out (a machine with
+    # 39000-39999 reserved ended such a run with `no local port` errors).
+    PORTS=$(lib_local_ports)
     NGINX_WORKERS=$(nproc)
     MAXC=$((2 * (NOFILE - 16)))
-    [ "$MAXC" -le $((PHI - PLO + 1)) ] || MAXC=$((PHI - PLO + 1))
+    [ "$MAXC" -le "$PORTS" ] || MAXC=$PORTS
     [ "$MAXC" -le $((NGINX_WORKERS * (NOFILE - 64))) ] || MAXC=$((NGINX_WORKERS * (NOFILE - 64)))
     # Ports that other sockets on the machine hold now (TIME_WAIT from the
     # suites' other clients among them) are not this run's to take.
@@ -154,7 +157,7 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
         [ "$c" -gt 10000 ] && dur=10s
         args=(-z "$dur" -c "$c" -t 2 -j "$NGC")
         [ "$proto" = h2 ] && args=(--http2 -z "$dur" -c "$c" -t 2 -j "$NGC_H2")
-        begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI): every connection opens and is served"
+        begin "nginx -c $c $proto (limit: ${NOFILE} files, ports $PLO-$PHI: $PORTS not reserved): every connection opens and is served"
         shb "${args[@]}"
         if json_run_ok; then
             jx ".connections == $c and .connectionsOpened == $c" '{connections, connectionsOpened}'
@@ -379,10 +382,35 @@ else
     if json_run_ok; then
         jx '.requests.total == 20 and .requests.ok == 0 and .requests.errors == 20 and .requests.connectErrors == 20' '.requests'
         jx '.errorKinds == {"connect": 20}' '.errorKinds'
+        jx '.errorDetails == {"connect": {"count": 20, "first": "Connection refused"}}' '.errorDetails'
+        jx '.latencySeconds == null' '.latencySeconds'
         jx '.statusCodes == {}' '.statusCodes'
     fi
     [ "$SHB_MS" -le 30000 ] || want "took ${SHB_MS} ms"
 fi
+finish
+
+# The text report says why, and shows no latency table of zeros.
+begin "refused port, text report: '[connect] 20: Connection refused', 'no responses' for the latency"
+shb -n 20 -c 2 "$DEAD"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+no_sanitizer_report
+grep -qx '  \[connect\] 20: Connection refused' "$OUT" || want "no '[connect] 20: Connection refused' line: $(grep -A3 '^Errors:' "$OUT" | head -c 300)"
+grep -qx 'Latency:      no responses' "$OUT" || want "no 'Latency:      no responses' line"
+grep -qE 'Latency \(ms\)|% in |min 0\.000' "$OUT" && want "a latency table for a run with no responses"
+grep -q '^Hint:' "$OUT" && want "a Hint: line for a plain refusal"
+finish
+
+# --- 8b. a mistake the server's first bytes show (https:// to this port: e2e_tls.sh;
+# HTTP/1.1 to an h2c-only port: e2e_h2.sh) ----------------------------------------------
+# --http2 (prior knowledge, h2c) to nginx without http2: it answers the
+# connection preface with an HTTP/1.1 400.
+begin "--http2 to an HTTP/1.1-only port (nginx): protocol errors whose first message says the server answered the preface in HTTP/1.1, and a Hint: line"
+H1_HINT="the server at 127.0.0.1:$NGINX_PORT answered the HTTP/2 connection preface in HTTP/1.1: is this an HTTP/1.1-only port? (try without --http2)"
+shb --http2 -n 10 -c 2 -j "$NG"
+json_run_ok HTTP/2 && jx ".errorKinds == {\"protocol\": 10} and .errorDetails.protocol.first == \"$H1_HINT\"" '{errorKinds, errorDetails}'
+shb --http2 -n 10 -c 2 "$NG"
+grep -qxF "Hint:         $H1_HINT" "$OUT" || want "no 'Hint:         $H1_HINT' line: $(grep -A3 '^Errors:' "$OUT" | head -c 400)"
 finish
 
 # --- 9. other statuses are responses, not errors ---------------------------------------
@@ -394,6 +422,18 @@ if json_run_ok; then
     jx '.statusCodes == {"404": 10}' '.statusCodes'
 fi
 lx 'length == 10'
+finish
+
+# Complete responses outside 2xx are counted apart, as wrk does.
+begin "nginx 404 and 500: requests.non2xx and a 'Non-2xx responses: N' line; none for 200s"
+shb -n 30 -c 3 -j "http://127.0.0.1:$NGINX_PORT/status/500"
+json_run_ok && jx '.requests.non2xx == 30 and .statusCodes == {"500": 30} and .requests.errors == 0' '{requests, statusCodes}'
+shb -n 20 -c 2 "http://127.0.0.1:$NGINX_PORT/status/404"
+grep -qx 'Non-2xx responses: 20' "$OUT" || want "no 'Non-2xx responses: 20' line: $(grep -A3 '^Status codes:' "$OUT" | head -c 300)"
+shb -n 20 -c 2 "$NG"
+grep -q '^Non-2xx' "$OUT" && want "a Non-2xx line for a run of 200s"
+shb -n 20 -c 2 -j "$NG"
+json_run_ok && jx '.requests.non2xx == 0' '.requests'
 finish
 
 # --- 9b. response framing beyond a small Content-Length body ----------------------------

@@ -51,6 +51,18 @@ if [ "${1:-}" = --netns-ports ]; then
     # nginx logs a request as it ends: the last ones may follow shb's exit.
     stop_server "$NGINX_PID"
     cp "$NGINX_DIR/h1.log" "$out/h1.log"
+    # Reserved ports: 201 inside the range (a span and a single port), a
+    # span outside it that takes nothing from it. 799 ports are left, and
+    # connect() and bind() never pick a reserved one. The largest -c is
+    # computed as e2e.sh's "largest -c" check does (less 100 to spare): the
+    # range alone (1000 - 100) would ask for 900.
+    echo "39000-39999,40100-40299,40500" >/proc/sys/net/ipv4/ip_local_reserved_ports || exit 3
+    [ "$(lib_local_ports)" -eq 799 ] || exit 5
+    start_nginx test/nginx-conn.conf.in netns-reserved || exit 4
+    url="http://127.0.0.1:$NGINX_PORT/"
+    run reserved_over -c 800 -n 800 "$url"
+    run reserved_range -c 900 -n 900 "$url"
+    run reserved_fit -c $(($(lib_local_ports) - 100)) -z 2s -j "$url"
     exit 0
 fi
 
@@ -260,6 +272,13 @@ fi
 # The namespace's own ephemeral range (1,000 ports): 1,800 connections at
 # once need two source addresses; without --bind, or with one, shb refuses
 # the run before any traffic.
+# netns_result NAME: the namespace's run NAME (its stdout, stderr and exit
+# status) as if shb had just run it here.
+netns_result() {
+    cp "$T/netns/$1.out" "$OUT"
+    cp "$T/netns/$1.err" "$ERR"
+    SHB_RC=$(cat "$T/netns/$1.rc")
+}
 NETNS=""
 for u in "unshare -n" "unshare -rn"; do
     if $u true 2>/dev/null; then
@@ -281,18 +300,14 @@ else
     if [ "$rc" -ne 0 ]; then
         want "the namespace's set-up failed (exit $rc): $(tail -n 5 "$T/netns/inner.log" | tr '\n' ' ')"
     else
-        cp "$T/netns/bind2.out" "$OUT"
-        cp "$T/netns/bind2.err" "$ERR"
-        SHB_RC=$(cat "$T/netns/bind2.rc")
+        netns_result bind2
         json_run_ok HTTP/1.1
         jx '.requests.ok >= 1800 and .requests.errors == 0 and .connections == 1800 and .connectionsOpened == 1800' '{requests, errorKinds, connections, connectionsOpened}'
         e2e_flush_report
         log_json "$T/netns/h1.log"
         lx 'group_by(.addr) | map({(.[0].addr): ([.[].conn] | unique | length)}) | add == {"127.0.0.2": 900, "127.0.0.3": 900}' 'group_by(.addr) | map({(.[0].addr): ([.[].conn] | unique | length)}) | add'
         for run in nobind bind1 bind2over; do
-            cp "$T/netns/$run.out" "$OUT"
-            cp "$T/netns/$run.err" "$ERR"
-            SHB_RC=$(cat "$T/netns/$run.rc")
+            netns_result "$run"
             one_line_exit 2
             case "$run:$ERR_LINE" in
                 nobind:*"-c 1800 needs 1800 local ports"*"(40000-40999) has 1000"*"--bind"*) ;;
@@ -301,6 +316,28 @@ else
                 *) want "$run: unexpected error: $ERR_LINE" ;;
             esac
         done
+    fi
+    finish
+
+    # Reserved ports are not free ones: the up-front check counts the range
+    # less those reserved inside it, so one -c more than that is the
+    # one-line exit 2 (not a run ending in `no local port` errors), and
+    # exactly that -c runs with every connection open.
+    begin "ip_local_reserved_ports 39000-39999,40100-40299,40500 with 40000-40999 (private netns): -c 800 and -c 900 refused up front naming them, the largest -c (699) opens all with no 'no local port' error"
+    if [ "$rc" -ne 0 ]; then
+        want "the namespace's set-up failed (exit $rc): $(tail -n 5 "$T/netns/inner.log" | tr '\n' ' ')"
+    else
+        for c in 800 900; do
+            netns_result "reserved_$([ "$c" = 800 ] && echo over || echo range)"
+            one_line_exit 2
+            case $ERR_LINE in
+                *"-c $c needs $c local ports"*"(40000-40999) (less the 201 that net.ipv4.ip_local_reserved_ports holds) has 799"*) ;;
+                *) want "-c $c: unexpected error: $ERR_LINE" ;;
+            esac
+        done
+        netns_result reserved_fit
+        json_run_ok HTTP/1.1
+        jx '.connections == 699 and .connectionsOpened == 699 and .requests.errors == 0 and (.errorKinds["no local port"] // 0) == 0' '{requests, errorKinds, connections, connectionsOpened}'
     fi
     finish
 fi

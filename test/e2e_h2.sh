@@ -77,6 +77,7 @@ start_or_die "nghttpd --trailer" start_nghttpd nghttpd-trailer "$DOCS" --trailer
 NGH_TRAILER="http://127.0.0.1:$NGHTTPD_PORT"
 start_or_die "nghttpd -m 2" start_nghttpd nghttpd-m2 "$DOCS" -m 2
 NGH_M2="http://127.0.0.1:$NGHTTPD_PORT"
+NGHTTPD_M2_PORT=$NGHTTPD_PORT
 # Every HEADERS and DATA frame PADDED with up to 255 bytes.
 start_or_die "nghttpd -b 255" start_nghttpd nghttpd-pad "$DOCS" -b 255
 NGH_PAD="http://127.0.0.1:$NGHTTPD_PORT"
@@ -509,6 +510,19 @@ if json_run_ok; then
     jx '.statusCodes == {}' '.statusCodes'
 fi
 [ "$SHB_MS" -le 30000 ] || want "took ${SHB_MS} ms"
+finish
+
+# HTTP/1.1 to nghttpd, which speaks only HTTP/2 over cleartext (h2c with
+# prior knowledge): its first bytes are a SETTINGS frame. Each request fails
+# at once as `protocol`, and the report names the mistake.
+begin "HTTP/1.1 to an HTTP/2-only (h2c) port (nghttpd): protocol errors whose first message says the server answered with HTTP/2 frames, and a Hint: line suggesting --http2"
+H2C_HINT="the server at 127.0.0.1:$NGHTTPD_M2_PORT answered with HTTP/2 frames (a SETTINGS frame): is this an HTTP/2-only (h2c) port? (try --http2)"
+shb -n 20 -c 2 -j "$NGH_M2/"
+json_run_ok HTTP/1.1 && jx ".errorKinds == {\"protocol\": 20} and .errorDetails.protocol.first == \"$H2C_HINT\"" '{errorKinds, errorDetails}'
+shb -n 20 -c 2 "$NGH_M2/"
+grep -qxF "  [protocol] 20: $H2C_HINT" "$OUT" || want "no '[protocol] 20: $H2C_HINT' line: $(grep -A2 '^Errors:' "$OUT" | head -c 400)"
+[ "$(grep -cxF "Hint:         $H2C_HINT" "$OUT")" -eq 1 ] || want "not one 'Hint:         $H2C_HINT' line"
+grep -q 'Latency:      no responses' "$OUT" || want "no 'Latency:      no responses' line"
 finish
 
 # --- 13. Ctrl-C -------------------------------------------------------------------------------

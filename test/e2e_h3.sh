@@ -262,6 +262,41 @@ one_line_exit 2
 grep -qiE 'https' <<<"$ERR_LINE" || want "stderr does not mention https: $ERR_LINE"
 finish
 
+# --- 1a. nothing listens on the UDP port ---------------------------------------------------
+# The kernel answers each Initial with an ICMP port unreachable, which the
+# connected socket reports as ECONNREFUSED: each attempt fails at once as
+# `connect` instead of waiting out --connect-timeout (10 requests at -c 2
+# took 10 s that way).
+begin "--http3 to a UDP port nothing listens on: -n 10 -c 2 --connect-timeout 5s ends well under it, 10 connect errors 'Connection refused'"
+pick_port NO_UDP_PORT
+shb --http3 -n 10 -c 2 --connect-timeout 5s -j "https://127.0.0.1:$NO_UDP_PORT/"
+if json_run_ok HTTP/3; then
+    jx '.requests.total == 10 and .requests.connectErrors == 10' '.requests'
+    jx '.errorDetails == {"connect": {"count": 10, "first": "Connection refused"}}' '.errorDetails'
+    jx '.latencySeconds == null' '.latencySeconds'
+fi
+[ "$SHB_MS" -lt 2000 ] || want "took ${SHB_MS} ms (each attempt waited for --connect-timeout?)"
+finish
+
+# After the server's first datagram ICMP is ignored (RFC 9000 §14.2.1, §21:
+# anyone on the path can forge it): test/udp_once_server.js answers the
+# first Initial with junk and closes its port, so the Initial's
+# retransmission draws a port unreachable that must not end the attempt:
+# it waits out --connect-timeout. The next attempt, to the closed port,
+# hears nothing first and fails at once.
+begin "--http3: an ICMP unreachable after the server's first datagram is ignored (the attempt waits out --connect-timeout 3s); before it, the next attempt fails at once as connect"
+start_or_die "test/udp_once_server.js" start_node_server "$LIB_ROOT/test/udp_once_server.js" udp-once
+shb --http3 -n 2 -c 1 --connect-timeout 3s -j "https://127.0.0.1:$NODE_PORT/"
+if json_run_ok HTTP/3; then
+    jx '.errorKinds == {"connect": 1, "connect timeout": 1}' '.errorKinds'
+    jx '.errorDetails.connect.first == "Connection refused"' '.errorDetails'
+    jx '.quic.packetsSent >= 3' '.quic'
+fi
+[ "$SHB_MS" -ge 2900 ] || want "took only ${SHB_MS} ms: the ICMP after the server's datagram ended the attempt"
+[ "$SHB_MS" -le 8000 ] || want "took ${SHB_MS} ms"
+[ "$(wc -l <"$NODE_LOG")" -eq 1 ] || want "the server heard $(wc -l <"$NODE_LOG") datagrams, expected 1"
+finish
+
 # --- 1b. a third QUIC stack: Deno (quinn over rustls) --------------------------------------
 # test/interop/deno_h3_server.ts: Deno.QuicEndpoint's QUIC with the script's
 # own thin HTTP/3 layer, one server per case. Judged by shb's report and by

@@ -310,19 +310,24 @@ json_run_ok() {
     local proto=${1:-${EXPECT_PROTOCOL:-}} i
     local -a e=('[.url, .protocol] | all(type == "string")'
         '[.threads, .connections, .durationSeconds, .requests.total, .requests.ok,
-         .requests.errors, .requests.connectErrors, .requestsPerSec, .bytesReceived,
-         .bytesReceivedPerSec, .bytesSent, .bytesSentPerSec, .latencySeconds.min,
-         .latencySeconds.mean, .latencySeconds.max] | all(type == "number")'
+         .requests.errors, .requests.connectErrors, .requests.non2xx, .requestsPerSec, .bytesReceived,
+         .bytesReceivedPerSec, .bytesSent, .bytesSentPerSec] | all(type == "number")'
         '(.statusCodes | type == "object") and (.errorKinds | type == "object")'
         '[.inFlight, .connectionsOpened] | all(type == "number" and . >= 0)'
-        '.latencySeconds.percentiles | keys_unsorted == ["p10","p25","p50","p75","p90","p95","p99","p99.9","p99.99"]'
+        'if .requests.ok == 0 then .latencySeconds == null else
+         ([.latencySeconds.min, .latencySeconds.mean, .latencySeconds.max] | all(type == "number")) and
+         (.latencySeconds.percentiles | keys_unsorted == ["p10","p25","p50","p75","p90","p95","p99","p99.9","p99.99"]) end'
         '.requests.total == .requests.ok + .requests.errors'
         '.requests.connectErrors <= .requests.errors'
         '([.statusCodes[]] | add // 0) == .requests.ok'
-        '([.errorKinds[]] | add // 0) == .requests.errors')
+        '([.errorKinds[]] | add // 0) == .requests.errors'
+        '. as $r | [.statusCodes | to_entries[] | select(.key | test("^2[0-9][0-9]$") | not) | .value] | add // 0 | . == $r.requests.non2xx'
+        '. as $r | (.errorDetails | keys) == (.errorKinds | keys) and
+         (.errorDetails | to_entries | all(.value.count == $r.errorKinds[.key] and (.value.first | type == "string" and length > 0)))')
     local -a s=('[.url, .protocol]' '.' '{statusCodes, errorKinds}' '[.inFlight, .connectionsOpened]'
-        '.latencySeconds.percentiles | keys_unsorted' '.requests' '.requests'
-        '{statusCodes, ok: .requests.ok}' '{errorKinds, errors: .requests.errors}')
+        '{ok: .requests.ok, latencySeconds}' '.requests' '.requests'
+        '{statusCodes, ok: .requests.ok}' '{errorKinds, errors: .requests.errors}'
+        '{statusCodes, requests}' '{errorKinds, errorDetails}')
     [ -z "$proto" ] || { e+=(".protocol == \"$proto\""); s+=('.protocol'); }
     for ((i = 2; i < $#; i += 2)); do
         e+=("${!i}")

@@ -63,7 +63,7 @@ got=$(lines_settled "$H1_LOG")
 [ "$got" = 4000 ] || want "nginx got $got requests, expected exactly 4000"
 shb merge -j "$T"/h1-{0,1,2,3}.json
 json_run_ok HTTP/1.1
-jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
+jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0, non2xx: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
 jx '.merged == {reports: 4, shardCount: 4, shards: [0, 1, 2, 3], complete: true, shardTwice: false} and .shard == {index: 0, count: 1}' '{merged, shard}'
 jx '.threads == 4 and .connections == 8 and .connectionsOpened == 8' '{threads, connections, connectionsOpened}'
 jx '([.timeline[].ok] | add) == 4000' '[.timeline[] | del(.histogram)]'

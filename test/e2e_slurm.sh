@@ -286,7 +286,7 @@ e2e_diag_extra() { :; }
 begin "shb merge -j shard*.json: 4000 requests, all ok, shards 0-3 of 4, the union window, percentiles those of the four histograms added"
 shb merge -j "$JOB"/shard-[0-3].json
 json_run_ok HTTP/1.1
-jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
+jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0, non2xx: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
 jx '.merged == {reports: 4, shardCount: 4, shards: [0, 1, 2, 3], complete: true, shardTwice: false}' '.merged'
 # The window runs from the earliest start to the latest end, the rate over
 # it (a jq number is a double: to the microsecond, here).

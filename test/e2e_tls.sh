@@ -544,6 +544,7 @@ shb -n 10 -c 2 -j "https://127.0.0.1:$NGINX_PORT_PLAIN/"
 if json_run_ok HTTP/1.1; then
     jx '.requests.total == 10 and .requests.ok == 0 and .requests.errors == 10 and .requests.connectErrors == 10' '.requests'
     jx '.errorKinds == {"tls handshake": 10}' '.errorKinds'
+    jx ".errorDetails[\"tls handshake\"].first == \"the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: is this port TLS? (try http://)\"" '.errorDetails'
     jx '.statusCodes == {}' '.statusCodes'
 fi
 [ "$SHB_MS" -le 10000 ] || want "took ${SHB_MS} ms"
@@ -556,12 +557,15 @@ if json_run_ok HTTP/2; then
 fi
 [ "$SHB_MS" -le 10000 ] || want "took ${SHB_MS} ms"
 finish
-begin "https:// to cleartext nginx: text report with an Errors block"
+begin "https:// to cleartext nginx: text report with an Errors block whose line says the server answered in plain HTTP, and one Hint: line"
 shb -n 4 -c 2 "https://127.0.0.1:$NGINX_PORT_PLAIN/"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 no_sanitizer_report
 grep -qE '^Requests: +4 \(0 ok, 4 errors, of which 4 connect\) in ' "$OUT" || want "no 'Requests: 4 (0 ok, 4 errors, of which 4 connect)' line"
-grep -qE '^  \[tls handshake\] 4$' "$OUT" || want "no '  [tls handshake] 4' line"
+grep -qxF "  [tls handshake] 4: the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: is this port TLS? (try http://)" "$OUT" ||
+    want "no '  [tls handshake] 4: the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: ...' line: $(grep -A2 '^Errors:' "$OUT" | head -c 300)"
+[ "$(grep -cxF "Hint:         the server at 127.0.0.1:$NGINX_PORT_PLAIN answered in plain HTTP: is this port TLS? (try http://)" "$OUT")" -eq 1 ] ||
+    want "not one Hint: line naming the plain-HTTP port"
 finish
 
 # --- 8b. a fatal alert is named in the report ------------------------------------------------

@@ -173,6 +173,17 @@ lib_nofile() {
     printf '%s\n' "$n"
 }
 
+# lib_local_ports: the local ports connect() may hand out to one address:
+# net.ipv4.ip_local_port_range less the ports of
+# net.ipv4.ip_local_reserved_ports inside it (the kernel never picks those).
+lib_local_ports() {
+    local lo hi
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+    tr ',' '\n' </proc/sys/net/ipv4/ip_local_reserved_ports 2>/dev/null | awk -F- -v lo="$lo" -v hi="$hi" '
+        NF { a = $1 + 0; b = (NF > 1 ? $2 : $1) + 0; if (a < lo) a = lo; if (b > hi) b = hi; if (a <= b) n += b - a + 1 }
+        END { print hi - lo + 1 - n }'
+}
+
 # render_nginx TEMPLATE DIR: writes DIR/nginx.conf from TEMPLATE with fresh
 # ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, @NOFILE@
 # (lib_nofile), any number

@@ -720,9 +720,41 @@ static void test_head_limit(void)
     free(r);
 }
 
+/* What h1_scan_error says after H1_ERROR, by where the response broke. */
+static void check_scan_error(const char *data, const char *want)
+{
+    struct h1_scanner s;
+    struct h1_response r;
+    size_t used;
+    h1_scanner_reset(&s, false);
+    enum h1_event e = h1_scan(&s, (const uint8_t *)data, strlen(data), &used, &r);
+    T_CHECK(want, e == H1_ERROR && strcmp(h1_scan_error(&s), want) == 0, "event %d, '%s'", (int)e,
+            e == H1_ERROR ? h1_scan_error(&s) : "");
+}
+
+static void test_scan_errors(void)
+{
+    check_scan_error("HTTP/1.1 2x0 OK\r\n\r\n", "bad status line");
+    check_scan_error("SSH-2.0-OpenSSH_9.2\r\n", "bad status line");
+    check_scan_error("HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n", "bad header line");
+    check_scan_error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk");
+    check_scan_error("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX\r\n", "bad chunk");
+    size_t n;
+    char *big = repeat_lines("HTTP/1.1 200 OK\r\n", "X-A: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n", H1_MAX_HEAD + 100, "\r\n", &n);
+    struct h1_scanner s;
+    struct h1_response r;
+    size_t used;
+    h1_scanner_reset(&s, false);
+    enum h1_event e = h1_scan(&s, (const uint8_t *)big, n, &used, &r);
+    T_CHECK("response head over 1 MiB", e == H1_ERROR && strcmp(h1_scan_error(&s), "response head over 1 MiB") == 0,
+            "event %d", (int)e);
+    free(big);
+}
+
 int main(void)
 {
     test_requests();
+    test_scan_errors();
     test_head_limit();
     test_scanner_cases();
     build_long_stream();

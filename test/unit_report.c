@@ -267,6 +267,8 @@ static void mixed_run(struct report_info *ri, struct stats *s)
     s->errors[ERR_CONNECT] = 4;
     s->errors[ERR_CONNECT_TIMEOUT] = 3;
     s->errors[ERR_RESET] = 2;
+    stats_why(s, ERR_CONNECT, "Connection refused", NULL, false);
+    stats_why(s, ERR_CONNECT_TIMEOUT, "no connection within ", "5s", false);
     s->bytes_recv = 3 * 1048576;
     s->bytes_sent = 1048576;
     for (uint64_t v = 1000000; v <= 8000000; v += 1000000)
@@ -312,9 +314,9 @@ static void check_text_errors_and_codes(void)
                         "(1048576 bytes)\n") != NULL,
             "got:\n%s", out);
     T_CHECK("text: status codes ascending, then the Errors block, then latency",
-            strstr(out, "\nStatus codes:\n  [200] 5\n  [404] 2\n  [503] 1\n"
-                        "Errors:\n  [connect] 4\n  [connect timeout] 3\n  [reset] 2\n"
-                        "Latency (ms):\n") != NULL,
+            strstr(out, "\nStatus codes:\n  [200] 5\n  [404] 2\n  [503] 1\nNon-2xx responses: 3\n"
+                        "Errors:\n  [connect] 4: Connection refused\n  [connect timeout] 3: no connection within 5s\n"
+                        "  [reset] 2\nLatency (ms):\n") != NULL,
             "got:\n%s", out);
     /* Percentiles are bucket tops: 4 ms reads 4001791 ns, under 0.1% high. */
     T_CHECK("text: latency of 1..8 ms", strstr(out, "  min 1.000  mean 4.500  max 8.000\n") &&
@@ -347,12 +349,12 @@ static void check_text_empty_run(void)
     char *out = render(report_text, &ri, &s);
     if (!out)
         return;
-    T_CHECK("text: empty run has zeros, not NaN",
+    T_CHECK("text: empty run has zeros, not NaN, and no latency table",
             strstr(out, "Requests:     0 (0 ok, 0 errors, of which 0 connect) in 0.000s\n"
                         "Requests/sec: 0.0\n"
                         "Transfer:     recv 0.00 MB/s (0 bytes), sent 0.00 MB/s (0 bytes)\n"
-                        "Status codes:\nLatency (ms):\n  min 0.000  mean 0.000  max 0.000\n") &&
-                strstr(out, "  10% in 0.000 ms\n") && strstr(out, "  99.99% in 0.000 ms\n") &&
+                        "Status codes:\nLatency:      no responses\n") &&
+                !strstr(out, "Latency (ms)") && !strstr(out, "% in ") && !strstr(out, "Non-2xx") &&
                 !strstr(out, "nan") && !strstr(out, "inf"),
             "got:\n%s", out);
     free(out);
@@ -362,7 +364,7 @@ static void check_text_empty_run(void)
     out = render(report_text, &ri, &s);
     T_CHECK("text: all-errors run", out && strstr(out, "(0 ok, 50 errors, of which 50 connect)") &&
                                         strstr(out, "Errors:\n  [connect timeout] 50\n") &&
-                                        strstr(out, "  min 0.000  mean 0.000  max 0.000\n"),
+                                        strstr(out, "Latency:      no responses\n") && !strstr(out, "min 0.000"),
             "got:\n%s", out ? out : "(null)");
     free(out);
     stats_free(&s);
@@ -429,13 +431,14 @@ static void check_json_spec_sample(void)
         "  \"threads\": 8,",
         "  \"connections\": 8,",
         "  \"durationSeconds\": 2.002848834,",
-        "  \"requests\": { \"total\": 722541, \"ok\": 722541, \"errors\": 0, \"connectErrors\": 0 },",
+        "  \"requests\": { \"total\": 722541, \"ok\": 722541, \"errors\": 0, \"connectErrors\": 0, \"non2xx\": 0 },",
         "  \"bytesReceived\": 57803854,",
         "  \"bytesReceivedPerSec\": 28860817.16140141,",
         "  \"bytesSent\": 20233272,",
         "  \"bytesSentPerSec\": 10102246.188790502,",
         "  \"statusCodes\": { \"200\": 722541 },",
         "  \"errorKinds\": {},",
+        "  \"errorDetails\": {},",
         "  \"latencySeconds\": {",
         "    \"min\": 0.000030961,",
         "    \"max\": 0.004210834,",
@@ -518,7 +521,7 @@ static void check_json_key_order(void)
             missing, out);
     T_CHECK("json: requests with errors",
             strstr(out, "\"requests\": { \"total\": 17, \"ok\": 8, \"errors\": 9, "
-                        "\"connectErrors\": 7 },") != NULL,
+                        "\"connectErrors\": 7, \"non2xx\": 3 },") != NULL,
             "got:\n%s", out);
     T_CHECK("json: statusCodes ascending",
             strstr(out, "\"statusCodes\": { \"200\": 5, \"404\": 2, \"503\": 1 },") != NULL,
@@ -526,6 +529,12 @@ static void check_json_key_order(void)
     T_CHECK("json: errorKinds non-zero only",
             strstr(out, "\"errorKinds\": { \"connect\": 4, \"connect timeout\": 3, \"reset\": 2 },") !=
                 NULL,
+            "got:\n%s", out);
+    T_CHECK("json: errorDetails right after errorKinds: each kind's count and first message",
+            strstr(out, "\"errorKinds\": { \"connect\": 4, \"connect timeout\": 3, \"reset\": 2 },\n"
+                        "  \"errorDetails\": { \"connect\": { \"count\": 4, \"first\": \"Connection refused\" }, "
+                        "\"connect timeout\": { \"count\": 3, \"first\": \"no connection within 5s\" }, "
+                        "\"reset\": { \"count\": 2, \"first\": \"\" } },\n") != NULL,
             "got:\n%s", out);
     T_CHECK("json: latencies in seconds, not ms",
             strstr(out, "\"min\": 0.001000000,") && strstr(out, "\"max\": 0.008000000,") &&
@@ -576,8 +585,8 @@ static void check_json_empty_run(void)
             strstr(out, "\"durationSeconds\": 0.000000000,") &&
                 strstr(out, "\"requestsPerSec\": 0,") && strstr(out, "\"bytesSentPerSec\": 0,") &&
                 strstr(out, "\"statusCodes\": {},") && strstr(out, "\"errorKinds\": {},") &&
-                strstr(out, "\"min\": 0.000000000,") && strstr(out, "\"mean\": 0,") &&
-                strstr(out, "\"p99.99\": 0.000000000\n"),
+                strstr(out, "\"errorDetails\": {},") && strstr(out, "\"latencySeconds\": null\n") &&
+                !strstr(out, "\"percentiles\""),
             "got:\n%s", out);
     free(out);
 
@@ -1040,6 +1049,29 @@ static void check_small_mean(void)
     stats_free(&s);
 }
 
+/* A likely mistake said in its kind's first message is said once more as a
+ * Hint: line after the Errors block; a plain message is not. */
+static void check_hint(void)
+{
+    struct report_info ri;
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    mixed_run(&ri, &s);
+    s.errors[ERR_TLS_HANDSHAKE] = 6;
+    stats_why(&s, ERR_TLS_HANDSHAKE, "the server at h:80 ", "answered in plain HTTP: is this port TLS? (try http://)",
+              true);
+    char *out = render(report_text, &ri, &s);
+    T_CHECK("text: a hint in the error line and as one Hint: line after the Errors block",
+            out && strstr(out, "  [tls handshake] 6: the server at h:80 answered in plain HTTP: is this port TLS? "
+                               "(try http://)\n  [reset] 2\nHint:         the server at h:80 answered in plain HTTP: "
+                               "is this port TLS? (try http://)\nLatency (ms):\n") &&
+                !strstr(strstr(out, "Hint:") + 1, "Hint:"),
+            "got:\n%s", out ? out : "(null)");
+    free(out);
+    stats_free(&s);
+}
+
 int main(void)
 {
     check_json_checker();
@@ -1058,5 +1090,6 @@ int main(void)
     check_json_escaping();
     check_json_empty_run();
     check_tls_alerts();
+    check_hint();
     T_DONE();
 }

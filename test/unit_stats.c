@@ -319,6 +319,45 @@ static void check_err_names(void)
             "wrong name");
 }
 
+/* Each kind keeps its first message; a hint replaces a plain one (it says
+ * more), never the other way; stats_merge keeps one, preferring a hint and
+ * one that came with counted errors. */
+static void check_why(void)
+{
+    struct stats a, b;
+    if (stats_init(&a) || stats_init(&b))
+        return;
+    stats_why(&a, ERR_CONNECT, "Connection refused", NULL, false);
+    stats_why(&a, ERR_CONNECT, "Network is unreachable", NULL, false);
+    T_CHECK("why: the first message stays", strcmp(a.why[ERR_CONNECT], "Connection refused") == 0, "%s",
+            a.why[ERR_CONNECT]);
+    stats_why(&a, ERR_PROTOCOL, "bad status line", NULL, false);
+    stats_why(&a, ERR_PROTOCOL, "the server at h:1 ", "answered with HTTP/2 frames", true);
+    stats_why(&a, ERR_PROTOCOL, "bad chunk", NULL, false);
+    T_CHECK("why: a hint replaces a plain message, and stays",
+            strcmp(a.why[ERR_PROTOCOL], "the server at h:1 answered with HTTP/2 frames") == 0 &&
+                a.why_hint[ERR_PROTOCOL],
+            "%s", a.why[ERR_PROTOCOL]);
+    a.errors[ERR_CONNECT] = 3;
+    a.errors[ERR_PROTOCOL] = 1;
+    stats_why(&b, ERR_CONNECT, "No route to host", NULL, false);
+    stats_why(&b, ERR_TIMEOUT, "no response within ", "30s", false);
+    b.errors[ERR_CONNECT] = 2;
+    b.errors[ERR_TIMEOUT] = 1;
+    stats_why(&a, ERR_REFUSED, "GOAWAY or REFUSED_STREAM on every try", NULL, false); /* retried, not counted */
+    stats_why(&b, ERR_REFUSED, "no stream could start for ", "5s", false);
+    b.errors[ERR_REFUSED] = 4;
+    stats_merge(&a, &b);
+    T_CHECK("why: merge keeps dst's first, takes what dst lacks, and one that came with errors",
+            strcmp(a.why[ERR_CONNECT], "Connection refused") == 0 &&
+                strcmp(a.why[ERR_TIMEOUT], "no response within 30s") == 0 &&
+                strcmp(a.why[ERR_REFUSED], "no stream could start for 5s") == 0 && a.why_hint[ERR_PROTOCOL] &&
+                a.errors[ERR_CONNECT] == 5,
+            "%s | %s | %s", a.why[ERR_CONNECT], a.why[ERR_TIMEOUT], a.why[ERR_REFUSED]);
+    stats_free(&a);
+    stats_free(&b);
+}
+
 int main(void)
 {
     check_index_monotonic();
@@ -331,5 +370,6 @@ int main(void)
     check_merge_halves();
     check_stats_merge();
     check_err_names();
+    check_why();
     T_DONE();
 }
