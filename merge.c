@@ -123,9 +123,7 @@ static void get_hist(struct reader *rd, const struct json *obj, const char *what
 {
     const struct json *b64 = json_get(obj, "histogram");
     if (!b64 || b64->type != JSON_STRING) {
-        bad(rd, "%s has no histogram (a report from an shb before merge existed?): its percentiles cannot be "
-                "merged exactly",
-            what);
+        bad(rd, "%s has no histogram: its percentiles cannot be merged exactly", what);
         return;
     }
     char why[160];
@@ -213,10 +211,7 @@ static void get_quic(struct reader *rd, const struct json *r, struct stats *s)
     o->pto_count = get_u64(rd, q, "quic.", "ptoCount");
     o->datagrams_sent = get_u64(rd, q, "quic.", "datagramsSent");
     o->datagrams_received = get_u64(rd, q, "quic.", "datagramsReceived");
-    /* sendmsg calls are printed only as datagrams per call, to 17 digits:
-     * enough to give the whole count back. */
-    double per_send = get_double(rd, q, "quic.", "datagramsPerSend");
-    o->sends = per_send > 0 ? (uint64_t)llround((double)o->datagrams_sent / per_send) : 0;
+    o->sends = get_u64(rd, q, "quic.", "sends"); /* sendmsg calls: datagramsPerSend's divisor */
     o->retries = get_u64(rd, q, "quic.", "retries");
     o->key_updates = get_u64(rd, q, "quic.", "keyUpdates");
     o->goaways = get_u64(rd, q, "quic.", "goaways");
@@ -424,6 +419,12 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         bad(rd, "not an shb JSON report (no requests or latencySeconds)");
         return;
     }
+    /* The encoded histograms are only in reports asked for them. */
+    if (!json_get(json_get(r, "latencySeconds"), "histogram")) {
+        bad(rd, "no histograms: %s", json_get(r, "merged") ? "merge it with shb merge -j --histograms"
+                                                            : "run it with --histograms (or --shard)");
+        return;
+    }
     const struct json *url = json_get(r, "url"), *proto = json_get(r, "protocol");
     if (!url || url->type != JSON_STRING || !proto || proto->type != JSON_STRING) {
         bad(rd, "url or protocol is missing");
@@ -580,25 +581,27 @@ static int cmp_u32(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fputs("Usage: shb merge [-j] [--force] <FILE>...\n"
+    fputs("Usage: shb merge [-j [--histograms]] [--force] <FILE>...\n"
           "\n"
           "Merge shb JSON reports (shards of one run, or separate runs) into one report: counts summed,\n"
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
           "\n"
           "Arguments:\n"
-          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them; - reads stdin)\n"
+          "  <FILE>...  JSON reports from shb -j --histograms (or --shard; a file may hold an array of them; - reads "
+          "stdin)\n"
           "\n"
           "Options:\n"
-          "  -j, --json   Print the merged report as JSON\n"
-          "      --force  Merge reports of different URLs or protocols\n"
-          "  -h, --help   Print help\n",
+          "  -j, --json        Print the merged report as JSON\n"
+          "      --histograms  Put the merged histograms in the JSON, to merge it again\n"
+          "      --force       Merge reports of different URLs or protocols\n"
+          "  -h, --help        Print help\n",
           f);
 }
 
 int merge_main(int argc, char **argv, FILE *out, FILE *errf)
 {
     struct merged_run m = { 0 };
-    bool json = false;
+    bool json = false, histograms = false;
     int nfiles = 0, rc = 0;
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
@@ -609,18 +612,20 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             options_done = true;
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0) {
             json = true;
+        } else if (strcmp(a, "--histograms") == 0) {
+            histograms = true;
         } else if (strcmp(a, "--force") == 0) {
             m.force = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(out);
             return 0;
         } else {
-            fprintf(errf, "shb: merge: unknown option '%s' (shb merge [-j] [--force] FILE...)\n", a);
+            fprintf(errf, "shb: merge: unknown option '%s' (shb merge [-j [--histograms]] [--force] FILE...)\n", a);
             return 2;
         }
     }
     if (nfiles == 0) {
-        fputs("shb: merge: no report to merge (shb merge [-j] [--force] FILE...)\n", errf);
+        fputs("shb: merge: no report to merge (shb merge [-j [--histograms]] [--force] FILE...)\n", errf);
         return 2;
     }
     struct stats total;
@@ -668,6 +673,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .shard_index = 0,
             .shard_count = 1,
             .merged = &m.info,
+            .histograms = histograms,
         };
         if (json)
             report_json(out, &ri, &total);

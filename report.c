@@ -478,33 +478,26 @@ static void json_string(FILE *f, const char *str)
     fputc('"', f);
 }
 
-/* Shortest decimal that reads back as the same double, like the spec's
- * 28860817.16140141; JSON has no NaN or infinity, so those print as 0. */
-static void json_double(FILE *f, double v)
+/* A figure to at most `places` decimals, as a reader wants it (a rate to
+ * 0.1, not 19887.306930693068): trailing zeros and a bare point dropped,
+ * never "-0"; JSON has no NaN or infinity, so those print as 0. */
+#define RATE_PLACES 1  /* every ...PerSec key and the -q rates */
+#define RATIO_PLACES 4 /* clientBusy, a fraction of the run */
+#define MS_PLACES 6    /* milliseconds to the nanosecond */
+static void json_decimal(FILE *f, double v, int places)
 {
-    char buf[64];
+    char buf[400]; /* %.*f of the largest double: 309 digits, then the decimals */
     if (!isfinite(v))
         v = 0;
-    /* %g would write a mean latency of 54 us as 5.4448372593396794e-05;
-     * the spec writes plain decimals (0.0001767384621343287), so below 1
-     * the same significant digits are written as fixed decimals. */
-    int exp10 = 0; /* floor(log10(|v|)) for 0 < |v| < 1, else 0 */
-    for (double a = v < 0 ? -v : v; a != 0 && a < 1 && exp10 > -330; a *= 10)
-        exp10--;
-    for (int precision = 15; precision <= 17; precision++) {
-        if (exp10 < 0)
-            snprintf(buf, sizeof buf, "%.*f", precision - 1 - exp10, v);
-        else
-            snprintf(buf, sizeof buf, "%.*g", precision, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    if (exp10 < 0) { /* %f pads with zeros that %g would drop */
-        size_t n = strlen(buf);
-        while (n > 1 && buf[n - 1] == '0' && buf[n - 2] != '.')
+    snprintf(buf, sizeof buf, "%.*f", places, v);
+    size_t n = strlen(buf);
+    if (strchr(buf, '.')) {
+        while (buf[n - 1] == '0')
+            buf[--n] = '\0';
+        if (buf[n - 1] == '.')
             buf[--n] = '\0';
     }
-    fputs(buf, f);
+    fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
 }
 
 /* Nanoseconds as exact decimal seconds with 9 places: 30961 -> 0.000030961. */
@@ -540,16 +533,16 @@ static void json_requests(FILE *f, const struct report_info *ri, const struct st
             ", \"connectErrors\": %" PRIu64 " },\n",
             total, s->ok, stats_errors(s), stats_connect_errors(s));
     fputs("  \"requestsPerSec\": ", f);
-    json_double(f, per_second(total, ri->duration_ns));
+    json_decimal(f, per_second(total, ri->duration_ns), RATE_PLACES);
     fputs(",\n", f);
 }
 
 static void json_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "  \"bytesReceived\": %" PRIu64 ",\n  \"bytesReceivedPerSec\": ", s->bytes_recv);
-    json_double(f, per_second(s->bytes_recv, ri->duration_ns));
+    json_decimal(f, per_second(s->bytes_recv, ri->duration_ns), RATE_PLACES);
     fprintf(f, ",\n  \"bytesSent\": %" PRIu64 ",\n  \"bytesSentPerSec\": ", s->bytes_sent);
-    json_double(f, per_second(s->bytes_sent, ri->duration_ns));
+    json_decimal(f, per_second(s->bytes_sent, ri->duration_ns), RATE_PLACES);
     fputs(",\n", f);
 }
 
@@ -626,7 +619,8 @@ static void json_percentiles(FILE *f, int indent, const struct hist *h)
 
 /* The whole histogram, lossless: HdrHistogram's compressed V2 encoding in
  * base64 (hdr.h), which `shb merge` and HdrHistogram's own tools read;
- * null only if memory ran out. */
+ * null only if memory ran out. Only with --histograms (or --shard): it is
+ * most of a report's bytes, and only merge needs it. */
 static void json_hdr(FILE *f, const struct hist *h)
 {
     char *b64 = hdr_encode_base64(h, NULL);
@@ -639,35 +633,37 @@ static void json_hdr(FILE *f, const struct hist *h)
 
 /* A histogram's lines, each starting with indent spaces: min, mean, max
  * and the percentiles. */
-static void json_hist(FILE *f, int indent, const struct hist *h)
+static void json_hist(FILE *f, int indent, const struct hist *h, bool encoded)
 {
     fprintf(f, "%*s\"min\": ", indent, "");
     json_seconds(f, min_latency_ns(h));
     fprintf(f, ",\n%*s\"mean\": ", indent, "");
-    json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
+    json_seconds(f, (uint64_t)llround(mean_latency_ns(h))); /* to the ns, as every time */
     fprintf(f, ",\n%*s\"max\": ", indent, "");
     json_seconds(f, max_latency_ns(h));
     fputs(",\n", f);
     json_percentiles(f, indent, h);
-    fprintf(f, ",\n%*s\"histogram\": ", indent, "");
-    json_hdr(f, h);
+    if (encoded) {
+        fprintf(f, ",\n%*s\"histogram\": ", indent, "");
+        json_hdr(f, h);
+    }
     fputc('\n', f);
 }
 
 /* "latencySeconds" (the spec's), or with -q "serviceTimeSeconds" too, in
  * the same shape. Like every key that may end the report, without the
  * comma or newline that follows it. */
-static void json_latency(FILE *f, const char *key, const struct hist *h)
+static void json_latency(FILE *f, const char *key, const struct hist *h, bool encoded)
 {
     fprintf(f, "  \"%s\": {\n", key);
-    json_hist(f, 4, h);
+    json_hist(f, 4, h, encoded);
     fputs("  }", f);
 }
 
 /* Not in the spec: "phases", after the latency keys (the timeline follows), one object per
  * phase that occurred (latencySeconds' shape plus a count); absent when
  * none did, so the spec's report stays as it is. */
-static void json_phases(FILE *f, const struct stats *s)
+static void json_phases(FILE *f, const struct stats *s, bool encoded)
 {
     if (!any_phase(s))
         return;
@@ -678,7 +674,7 @@ static void json_phases(FILE *f, const struct stats *s)
         if (!h->count)
             continue;
         fprintf(f, "%s\n    \"%s\": {\n      \"count\": %" PRIu64 ",\n", first ? "" : ",", phases[i].key, h->count);
-        json_hist(f, 6, h);
+        json_hist(f, 6, h, encoded);
         fputs("    }", f);
         first = false;
     }
@@ -692,17 +688,17 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
         return;
     const struct pace_stats *p = &s->pace;
     fputs("  \"rate\": {\"requested\": ", f);
-    json_double(f, rate_requested(ri));
+    json_decimal(f, rate_requested(ri), RATE_PLACES);
     fputs(", \"achieved\": ", f);
-    json_double(f, per_second(p->sent, ri->duration_ns));
+    json_decimal(f, per_second(p->sent, ri->duration_ns), RATE_PLACES);
     if (ri->rate->ramp_ns) {
         fputs(", \"from\": ", f);
-        json_double(f, ri->rate->from);
+        json_decimal(f, ri->rate->from, RATE_PLACES);
         fputs(", \"to\": ", f);
-        json_double(f, ri->rate->to);
+        json_decimal(f, ri->rate->to, RATE_PLACES);
     }
     fprintf(f, ", \"sent\": %" PRIu64 ", \"clientBusy\": ", p->sent);
-    json_double(f, ri->client_busy);
+    json_decimal(f, ri->client_busy, RATIO_PLACES);
     fprintf(f, ", \"clientSaturated\": %s},\n", ri->client_busy >= CLIENT_SATURATED ? "true" : "false");
     fprintf(f, "  \"scheduleLag\": {\"late\": %" PRIu64 ", \"lateAfterSeconds\": ", p->late);
     json_seconds(f, PACE_LATE_NS);
@@ -712,8 +708,10 @@ static void json_rate(FILE *f, const struct report_info *ri, const struct stats 
     json_seconds(f, hist_percentile(&p->lag, 99));
     fputs(", \"max\": ", f);
     json_seconds(f, max_latency_ns(&p->lag));
-    fputs(", \"histogram\": ", f);
-    json_hdr(f, &p->lag);
+    if (ri->histograms) {
+        fputs(", \"histogram\": ", f);
+        json_hdr(f, &p->lag);
+    }
     fputs("},\n", f);
 }
 
@@ -725,14 +723,14 @@ static void json_quic(FILE *f, const struct stats *s)
     fprintf(f,
             "  \"quic\": {\n    \"packetsSent\": %" PRIu64 ", \"packetsReceived\": %" PRIu64
             ", \"packetsLost\": %" PRIu64 ", \"ptoCount\": %" PRIu64 ",\n    \"datagramsSent\": %" PRIu64
-            ", \"datagramsReceived\": %" PRIu64 ", \"datagramsPerSend\": ",
+            ", \"datagramsReceived\": %" PRIu64 ", \"sends\": %" PRIu64 ", \"datagramsPerSend\": ",
             q->packets_sent, q->packets_received, q->packets_lost, q->pto_count, q->datagrams_sent,
-            q->datagrams_received);
-    json_double(f, datagrams_per_send(q));
+            q->datagrams_received, q->sends);
+    json_decimal(f, datagrams_per_send(q), 2); /* as the text shows it */
     fputs(",\n    \"handshakeRttMinMs\": ", f);
-    json_double(f, ns_to_ms((double)min_latency_ns(&q->handshake)));
+    json_decimal(f, ns_to_ms((double)min_latency_ns(&q->handshake)), MS_PLACES);
     fputs(", \"handshakeRttMedianMs\": ", f);
-    json_double(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)));
+    json_decimal(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)), MS_PLACES);
     fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 ", \"goaways\": %" PRIu64, q->retries,
             q->key_updates, q->goaways);
     /* "connectionCloses": {"server H3_NO_ERROR": 3, "shb PROTOCOL_VIOLATION": 1} */
@@ -810,12 +808,12 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     json_rate(f, ri, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, "latencySeconds", &s->latency);
+    json_latency(f, "latencySeconds", &s->latency, ri->histograms);
     if (ri->rate) {
         fputs(",\n", f);
-        json_latency(f, "serviceTimeSeconds", &s->pace.service);
+        json_latency(f, "serviceTimeSeconds", &s->pace.service, ri->histograms);
     }
-    json_phases(f, s);
+    json_phases(f, s, ri->histograms);
     json_timeline(f, ri, &s->timeline);
     fputs("\n", f);
     fputs("}", f);

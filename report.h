@@ -24,6 +24,7 @@ struct report_info {
     const struct report_merged *merged; /* shb merge's report, or NULL */
     const char *label;    /* label=URL's label, or NULL: the JSON's "label" */
     bool interrupted;     /* one of several targets, ended by Ctrl-C: the JSON says so */
+    bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */
