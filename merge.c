@@ -12,6 +12,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -167,6 +168,53 @@ static void get_alerts(struct reader *rd, const struct json *r, struct stats *s)
         }
         (received ? s->alerts_received : s->alerts_sent)[a] += n;
     }
+}
+
+/* A name report.c printed back to its number: the name a lookup gives, or
+ * "0x" and four hex digits for one it has no name for. -1: neither. */
+static int tls_number(const char *text, const char *(*name_of)(uint16_t))
+{
+    for (unsigned v = 0; v <= 0xffff; v++) {
+        const char *n = name_of((uint16_t)v);
+        if (n && strcmp(n, text) == 0)
+            return (int)v;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strncmp(text, "0x", 2) == 0 ? strtoul(text + 2, &end, 16) : ULONG_MAX;
+    return v <= 0xffff && !errno && end == text + 6 && *end == '\0' ? (int)v : -1;
+}
+
+/* "tls": what the first handshake settled on, or null (none completed). */
+static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *t = json_get(r, "tls");
+    if (!t || t->type == JSON_NULL)
+        return;
+    const struct json *version = json_get(t, "version"), *cipher = json_get(t, "cipher");
+    const struct json *group = json_get(t, "group"), *alpn = json_get(t, "alpn"), *fallback = json_get(t, "fallback");
+    int v = version && version->type == JSON_STRING ? tls_number(version->text, tls_version_name) : -1;
+    int c = cipher && cipher->type == JSON_STRING ? tls_number(cipher->text, tls_cipher_name) : -1;
+    int g = group && group->type == JSON_NULL ? 0
+            : group && group->type == JSON_STRING ? tls_number(group->text, tls_group_name) : -1;
+    bool alpn_ok = alpn && (alpn->type == JSON_NULL || (alpn->type == JSON_STRING && alpn->len < TLS_ALPN_NAME_MAX &&
+                                                        strlen(alpn->text) == alpn->len));
+    if (t->type != JSON_OBJECT || v <= 0 || c < 0 || g < 0 || !alpn_ok || !fallback ||
+        (fallback->type != JSON_TRUE && fallback->type != JSON_FALSE)) {
+        bad(rd, "tls is not what shb reports of a handshake");
+        return;
+    }
+    s->tls.version = (uint16_t)v;
+    s->tls.cipher = (uint16_t)c;
+    s->tls.group = (uint16_t)g;
+    s->tls.fallback = fallback->type == JSON_TRUE;
+    tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
+}
+
+static bool same_tls(const struct tls_negotiated *a, const struct tls_negotiated *b)
+{
+    return a->version == b->version && a->cipher == b->cipher && a->group == b->group &&
+           a->fallback == b->fallback && strcmp(a->alpn, b->alpn) == 0;
 }
 
 /* "server H3_NO_ERROR", "shb CRYPTO_ERROR handshake_failure", "server
@@ -476,6 +524,7 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     if (paced)
         get_pace(rd, r, s, m);
     get_alerts(rd, r, s);
+    get_tls(rd, r, s);
     get_quic(rd, r, s);
     get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
     get_phases(rd, r, s);
@@ -563,6 +612,9 @@ static int merge_file(const char *path, struct stats *total, struct merged_run *
         if (rd.failed) {
             rc = -1;
         } else {
+            /* One TLS answer when every report gives the same one. */
+            if (m->info.reports > 0 && !same_tls(&total->tls, &s.tls))
+                total->tls_mixed = true;
             stats_merge(total, &s);
             m->info.reports++;
         }

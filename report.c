@@ -117,10 +117,53 @@ static void text_merged(FILE *f, const struct report_merged *m)
     fputc('\n', f);
 }
 
-static void text_run(FILE *f, const struct report_info *ri)
+/* "TLS_AES_128_GCM_SHA256", or the number for one without a name here. */
+static const char *cipher_text(char *buf, size_t cap, uint16_t cipher)
+{
+    const char *name = tls_cipher_name(cipher);
+    if (name)
+        return name;
+    snprintf(buf, cap, "0x%04x", cipher);
+    return buf;
+}
+
+static const char *group_text(char *buf, size_t cap, uint16_t group)
+{
+    const char *name = tls_group_name(group);
+    if (name)
+        return name;
+    snprintf(buf, cap, "0x%04x", group);
+    return buf;
+}
+
+/* https:// and HTTP/3: "TLS:          TLSv1.3, TLS_AES_128_GCM_SHA256,
+ * x25519, ALPN h2", from the first handshake that completed; nothing when
+ * none did (http://, or every handshake failed). */
+static void text_tls(FILE *f, const struct stats *s)
+{
+    const struct tls_negotiated *t = &s->tls;
+    char cipher[8], group[8];
+    if (s->tls_mixed) {
+        fputs("TLS:          differs between the merged reports\n", f);
+        return;
+    }
+    if (t->version == 0)
+        return;
+    fprintf(f, "TLS:          %s, %s, %s, ", tls_version_name(t->version) ? tls_version_name(t->version) : "?",
+            cipher_text(cipher, sizeof cipher, t->cipher),
+            t->group ? group_text(group, sizeof group, t->group) : "RSA key exchange");
+    if (t->alpn[0])
+        fprintf(f, "ALPN %s", t->alpn);
+    else
+        fputs("no ALPN", f);
+    fputs(t->fallback ? " (TLS 1.2 fallback)\n" : "\n", f);
+}
+
+static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
+    text_tls(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
     if (ri->shard_count > 1) /* not in the spec: only with --shard */
@@ -407,7 +450,7 @@ static void text_timeline(FILE *f, const struct report_info *ri, const struct ti
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
-    text_run(f, ri);
+    text_run(f, ri, s);
     text_requests(f, ri, s);
     text_rate(f, ri, s);
     text_transfer(f, ri, s);
@@ -580,6 +623,35 @@ static void json_error_kinds(FILE *f, const struct stats *s)
         empty = false;
     }
     json_close_inline_object(f, empty);
+}
+
+/* "tls": {"version": "TLSv1.3", "cipher": "TLS_AES_128_GCM_SHA256",
+ * "group": "x25519", "alpn": "h2", "fallback": false}, what text_tls
+ * shows; null when it shows nothing or the merged reports differ. */
+static void json_tls(FILE *f, const struct stats *s)
+{
+    const struct tls_negotiated *t = &s->tls;
+    char buf[8];
+    if (t->version == 0 || s->tls_mixed) {
+        fputs("  \"tls\": null,\n", f);
+        return;
+    }
+    const char *version = tls_version_name(t->version);
+    fputs("  \"tls\": {\"version\": ", f);
+    json_string(f, version ? version : "?");
+    fputs(", \"cipher\": ", f);
+    json_string(f, cipher_text(buf, sizeof buf, t->cipher));
+    fputs(", \"group\": ", f);
+    if (t->group)
+        json_string(f, group_text(buf, sizeof buf, t->group));
+    else
+        fputs("null", f);
+    fputs(", \"alpn\": ", f);
+    if (t->alpn[0])
+        json_string(f, t->alpn);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"fallback\": %s},\n", t->fallback ? "true" : "false");
 }
 
 /* Only when a TLS alert ended some connection: "tlsAlerts": { "received
@@ -782,6 +854,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     json_error_kinds(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
+    json_tls(f, s);
     /* The wall-clock window, to the ns (a double would keep only µs), and
      * which shard of the run this is: what shards' reports line up by. */
     uint64_t end_wall = ri->start_wall_ns + ri->duration_ns;

@@ -282,6 +282,7 @@ else
         want "the namespace's set-up failed (exit $rc): $(tail -n 5 "$T/netns/inner.log" | tr '\n' ' ')"
     else
         cp "$T/netns/bind2.out" "$OUT"
+        schema_collect "$OUT"
         cp "$T/netns/bind2.err" "$ERR"
         SHB_RC=$(cat "$T/netns/bind2.rc")
         json_run_ok HTTP/1.1

@@ -259,6 +259,7 @@ SHB_MS=$(($(now_ms) - t0))
 for i in 0 1 2 3; do
     [ -s "$JOB/shard-$i.json" ] || want "no report from task $i"
     [ -s "$JOB/shb-$i.err" ] && want "task $i wrote to stderr: $(head -c 300 "$JOB/shb-$i.err")"
+    schema_collect "$JOB/shard-$i.json" "sbatch task $i: shb --shard $i/4 -j"
 done
 cat "$JOB"/shard-[0-3].json >"$T/shards.json" 2>/dev/null
 # E and R are read by jq_batch through namerefs.

@@ -1020,6 +1020,78 @@ static void check_histograms_flag(void)
     stats_free(&s);
 }
 
+/* ---- TLS: what the handshake settled on ----------------------------------- */
+
+static void check_tls(void)
+{
+    struct report_info ri;
+    struct stats s, t;
+    if (stats_init(&s) || stats_init(&t))
+        return;
+    mixed_run(&ri, &s);
+    char *text = render(report_text, &ri, &s);
+    char *json = render(report_json, &ri, &s);
+    T_CHECK("tls: none negotiated (http://): no TLS line, \"tls\": null",
+            text && json && !strstr(text, "TLS:") && strstr(json, "\n  \"connectionsOpened\": 0,\n  \"tls\": null,\n") &&
+                json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    s.tls = (struct tls_negotiated){ .version = TLS_VERSION_13, .cipher = 0x1301, .group = 29, .alpn = "h2" };
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: TLS 1.3 as a TLS line after Protocol",
+            text && strstr(text, "Protocol:     HTTP/1.1\nTLS:          TLSv1.3, TLS_AES_128_GCM_SHA256, x25519, ALPN h2\n"),
+            "got:\n%s", text ? text : "(null)");
+    T_CHECK("tls: TLS 1.3 as a tls object",
+            json && strstr(json, "\"tls\": {\"version\": \"TLSv1.3\", \"cipher\": \"TLS_AES_128_GCM_SHA256\", \"group\": "
+                                 "\"x25519\", \"alpn\": \"h2\", \"fallback\": false},\n") && json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    /* The fallback engine, RSA key transport (no group), no ALPN. */
+    s.tls = (struct tls_negotiated){ .version = TLS_VERSION_12, .cipher = 0x009c, .fallback = true };
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: the fallback's text line",
+            text && strstr(text, "\nTLS:          TLSv1.2, TLS_RSA_WITH_AES_128_GCM_SHA256, RSA key exchange, no ALPN "
+                                 "(TLS 1.2 fallback)\n"),
+            "got:\n%s", text ? text : "(null)");
+    T_CHECK("tls: the fallback's object, group and alpn null",
+            json && strstr(json, "\"tls\": {\"version\": \"TLSv1.2\", \"cipher\": \"TLS_RSA_WITH_AES_128_GCM_SHA256\", "
+                                 "\"group\": null, \"alpn\": null, \"fallback\": true},\n"),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+
+    /* Workers' stats: the first handshake's answer stands. */
+    t.tls = (struct tls_negotiated){ .version = TLS_VERSION_13, .cipher = 0x1302, .group = 23, .alpn = "h2" };
+    struct stats u;
+    if (stats_init(&u) == 0) {
+        stats_merge(&u, &t);
+        stats_merge(&u, &s);
+        T_CHECK("tls: stats_merge keeps the first answer", u.tls.version == TLS_VERSION_13 && u.tls.cipher == 0x1302 &&
+                                                                u.tls.group == 23 && strcmp(u.tls.alpn, "h2") == 0,
+                "version %x cipher %x", u.tls.version, u.tls.cipher);
+        stats_free(&u);
+    }
+
+    /* shb merge of reports that disagree: no one answer. */
+    s.tls_mixed = true;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: merged reports that differ: said so, and null",
+            text && json && strstr(text, "\nTLS:          differs between the merged reports\n") &&
+                strstr(json, "\"tls\": null,\n"),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+    stats_free(&s);
+    stats_free(&t);
+}
+
 int main(void)
 {
     check_json_checker();
@@ -1032,6 +1104,7 @@ int main(void)
     check_phases();
     check_number_places();
     check_histograms_flag();
+    check_tls();
     check_text_no_errors_block();
     check_text_empty_run();
     check_json_spec_sample();
