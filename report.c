@@ -117,22 +117,14 @@ static void text_merged(FILE *f, const struct report_merged *m)
     fputc('\n', f);
 }
 
-/* "TLS_AES_128_GCM_SHA256", or the number for one without a name here. */
-static const char *cipher_text(char *buf, size_t cap, uint16_t cipher)
+/* A cipher suite's or group's IANA name ("TLS_AES_128_GCM_SHA256",
+ * "x25519"), or its number in hex for one without a name here. */
+static const char *iana_text(char *buf, size_t cap, const char *(*name_of)(uint16_t), uint16_t id)
 {
-    const char *name = tls_cipher_name(cipher);
+    const char *name = name_of(id);
     if (name)
         return name;
-    snprintf(buf, cap, "0x%04x", cipher);
-    return buf;
-}
-
-static const char *group_text(char *buf, size_t cap, uint16_t group)
-{
-    const char *name = tls_group_name(group);
-    if (name)
-        return name;
-    snprintf(buf, cap, "0x%04x", group);
+    snprintf(buf, cap, "0x%04x", id);
     return buf;
 }
 
@@ -150,8 +142,8 @@ static void text_tls(FILE *f, const struct stats *s)
     if (t->version == 0)
         return;
     fprintf(f, "TLS:          %s, %s, %s, ", tls_version_name(t->version) ? tls_version_name(t->version) : "?",
-            cipher_text(cipher, sizeof cipher, t->cipher),
-            t->group ? group_text(group, sizeof group, t->group) : "RSA key exchange");
+            iana_text(cipher, sizeof cipher, tls_cipher_name, t->cipher),
+            t->group ? iana_text(group, sizeof group, tls_group_name, t->group) : "RSA key exchange");
     if (t->alpn[0])
         fprintf(f, "ALPN %s", t->alpn);
     else
@@ -640,10 +632,10 @@ static void json_tls(FILE *f, const struct stats *s)
     fputs("  \"tls\": {\"version\": ", f);
     json_string(f, version ? version : "?");
     fputs(", \"cipher\": ", f);
-    json_string(f, cipher_text(buf, sizeof buf, t->cipher));
+    json_string(f, iana_text(buf, sizeof buf, tls_cipher_name, t->cipher));
     fputs(", \"group\": ", f);
     if (t->group)
-        json_string(f, group_text(buf, sizeof buf, t->group));
+        json_string(f, iana_text(buf, sizeof buf, tls_group_name, t->group));
     else
         fputs("null", f);
     fputs(", \"alpn\": ", f);
