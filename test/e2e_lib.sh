@@ -227,6 +227,10 @@ schema_collect_if_json() {
 schema_check_all() {
     local out line n
     [ "$SCHEMA_N" -gt 0 ] || return 0
+    if ! /usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null; then
+        echo "FAIL $P schema: Debian's python3-jsonschema is not installed (run: bash scripts/deps.sh)"
+        return 1
+    fi
     if ! out=$(/usr/bin/python3 "$LIB_ROOT/test/schema_check.py" "$LIB_ROOT/docs/report.schema.json" \
         "$T"/schema/*.json 2>&1); then
         echo "FAIL $P schema: JSON reports that break docs/report.schema.json: $(tail -n 1 <<<"$out")"
