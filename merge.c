@@ -468,7 +468,8 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         return;
     }
     /* The encoded histograms are only in reports asked for them. */
-    if (!json_get(json_get(r, "latencySeconds"), "histogram")) {
+    const struct json *latency = json_get(r, "latencySeconds");
+    if (latency->type == JSON_OBJECT && !json_get(latency, "histogram")) {
         bad(rd, "no histograms: %s", json_get(r, "merged") ? "merge it with shb merge -j --histograms"
                                                             : "run it with --histograms (or --shard)");
         return;
