@@ -370,6 +370,7 @@ enum opt_id {
     OPT_HTTP2,
     OPT_HTTP3,
     OPT_JSON,
+    OPT_HISTOGRAMS,
     OPT_HDR_LOG,
     OPT_HELP,
     OPT_VERSION,
@@ -438,6 +439,10 @@ static const struct opt_spec opt_specs[] = {
      {.short_name = 't', .long_name = "threads", .value_name = "THREADS", .help = "Number of worker threads",
       .default_cores = true}},
     {OPT_JSON, "-j/--json", {.short_name = 'j', .long_name = "json", .help = "Print the report as JSON"}},
+    {OPT_HISTOGRAMS, "--histograms",
+     {.long_name = "histograms",
+      .help = "Put each latency histogram in the JSON report, whole (HdrHistogram's base64 encoding), so that shb "
+              "merge can add reports together; --shard always does"}},
     {OPT_HDR_LOG, "--hdr-log",
      {.long_name = "hdr-log", .value_name = "FILE",
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
@@ -570,17 +575,18 @@ void cli_help_summary(const char *help, char *buf, size_t len)
 
 static const struct cli_option merge_options[] = {
     {.short_name = 'j', .long_name = "json", .help = "Print the merged report as JSON"},
+    {.long_name = "histograms", .help = "Put the merged histograms in the JSON report, so that it can be merged again"},
     {.long_name = "force", .help = "Merge reports of different URLs or protocols too"},
 };
 
 static const struct cli_subcommand subcommands[] = {
     {.name = "merge",
-     .synopsis = "[-j] [--force] FILE...",
+     .synopsis = "[-j [--histograms]] [--force] FILE...",
      .help = "Read JSON reports (shb -j), from shards of one run or from separate runs, and print one report: "
              "counts, status codes, error kinds and bytes summed, latency histograms added bucket by bucket (so "
              "percentiles are exact, never averaged), and the rate over the union of the runs' wall-clock windows. "
-             "Reports of different URLs or protocols are refused unless --force is given; a report without a "
-             "histogram is refused.",
+             "Reports of different URLs or protocols are refused unless --force is given; a report without its "
+             "histograms (shb -j without --histograms or --shard) is refused.",
      .options = merge_options,
      .noptions = sizeof merge_options / sizeof merge_options[0],
      .operand = "FILE",
@@ -1048,7 +1054,10 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
     case OPT_RATE: set_rate(p, s, v); break;
-    case OPT_SHARD: set_shard(p, s, v); break;
+    case OPT_SHARD: /* shards exist to be merged: their reports carry what merge needs */
+        set_shard(p, s, v);
+        o->histograms = true;
+        break;
     case OPT_START_AT: set_start_at(p, s, v); break;
     case OPT_UNIX_SOCKET: set_unix_socket(p, s, v); break;
     case OPT_BIND: set_bind(p, s, v); break;
@@ -1057,6 +1066,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_JSON: o->json = true; break;
+    case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG:
         if (*v)
             o->hdr_log = v;

@@ -59,6 +59,7 @@ struct shb_opts {
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
+    bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */
     size_t ntargets;

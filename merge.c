@@ -16,6 +16,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -146,9 +147,7 @@ static void get_hist(struct reader *rd, const struct json *obj, const char *what
         return; /* a latency object of a run where nothing answered: no samples */
     const struct json *b64 = json_get(obj, "histogram");
     if (!b64 || b64->type != JSON_STRING) {
-        bad(rd, "%s has no histogram (a report from an shb before merge existed?): its percentiles cannot be "
-                "merged exactly",
-            what);
+        bad(rd, "%s has no histogram: its percentiles cannot be merged exactly", what);
         return;
     }
     char why[160];
@@ -256,6 +255,53 @@ static void get_alerts(struct reader *rd, const struct json *r, struct stats *s)
     }
 }
 
+/* A name report.c printed back to its number: the name a lookup gives, or
+ * "0x" and four hex digits for one it has no name for. -1: neither. */
+static int tls_number(const char *text, const char *(*name_of)(uint16_t))
+{
+    for (unsigned v = 0; v <= 0xffff; v++) {
+        const char *n = name_of((uint16_t)v);
+        if (n && strcmp(n, text) == 0)
+            return (int)v;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strncmp(text, "0x", 2) == 0 ? strtoul(text + 2, &end, 16) : ULONG_MAX;
+    return v <= 0xffff && !errno && end == text + 6 && *end == '\0' ? (int)v : -1;
+}
+
+/* "tls": what the first handshake settled on, or null (none completed). */
+static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
+{
+    const struct json *t = json_get(r, "tls");
+    if (!t || t->type == JSON_NULL)
+        return;
+    const struct json *version = json_get(t, "version"), *cipher = json_get(t, "cipher");
+    const struct json *group = json_get(t, "group"), *alpn = json_get(t, "alpn"), *fallback = json_get(t, "fallback");
+    int v = version && version->type == JSON_STRING ? tls_number(version->text, tls_version_name) : -1;
+    int c = cipher && cipher->type == JSON_STRING ? tls_number(cipher->text, tls_cipher_name) : -1;
+    int g = group && group->type == JSON_NULL ? 0
+            : group && group->type == JSON_STRING ? tls_number(group->text, tls_group_name) : -1;
+    bool alpn_ok = alpn && (alpn->type == JSON_NULL || (alpn->type == JSON_STRING && alpn->len < TLS_ALPN_NAME_MAX &&
+                                                        strlen(alpn->text) == alpn->len));
+    if (t->type != JSON_OBJECT || v <= 0 || c < 0 || g < 0 || !alpn_ok || !fallback ||
+        (fallback->type != JSON_TRUE && fallback->type != JSON_FALSE)) {
+        bad(rd, "tls is not what shb reports of a handshake");
+        return;
+    }
+    s->tls.version = (uint16_t)v;
+    s->tls.cipher = (uint16_t)c;
+    s->tls.group = (uint16_t)g;
+    s->tls.fallback = fallback->type == JSON_TRUE;
+    tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
+}
+
+static bool same_tls(const struct tls_negotiated *a, const struct tls_negotiated *b)
+{
+    return a->version == b->version && a->cipher == b->cipher && a->group == b->group &&
+           a->fallback == b->fallback && strcmp(a->alpn, b->alpn) == 0;
+}
+
 /* "server H3_NO_ERROR", "shb CRYPTO_ERROR handshake_failure", "server
  * application 0x1f": the close report_close_name printed. */
 static bool close_from_key(const char *key, struct quic_close_count *k)
@@ -298,10 +344,7 @@ static void get_quic(struct reader *rd, const struct json *r, struct stats *s)
     o->pto_count = get_u64(rd, q, "quic.", "ptoCount");
     o->datagrams_sent = get_u64(rd, q, "quic.", "datagramsSent");
     o->datagrams_received = get_u64(rd, q, "quic.", "datagramsReceived");
-    /* sendmsg calls are printed only as datagrams per call, to 17 digits:
-     * enough to give the whole count back. */
-    double per_send = get_double(rd, q, "quic.", "datagramsPerSend");
-    o->sends = per_send > 0 ? (uint64_t)llround((double)o->datagrams_sent / per_send) : 0;
+    o->sends = get_u64(rd, q, "quic.", "sends"); /* sendmsg calls: datagramsPerSend's divisor */
     o->retries = get_u64(rd, q, "quic.", "retries");
     o->key_updates = get_u64(rd, q, "quic.", "keyUpdates");
     o->goaways = get_u64(rd, q, "quic.", "goaways");
@@ -537,6 +580,13 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         bad(rd, "not an shb JSON report (no requests or latencySeconds)");
         return;
     }
+    /* The encoded histograms are only in reports asked for them. */
+    const struct json *latency = json_get(r, "latencySeconds");
+    if (latency->type == JSON_OBJECT && !json_get(latency, "histogram")) {
+        bad(rd, "no histograms: %s", json_get(r, "merged") ? "merge it with shb merge -j --histograms"
+                                                            : "run it with --histograms (or --shard)");
+        return;
+    }
     const struct json *url = json_get(r, "url"), *proto = json_get(r, "protocol");
     if (!url || url->type != JSON_STRING || !proto || proto->type != JSON_STRING) {
         bad(rd, "url or protocol is missing");
@@ -591,6 +641,7 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     if (paced)
         get_pace(rd, r, s, m);
     get_alerts(rd, r, s);
+    get_tls(rd, r, s);
     get_quic(rd, r, s);
     get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
     get_phases(rd, r, s);
@@ -732,6 +783,9 @@ static int merge_file(const struct loaded *f, struct stats *total, struct merged
         memset(&s, 0, sizeof s);
         read_report(&rd, r, &s, m);
         if (!rd.failed) {
+            /* One TLS answer when every report gives the same one. */
+            if (m->info.reports > 0 && !same_tls(&total->tls, &s.tls))
+                total->tls_mixed = true;
             stats_merge(total, &s);
             m->info.reports++;
         }
@@ -750,26 +804,27 @@ static int cmp_u32(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fputs("Usage: shb merge [-j] [--force] <FILE>...\n"
+    fputs("Usage: shb merge [-j [--histograms]] [--force] <FILE>...\n"
           "\n"
           "Merge shb JSON reports (shards of one run, or separate runs) into one report: counts summed,\n"
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
           "\n"
           "Arguments:\n"
-          "  <FILE>...  JSON reports from shb -j (a file may hold an array of them, or several one after\n"
-          "             another, as cat makes; - reads stdin)\n"
+          "  <FILE>...  JSON reports from shb -j --histograms (or --shard; a file may hold an array of them,\n"
+          "             or several one after another, as cat makes; - reads stdin)\n"
           "\n"
           "Options:\n"
-          "  -j, --json   Print the merged report as JSON\n"
-          "      --force  Merge reports of different URLs or protocols\n"
-          "  -h, --help   Print help\n",
+          "  -j, --json        Print the merged report as JSON\n"
+          "      --histograms  Put the merged histograms in the JSON, to merge it again\n"
+          "      --force       Merge reports of different URLs or protocols\n"
+          "  -h, --help        Print help\n",
           f);
 }
 
 int merge_main(int argc, char **argv, FILE *out, FILE *errf)
 {
     struct merged_run m = { 0 };
-    bool json = false;
+    bool json = false, histograms = false;
     int nfiles = 0, rc = 0;
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
@@ -780,18 +835,20 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             options_done = true;
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0) {
             json = true;
+        } else if (strcmp(a, "--histograms") == 0) {
+            histograms = true;
         } else if (strcmp(a, "--force") == 0) {
             m.force = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(out);
             return 0;
         } else {
-            fprintf(errf, "shb: merge: unknown option '%s' (shb merge [-j] [--force] FILE...)\n", a);
+            fprintf(errf, "shb: merge: unknown option '%s' (shb merge [-j [--histograms]] [--force] FILE...)\n", a);
             return 2;
         }
     }
     if (nfiles == 0) {
-        fputs("shb: merge: no report to merge (shb merge [-j] [--force] FILE...)\n", errf);
+        fputs("shb: merge: no report to merge (shb merge [-j [--histograms]] [--force] FILE...)\n", errf);
         return 2;
     }
     struct stats total;
@@ -859,6 +916,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .shard_count = 1,
             .merged = &m.info,
             .interrupted = m.interrupted,
+            .histograms = histograms,
         };
         if (json)
             report_json(out, &ri, &total);

@@ -142,10 +142,45 @@ static void text_merged(FILE *f, const struct report_merged *m)
     fputc('\n', f);
 }
 
-static void text_run(FILE *f, const struct report_info *ri)
+/* A cipher suite's or group's IANA name ("TLS_AES_128_GCM_SHA256",
+ * "x25519"), or its number in hex for one without a name here. */
+static const char *iana_text(char *buf, size_t cap, const char *(*name_of)(uint16_t), uint16_t id)
+{
+    const char *name = name_of(id);
+    if (name)
+        return name;
+    snprintf(buf, cap, "0x%04x", id);
+    return buf;
+}
+
+/* https:// and HTTP/3: "TLS:          TLSv1.3, TLS_AES_128_GCM_SHA256,
+ * x25519, ALPN h2", from the first handshake that completed; nothing when
+ * none did (http://, or every handshake failed). */
+static void text_tls(FILE *f, const struct stats *s)
+{
+    const struct tls_negotiated *t = &s->tls;
+    char cipher[8], group[8];
+    if (s->tls_mixed) {
+        fputs("TLS:          differs between the merged reports\n", f);
+        return;
+    }
+    if (t->version == 0)
+        return;
+    fprintf(f, "TLS:          %s, %s, %s, ", tls_version_name(t->version) ? tls_version_name(t->version) : "?",
+            iana_text(cipher, sizeof cipher, tls_cipher_name, t->cipher),
+            t->group ? iana_text(group, sizeof group, tls_group_name, t->group) : "RSA key exchange");
+    if (t->alpn[0])
+        fprintf(f, "ALPN %s", t->alpn);
+    else
+        fputs("no ALPN", f);
+    fputs(t->fallback ? " (TLS 1.2 fallback)\n" : "\n", f);
+}
+
+static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
+    text_tls(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
     if (ri->shard_count > 1) /* not in the spec: only with --shard */
@@ -461,7 +496,7 @@ static void text_timeline(FILE *f, const struct report_info *ri, const struct ti
 
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
-    text_run(f, ri);
+    text_run(f, ri, s);
     text_requests(f, ri, s);
     text_interrupted(f, ri);
     text_rate(f, ri, s);
@@ -533,33 +568,26 @@ static void json_string(FILE *f, const char *str)
     fputc('"', f);
 }
 
-/* Shortest decimal that reads back as the same double, like the spec's
- * 28860817.16140141; JSON has no NaN or infinity, so those print as 0. */
-static void json_double(FILE *f, double v)
+/* A figure to at most `places` decimals, as a reader wants it (a rate to
+ * 0.1, not 19887.306930693068): trailing zeros and a bare point dropped,
+ * never "-0"; JSON has no NaN or infinity, so those print as 0. */
+#define RATE_PLACES 1  /* every ...PerSec key and the -q rates */
+#define RATIO_PLACES 4 /* clientBusy, a fraction of the run */
+#define MS_PLACES 6    /* milliseconds to the nanosecond */
+static void json_decimal(FILE *f, double v, int places)
 {
-    char buf[64];
+    char buf[400]; /* %.*f of the largest double: 309 digits, then the decimals */
     if (!isfinite(v))
         v = 0;
-    /* %g would write a mean latency of 54 us as 5.4448372593396794e-05;
-     * the spec writes plain decimals (0.0001767384621343287), so below 1
-     * the same significant digits are written as fixed decimals. */
-    int exp10 = 0; /* floor(log10(|v|)) for 0 < |v| < 1, else 0 */
-    for (double a = v < 0 ? -v : v; a != 0 && a < 1 && exp10 > -330; a *= 10)
-        exp10--;
-    for (int precision = 15; precision <= 17; precision++) {
-        if (exp10 < 0)
-            snprintf(buf, sizeof buf, "%.*f", precision - 1 - exp10, v);
-        else
-            snprintf(buf, sizeof buf, "%.*g", precision, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    if (exp10 < 0) { /* %f pads with zeros that %g would drop */
-        size_t n = strlen(buf);
-        while (n > 1 && buf[n - 1] == '0' && buf[n - 2] != '.')
+    snprintf(buf, sizeof buf, "%.*f", places, v);
+    size_t n = strlen(buf);
+    if (strchr(buf, '.')) {
+        while (buf[n - 1] == '0')
+            buf[--n] = '\0';
+        if (buf[n - 1] == '.')
             buf[--n] = '\0';
     }
-    fputs(buf, f);
+    fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
 }
 
 /* Nanoseconds as exact decimal seconds with 9 places: 30961 -> 0.000030961. */
@@ -594,16 +622,16 @@ static void json_requests(FILE *f, const struct report_info *ri, const struct st
             ", \"connectErrors\": %" PRIu64 ", \"non2xx\": %" PRIu64 " },\n",
             total, s->ok, stats_errors(s), stats_connect_errors(s), stats_non2xx(s));
     fputs("  \"requestsPerSec\": ", f);
-    json_double(f, per_second(total, ri->duration_ns));
+    json_decimal(f, per_second(total, ri->duration_ns), RATE_PLACES);
     fputs(",\n", f);
 }
 
 static void json_transfer(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "  \"bytesReceived\": %" PRIu64 ",\n  \"bytesReceivedPerSec\": ", s->bytes_recv);
-    json_double(f, per_second(s->bytes_recv, ri->duration_ns));
+    json_decimal(f, per_second(s->bytes_recv, ri->duration_ns), RATE_PLACES);
     fprintf(f, ",\n  \"bytesSent\": %" PRIu64 ",\n  \"bytesSentPerSec\": ", s->bytes_sent);
-    json_double(f, per_second(s->bytes_sent, ri->duration_ns));
+    json_decimal(f, per_second(s->bytes_sent, ri->duration_ns), RATE_PLACES);
     fputs(",\n", f);
 }
 
@@ -663,6 +691,35 @@ static void json_error_details(FILE *f, const struct stats *s)
     json_close_inline_object(f, empty);
 }
 
+/* "tls": {"version": "TLSv1.3", "cipher": "TLS_AES_128_GCM_SHA256",
+ * "group": "x25519", "alpn": "h2", "fallback": false}, what text_tls
+ * shows; null when it shows nothing or the merged reports differ. */
+static void json_tls(FILE *f, const struct stats *s)
+{
+    const struct tls_negotiated *t = &s->tls;
+    char buf[8];
+    if (t->version == 0 || s->tls_mixed) {
+        fputs("  \"tls\": null,\n", f);
+        return;
+    }
+    const char *version = tls_version_name(t->version);
+    fputs("  \"tls\": {\"version\": ", f);
+    json_string(f, version ? version : "?");
+    fputs(", \"cipher\": ", f);
+    json_string(f, iana_text(buf, sizeof buf, tls_cipher_name, t->cipher));
+    fputs(", \"group\": ", f);
+    if (t->group)
+        json_string(f, iana_text(buf, sizeof buf, tls_group_name, t->group));
+    else
+        fputs("null", f);
+    fputs(", \"alpn\": ", f);
+    if (t->alpn[0])
+        json_string(f, t->alpn);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"fallback\": %s},\n", t->fallback ? "true" : "false");
+}
+
 /* Only when a TLS alert ended some connection: "tlsAlerts": { "received
  * handshake_failure": 3 }. */
 static void json_tls_alerts(FILE *f, const struct stats *s)
@@ -700,7 +757,9 @@ static void json_percentiles(FILE *f, int indent, const struct hist *h)
 
 /* The whole histogram, lossless: HdrHistogram's compressed V2 encoding in
  * base64 (hdr.h), which `shb merge` and HdrHistogram's own tools read;
- * null only if memory ran out. enc: the report's one encoding buffer. */
+ * null only if memory ran out. enc: the report's one encoding buffer.
+ * Only with --histograms (or --shard): it is most of a report's bytes,
+ * and only merge needs it (the callers get enc NULL without it). */
 static void json_hdr(FILE *f, struct hdr_buf *enc, const struct hist *h)
 {
     const char *b64 = hdr_encode_base64(enc, h, NULL);
@@ -717,13 +776,15 @@ static void json_hist(FILE *f, int indent, struct hdr_buf *enc, const struct his
     fprintf(f, "%*s\"min\": ", indent, "");
     json_seconds(f, min_latency_ns(h));
     fprintf(f, ",\n%*s\"mean\": ", indent, "");
-    json_double(f, mean_latency_ns(h) / (double)NS_PER_SEC);
+    json_seconds(f, (uint64_t)llround(mean_latency_ns(h))); /* to the ns, as every time */
     fprintf(f, ",\n%*s\"max\": ", indent, "");
     json_seconds(f, max_latency_ns(h));
     fputs(",\n", f);
     json_percentiles(f, indent, h);
-    fprintf(f, ",\n%*s\"histogram\": ", indent, "");
-    json_hdr(f, enc, h);
+    if (enc) {
+        fprintf(f, ",\n%*s\"histogram\": ", indent, "");
+        json_hdr(f, enc, h);
+    }
     fputc('\n', f);
 }
 
@@ -769,17 +830,17 @@ static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc
         return;
     const struct pace_stats *p = &s->pace;
     fputs("  \"rate\": {\"requested\": ", f);
-    json_double(f, rate_requested(ri));
+    json_decimal(f, rate_requested(ri), RATE_PLACES);
     fputs(", \"achieved\": ", f);
-    json_double(f, rate_achieved(ri, p));
+    json_decimal(f, rate_achieved(ri, p), RATE_PLACES);
     if (ri->rate->ramp_ns) {
         fputs(", \"from\": ", f);
-        json_double(f, ri->rate->from);
+        json_decimal(f, ri->rate->from, RATE_PLACES);
         fputs(", \"to\": ", f);
-        json_double(f, ri->rate->to);
+        json_decimal(f, ri->rate->to, RATE_PLACES);
     }
     fprintf(f, ", \"sent\": %" PRIu64 ", \"clientBusy\": ", p->sent);
-    json_double(f, ri->client_busy);
+    json_decimal(f, ri->client_busy, RATIO_PLACES);
     fprintf(f, ", \"clientSaturated\": %s},\n", ri->client_busy >= CLIENT_SATURATED ? "true" : "false");
     fprintf(f, "  \"scheduleLag\": {\"late\": %" PRIu64 ", \"lateAfterSeconds\": ", p->late);
     json_seconds(f, PACE_LATE_NS);
@@ -789,8 +850,10 @@ static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc
     json_seconds(f, hist_percentile(&p->lag, 99));
     fputs(", \"max\": ", f);
     json_seconds(f, max_latency_ns(&p->lag));
-    fputs(", \"histogram\": ", f);
-    json_hdr(f, enc, &p->lag);
+    if (enc) {
+        fputs(", \"histogram\": ", f);
+        json_hdr(f, enc, &p->lag);
+    }
     fputs("},\n", f);
 }
 
@@ -802,14 +865,14 @@ static void json_quic(FILE *f, const struct stats *s)
     fprintf(f,
             "  \"quic\": {\n    \"packetsSent\": %" PRIu64 ", \"packetsReceived\": %" PRIu64
             ", \"packetsLost\": %" PRIu64 ", \"ptoCount\": %" PRIu64 ",\n    \"datagramsSent\": %" PRIu64
-            ", \"datagramsReceived\": %" PRIu64 ", \"datagramsPerSend\": ",
+            ", \"datagramsReceived\": %" PRIu64 ", \"sends\": %" PRIu64 ", \"datagramsPerSend\": ",
             q->packets_sent, q->packets_received, q->packets_lost, q->pto_count, q->datagrams_sent,
-            q->datagrams_received);
-    json_double(f, datagrams_per_send(q));
+            q->datagrams_received, q->sends);
+    json_decimal(f, datagrams_per_send(q), 2); /* as the text shows it */
     fputs(",\n    \"handshakeRttMinMs\": ", f);
-    json_double(f, ns_to_ms((double)min_latency_ns(&q->handshake)));
+    json_decimal(f, ns_to_ms((double)min_latency_ns(&q->handshake)), MS_PLACES);
     fputs(", \"handshakeRttMedianMs\": ", f);
-    json_double(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)));
+    json_decimal(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)), MS_PLACES);
     fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 ", \"goaways\": %" PRIu64, q->retries,
             q->key_updates, q->goaways);
     /* "connectionCloses": {"server H3_NO_ERROR": 3, "shb PROTOCOL_VIOLATION": 1} */
@@ -835,6 +898,8 @@ static void json_quic(FILE *f, const struct stats *s)
  * a long run's timeline allocates nothing per entry. */
 static void json_timeline_histogram(FILE *f, struct hdr_buf *enc, struct hist *scratch, const struct tl_entry *e)
 {
+    if (!enc)
+        return; /* without --histograms */
     fputs(", \"histogram\": ", f);
     if (!scratch) {
         fputs("null", f);
@@ -852,8 +917,8 @@ static void json_timeline(FILE *f, const struct report_info *ri, struct hdr_buf 
 {
     if (tl_empty(t))
         return;
-    struct hist scratch;
-    bool hists = hist_init(&scratch) == 0;
+    struct hist scratch = { 0 };
+    bool hists = enc && hist_init(&scratch) == 0; /* only to encode the entries' histograms */
     fputs(",\n  \"timeline\": [", f);
     for (uint32_t i = 0; i < t->n; i++) {
         const struct tl_entry *e = &t->e[i];
@@ -884,6 +949,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     json_error_details(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
+    json_tls(f, s);
     /* The wall-clock window, to the ns (a double would keep only µs), and
      * which shard of the run this is: what shards' reports line up by. */
     uint64_t end_wall = ri->start_wall_ns + ri->duration_ns;
@@ -907,18 +973,20 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
                 s->warmup.ok + s->warmup.errors, s->warmup.ok, s->warmup.errors, s->warmup.bytes_recv,
                 s->warmup.bytes_sent);
     }
-    struct hdr_buf enc = { 0 }; /* every histogram's encoding, one after another */
-    json_rate(f, ri, &enc, s);
+    /* Every histogram's encoding, one after another; none without --histograms. */
+    struct hdr_buf buf = { 0 };
+    struct hdr_buf *enc = ri->histograms ? &buf : NULL;
+    json_rate(f, ri, enc, s);
     json_tls_alerts(f, s);
     json_quic(f, s);
-    json_latency(f, "latencySeconds", &enc, &s->latency);
+    json_latency(f, "latencySeconds", enc, &s->latency);
     if (ri->rate) {
         fputs(",\n", f);
-        json_latency(f, "serviceTimeSeconds", &enc, &s->pace.service);
+        json_latency(f, "serviceTimeSeconds", enc, &s->pace.service);
     }
-    json_phases(f, &enc, s);
-    json_timeline(f, ri, &enc, &s->timeline);
-    hdr_buf_free(&enc);
+    json_phases(f, enc, s);
+    json_timeline(f, ri, enc, &s->timeline);
+    hdr_buf_free(&buf);
     fputs("\n", f);
     fputs("}", f);
 }

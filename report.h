@@ -25,6 +25,7 @@ struct report_info {
     const char *label;    /* label=URL's label, or NULL: the JSON's "label" */
     bool interrupted;     /* a signal stopped the run before its end (merged: one of the reports' runs) */
     const char *interrupted_by; /* "SIGINT", "SIGTERM": the text report names it; NULL: none (or merged) */
+    bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

@@ -799,6 +799,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         .start_wall_ns = wall_start_ns + o->warmup_ns,
         .shard_index = o->shard_index,
         .shard_count = o->shard_count,
+        .histograms = o->histograms,
         /* The busiest worker thread's CPU time over the whole run's wall
          * time (warm-up included: so is its CPU time). */
         .client_busy = end_ns > run.start_ns ? (double)busiest_cpu_ns / (double)(end_ns - run.start_ns) : 0,

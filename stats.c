@@ -195,6 +195,9 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];
     }
+    /* One run's workers: the first handshake's answer stands. */
+    if (dst->tls.version == 0)
+        dst->tls = src->tls;
     hist_merge(&dst->latency, &src->latency);
     hist_merge(&dst->phases.connect, &src->phases.connect);
     hist_merge(&dst->phases.tls_handshake, &src->phases.tls_handshake);

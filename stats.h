@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "timeline.h"
+#include "tls13/negotiated.h"
 
 /* Sub-bucket resolution: 2^HIST_SUB_BITS linear steps per power of two. */
 #define HIST_SUB_BITS 11
@@ -132,6 +133,11 @@ struct stats {
      * counted in errors[]; this says why. */
     uint64_t alerts_received[256];
     uint64_t alerts_sent[256];
+    /* https:// and HTTP/3: what the first completed handshake settled on
+     * (version 0 until one completes); tls_mixed: shb merge's reports
+     * disagree, so no one answer is shown. */
+    struct tls_negotiated tls;
+    bool tls_mixed;
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
     struct timeline timeline;       /* the measured window, second by second */

@@ -720,6 +720,8 @@ static bool tls_opened(struct loop *l, struct conn *c)
 {
     c->handshaking = false;
     loop_phase(l, &l->w->stats.phases.tls_handshake, c->phase_ns);
+    if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
+        tls_conn_negotiated(c->tls, &l->w->stats.tls);
     if (!c->tls12) {
         int unknown = TARGET_UNKNOWN;
         atomic_compare_exchange_strong(&target_tls12, &unknown, TARGET_TLS13);

@@ -587,6 +587,8 @@ static void qc_turn(struct loop *l, struct qc *c)
         }
         c->started = true;
         l->w->stats.connections_opened++;
+        if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
+            quic_conn_negotiated(c->q, &l->w->stats.tls);
         l->conns_open++;
         quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
         quic_conn_open_uni(c->q, &enc, 1);

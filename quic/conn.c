@@ -1822,6 +1822,7 @@ const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c)
 }
 
 const char *quic_conn_alpn(const struct quic_conn *c) { return tls13_hs_alpn(&c->hs); }
+void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out) { tls13_hs_negotiated(&c->hs, out); }
 uint32_t quic_conn_ring(const struct quic_conn *c) { return c->ring; }
 uint32_t quic_conn_ring_for(const struct quic_conn_config *cfg) { return ring_size(cfg); }
 uint32_t quic_conn_slot(const struct quic_conn *c, uint64_t id) { return (uint32_t)((id >> 2) & c->ring_mask); }

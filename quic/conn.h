@@ -30,6 +30,7 @@
 
 #include "quic/packet.h"
 #include "quic/recovery.h"
+#include "tls13/negotiated.h"
 
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
  * size every path must carry; the Initial padding minimum too). */
@@ -158,6 +159,8 @@ const struct quic_close_info *quic_conn_close_info(const struct quic_conn *c);
 const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c);
 /* The ALPN protocol the server chose ("" if none). */
 const char *quic_conn_alpn(const struct quic_conn *c);
+/* What the TLS 1.3 handshake inside settled on (RFC 9001 §4): once established. */
+void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out);
 
 /* Whether a request stream can be opened now (established, under the
  * server's MAX_STREAMS and our max_streams, its ring slot free). When the

@@ -106,6 +106,9 @@ NEEDS_TEST=(
     "/usr/lib/python3/dist-packages/h2/__init__.py|python3-h2"
     "/usr/lib/python3/dist-packages/twisted/__init__.py|python3-twisted"
     "/usr/lib/python3/dist-packages/tornado/__init__.py|python3-tornado"
+    # Every -j report of the e2e suites is checked against
+    # docs/report.schema.json (test/schema_check.py, Draft 2020-12).
+    "/usr/lib/python3/dist-packages/jsonschema/__init__.py|python3-jsonschema"
     "hypercorn|python3-hypercorn"
     "ruby|ruby"
     "/usr/share/rubygems-integration/all/gems/webrick-*/lib/webrick.rb|ruby-webrick"

@@ -189,6 +189,7 @@ begin "text report -n 100 -c 5"
 shb -n 100 -c 5 "$NG"
 [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
 no_sanitizer_report
+grep -q '^TLS:' "$OUT" && want "a TLS line for http://: $(grep -m1 '^TLS:' "$OUT")"
 F='[0-9]+(\.[0-9]+)?'
 while IFS= read -r re; do
     grep -qE "$re" "$OUT" || want "no line matching /$re/"

@@ -276,6 +276,7 @@ fi
 # status) as if shb had just run it here.
 netns_result() {
     cp "$T/netns/$1.out" "$OUT"
+    schema_collect "$OUT"
     cp "$T/netns/$1.err" "$ERR"
     SHB_RC=$(cat "$T/netns/$1.rc")
 }

@@ -107,6 +107,7 @@ DEAD="http://127.0.0.1:$DEAD_PORT/"
 LAST_CMD="$SHB --http2 -n 1 -c 1 -j $NG"
 timeout -k 5 "$SHB_TIMEOUT" "$SHB" --http2 -n 1 -c 1 -j "$NG" </dev/null >"$OUT" 2>"$ERR"
 SHB_RC=$?
+schema_collect "$OUT"
 if [ "$SHB_RC" -eq 2 ] && grep -qi 'not supported' "$ERR"; then
     echo "FAIL $P setup: $SHB does not support --http2 yet: $(head -n 1 "$ERR")"
     exit 1

@@ -660,9 +660,13 @@ bun_bodies() { # what Bun's log says arrived
 
 if [ -z "$CADDY_WHY" ]; then
     exact_totals "caddy ecdsa" "$CADDY_EC"
-    begin "caddy rsa exact totals -n 200 -c 4 -p 8"
+    begin "caddy rsa exact totals -n 200 -c 4 -p 8, and the TLS it negotiated"
     shb --http3 -n 200 -c 4 -p 8 -j "$CADDY_RSA/"
     json_run_ok && all_ok 200 && quic_ok
+    # QUIC's TLS is 1.3 (RFC 9001 §4.2) and never the 1.2 fallback; x25519
+    # is our first key share, which quic-go takes; ALPN h3 (RFC 9114 §3.1).
+    jx '.tls.version == "TLSv1.3" and .tls.group == "x25519" and .tls.alpn == "h3" and .tls.fallback == false and
+        (.tls.cipher | IN("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"))' '.tls'
     finish
     timed "caddy ecdsa" "$CADDY_EC"
     big_body "caddy ecdsa /big.bin" "$CADDY_EC/big.bin" "$BIG"
@@ -706,6 +710,7 @@ while IFS= read -r re; do
 done <<EOF
 ^URL: +https://127\.0\.0\.1:$TXT_PORT/\$
 ^Protocol: +HTTP/3\$
+^TLS:          TLSv1\.3, TLS_(AES_128_GCM_SHA256|AES_256_GCM_SHA384|CHACHA20_POLY1305_SHA256), x25519, ALPN h3\$
 ^Connections: +2\$
 ^Requests: +100 \(100 ok, 0 errors, of which 0 connect\) in ${F}s\$
 ^  \[200\] 100\$

@@ -31,13 +31,17 @@ FAILS=0
 SHB_CHILD=""
 E2E_CLEANUP_EXTRA=""
 e2e_cleanup() {
+    local rc=$? schema_ok=0
     if [ -n "$SHB_CHILD" ]; then
         kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
         wait "$SHB_CHILD" 2>/dev/null || true
         SHB_CHILD=""
     fi
+    schema_check_all || schema_ok=1
     lib_cleanup
     [ -z "$E2E_CLEANUP_EXTRA" ] || "$E2E_CLEANUP_EXTRA"
+    # A report that breaks the schema fails the suite, whatever came before.
+    [ "$schema_ok" -eq 0 ] || [ "$rc" -ne 0 ] || exit 1
 }
 trap e2e_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -109,6 +113,7 @@ run_shards() {
         rc=$?
         [ "$rc" -eq 0 ] || want "shard $i/$n: exit status $rc: $(head -c 300 "$T/$name-$i.err")"
         [ -s "$T/$name-$i.err" ] && [ "$rc" -eq 0 ] && want "shard $i/$n wrote to stderr: $(head -c 300 "$T/$name-$i.err")"
+        schema_collect_if_json "$T/$name-$i.json" "$@"
     done
 }
 
@@ -180,6 +185,63 @@ shb_interrupted() {
         want "still running $limit ms after the last SIGINT"
     fi
     SHB_CHILD=""
+    [ "$SHB_RC" -eq 137 ] || schema_collect_if_json "$OUT" "$@" # killed: its output cut short, already a failure
+}
+
+# --- every JSON report against docs/report.schema.json -------------------------
+# Each report a suite gets from shb with -j (shb() and shb_interrupted()
+# when their arguments ask for it, run_shards, and a suite's own runs
+# through schema_collect) is copied aside as it comes; when the suite ends
+# (e2e_cleanup) test/schema_check.py validates them all, with Debian's
+# python3-jsonschema: one PASS or FAIL line for the suite saying how many,
+# and a FAIL naming each report that breaks the schema.
+SCHEMA_N=0
+# schema_collect FILE [CMD]: FILE (non-empty) is a JSON report of shb's.
+schema_collect() {
+    [ -s "$1" ] || return 0
+    SCHEMA_N=$((SCHEMA_N + 1))
+    mkdir -p "$T/schema"
+    cp "$1" "$T/schema/$SCHEMA_N.json"
+    printf '%s\t%s\n' "$SCHEMA_N" "${2:-$LAST_CMD}" >>"$T/schema/index"
+}
+# asks_json ARGS...: ARGS (shb's, or shb merge's) ask for JSON: -j, --json,
+# or -j in a cluster of short flags (-jc10), before any "--".
+asks_json() {
+    local a
+    for a in "$@"; do
+        case $a in
+        --) return 1 ;;
+        --json) return 0 ;;
+        --*) ;;
+        -*j*) [[ $a =~ ^-[a-zA-Z]*j ]] && return 0 ;;
+        esac
+    done
+    return 1
+}
+# schema_collect_if_json FILE ARGS...: FILE, when ARGS asked for JSON.
+schema_collect_if_json() {
+    local f=$1
+    shift
+    if asks_json "$@"; then schema_collect "$f" "$SHB $*"; fi
+}
+schema_check_all() {
+    local out line n
+    [ "$SCHEMA_N" -gt 0 ] || return 0
+    if ! /usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null; then
+        echo "FAIL $P schema: Debian's python3-jsonschema is not installed (run: bash scripts/deps.sh)"
+        return 1
+    fi
+    if ! out=$(/usr/bin/python3 "$LIB_ROOT/test/schema_check.py" "$LIB_ROOT/docs/report.schema.json" \
+        "$T"/schema/*.json 2>&1); then
+        echo "FAIL $P schema: JSON reports that break docs/report.schema.json: $(tail -n 1 <<<"$out")"
+        head -n -1 <<<"$out" | head -n 10 | while IFS= read -r line; do
+            echo "  $line"
+            n=$(basename "${line%%.json:*}")
+            [ -n "$n" ] && grep -m1 "^$n	" "$T/schema/index" | cut -f2- | sed 's/^/    command: /'
+        done
+        return 1
+    fi
+    echo "PASS $P schema: every JSON report valid against docs/report.schema.json ($(tail -n 1 <<<"$out" | cut -d' ' -f1) reports)"
 }
 
 # --- running shb ------------------------------------------------------------
@@ -209,6 +271,8 @@ shb() {
     SHB_MS=$(($(now_ms) - t0))
     if [ "$SHB_RC" -eq 124 ] || [ "$SHB_RC" -eq 137 ]; then
         want "timed out after ${SHB_TIMEOUT}s"
+    else
+        schema_collect_if_json "$OUT" "$@"
     fi
 }
 

@@ -120,6 +120,7 @@ pane_run 120 "$SHB -j -z 3s -c 10 $URL >$T/live.json"
 sleep 1.5
 capture | head -n 1 | grep -qE "$LINE1" || want "no live view on the terminal: $(capture | head -n 1)"
 pane_done 20
+schema_collect "$T/live.json" "$SHB -j -z 3s -c 10 $URL (in tmux)"
 jq -e '.requests.total > 0' "$T/live.json" >/dev/null 2>&1 || want "the file is not one JSON report"
 [ "$(head -c 1 "$T/live.json")" = "{" ] || want "the file does not start with the report"
 grep -q $'\033' "$T/live.json" && want "escape sequences in the JSON file"

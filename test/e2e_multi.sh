@@ -303,6 +303,7 @@ ctrl_c_during_b() {
         want "still running 5 s after the SIGINT"
     fi
     SHB_CHILD=""
+    [ "$SHB_RC" -eq 137 ] || schema_collect_if_json "$OUT" "$@"
     [ "$(lines_settled "$B_LOG")" = 0 ] || want "c (nginx:B) got requests after the Ctrl-C"
     [ "$(lines_settled "$A_LOG")" -gt 0 ] || want "a (nginx:A) got no request"
     no_sanitizer_report

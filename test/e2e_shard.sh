@@ -56,6 +56,9 @@ shards 4 -n 4000 -c 8 -t 1 -j "$H1"
 jx '.shards | [.[].requests.total] == [1000, 1000, 1000, 1000] and all(.requests.ok == 1000 and .requests.errors == 0)' '.shards | [.[].requests]'
 jx '.shards | [.[].shard] == [range(4) | {index: ., count: 4}] and all(.connections == 2 and .connectionsOpened == 2)' '.shards | [.[] | {shard, connections}]'
 jx '.shards | all(.startTime < .endTime and (.endTime - .startTime - .durationSeconds | fabs) < 0.001)' '.shards | [.[] | {startTime, endTime, durationSeconds}]'
+# A shard's report is there to be merged: --shard brings the encoded
+# histograms without --histograms.
+jx '.shards | all(.latencySeconds.histogram | type == "string" and startswith("HISTF"))' '.shards | [.[].latencySeconds | keys]'
 got=$(lines_settled "$H1_LOG")
 [ "$got" = 4000 ] || want "nginx got $got requests, expected exactly 4000"
 finish

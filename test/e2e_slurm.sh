@@ -259,6 +259,7 @@ SHB_MS=$(($(now_ms) - t0))
 for i in 0 1 2 3; do
     [ -s "$JOB/shard-$i.json" ] || want "no report from task $i"
     [ -s "$JOB/shb-$i.err" ] && want "task $i wrote to stderr: $(head -c 300 "$JOB/shb-$i.err")"
+    schema_collect "$JOB/shard-$i.json" "sbatch task $i: shb --shard $i/4 -j"
 done
 cat "$JOB"/shard-[0-3].json >"$T/shards.json" 2>/dev/null
 # E and R are read by jq_batch through namerefs.
@@ -284,7 +285,7 @@ e2e_diag_extra() { :; }
 
 # --- shb merge ----------------------------------------------------------------
 begin "shb merge -j shard*.json: 4000 requests, all ok, shards 0-3 of 4, the union window, percentiles those of the four histograms added"
-shb merge -j "$JOB"/shard-[0-3].json
+shb merge -j --histograms "$JOB"/shard-[0-3].json
 json_run_ok HTTP/1.1
 jx '.requests == {total: 4000, ok: 4000, errors: 0, connectErrors: 0, non2xx: 0} and .statusCodes == {"200": 4000}' '{requests, statusCodes}'
 jx '.merged == {reports: 4, shardCount: 4, shards: [0, 1, 2, 3], complete: true, shardTwice: false}' '.merged'

@@ -82,6 +82,34 @@ server_has() {
         want "server precondition ($label): openssl s_client $* output lacks /$re/"
     fi
 }
+# The report's "tls" is what nginx saw: tls_log_reset KEY before a run, then
+# tls_as_logged KEY checks the run's report against $NGINX_DIR/tls-KEY.log
+# (test/nginx-tls.conf.in: "$ssl_protocol $ssl_cipher $ssl_curve
+# $ssl_alpn_protocol" a request), every request's line the same, OpenSSL's
+# names turned into IANA's.
+tls_log_reset() { : >"$NGINX_DIR/tls-$1.log"; }
+tls_as_logged() {
+    local log="$NGINX_DIR/tls-$1.log" lines version cipher curve alpn group fallback
+    lines=$(sort -u "$log")
+    if [ -z "$lines" ] || [ "$(wc -l <<<"$lines")" != 1 ]; then
+        want "nginx logged no single TLS answer in $log: $(head -c 300 <<<"$lines")"
+        return
+    fi
+    read -r version cipher curve alpn <<<"$lines"
+    case $cipher in # TLS 1.2 suites, OpenSSL's name to IANA's (TLS 1.3's are the same)
+    ECDHE-ECDSA-AES128-GCM-SHA256) cipher=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 ;;
+    ECDHE-RSA-AES128-GCM-SHA256) cipher=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 ;;
+    ECDHE-ECDSA-AES256-GCM-SHA384) cipher=TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 ;;
+    ECDHE-RSA-AES256-GCM-SHA384) cipher=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 ;;
+    ECDHE-ECDSA-CHACHA20-POLY1305) cipher=TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256 ;;
+    ECDHE-RSA-CHACHA20-POLY1305) cipher=TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 ;;
+    esac
+    case $curve in X25519) group=x25519 ;; prime256v1) group=secp256r1 ;; *) group=$curve ;; esac
+    [ "$alpn" = - ] && alpn=null || alpn="\"$alpn\""
+    [ "$version" = TLSv1.2 ] && fallback=true || fallback=false
+    jx ".tls == {version: \"$version\", cipher: \"$cipher\", group: \"$group\", alpn: $alpn, fallback: $fallback}" \
+        "{tls, nginx: \"$lines\"}"
+}
 # server_refuses LABEL PORT ARG...: s_client with ARGs completes no handshake.
 server_refuses() {
     local label=$1 port=$2
@@ -150,6 +178,7 @@ SILENT="https://127.0.0.1:$SILENT_PORT/"
 LAST_CMD="$SHB -n 1 -c 1 -j $NG_EC"
 timeout -k 5 "$SHB_TIMEOUT" "$SHB" -n 1 -c 1 -j "$NG_EC" </dev/null >"$OUT" 2>"$ERR"
 SHB_RC=$?
+schema_collect "$OUT"
 if [ "$SHB_RC" -eq 2 ] && grep -qi 'not supported' "$ERR"; then
     echo "FAIL $P setup: $SHB does not support https:// yet: $(head -n 1 "$ERR")"
     exit 1
@@ -393,17 +422,23 @@ for spec in "AES128 TLS_AES_128_GCM_SHA256 ecdsa" "AES256 TLS_AES_256_GCM_SHA384
     begin "nginx forces $suite ($cert): h1 -n 100 -c 4"
     server_has "$suite" "$port" "Cipher is $suite" -ciphersuites "${SUITES// /:}"
     server_refuses "only $suite" "$port" -ciphersuites "$others"
+    tls_log_reset "$key"
     shb -n 100 -c 4 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/1.1 && all_ok 100
+    jx ".tls == {version: \"TLSv1.3\", cipher: \"$suite\", group: \"x25519\", alpn: \"http/1.1\", fallback: false}" '.tls'
+    tls_as_logged "$key"
     finish
     begin "nginx forces $suite ($cert): h2 -n 100 -c 2 -p 8"
+    tls_log_reset "$key"
     shb --http2 -n 100 -c 2 -p 8 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/2 && all_ok 100
+    jx ".tls == {version: \"TLSv1.3\", cipher: \"$suite\", group: \"x25519\", alpn: \"h2\", fallback: false}" '.tls'
+    tls_as_logged "$key"
     finish
 done
 
-for spec in "P256 prime256v1 P-256 rsa" "P384 secp384r1 P-384 ecdsa"; do
-    read -r key curve group cert <<<"$spec"
+for spec in "P256 prime256v1 P-256 rsa secp256r1" "P384 secp384r1 P-384 ecdsa secp384r1"; do
+    read -r key curve group cert iana <<<"$spec"
     pv="NGINX_PORT_$key"
     port=${!pv}
     begin "nginx ssl_ecdh_curve $curve (HelloRetryRequest, $cert): h1 -n 100 -c 4"
@@ -411,12 +446,18 @@ for spec in "P256 prime256v1 P-256 rsa" "P384 secp384r1 P-384 ecdsa"; do
     # be sent a HelloRetryRequest to get this group.
     server_refuses "no X25519" "$port" -groups X25519
     server_has "$curve" "$port" "Server Temp Key: ECDH, $curve" -groups "X25519:$group"
+    tls_log_reset "$key"
     shb -n 100 -c 4 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/1.1 && all_ok 100
+    jx ".tls.group == \"$iana\" and .tls.version == \"TLSv1.3\" and .tls.alpn == \"http/1.1\"" '.tls'
+    tls_as_logged "$key"
     finish
     begin "nginx ssl_ecdh_curve $curve (HelloRetryRequest, $cert): h2 -n 100 -c 2 -p 8"
+    tls_log_reset "$key"
     shb --http2 -n 100 -c 2 -p 8 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/2 && all_ok 100
+    jx ".tls.group == \"$iana\" and .tls.alpn == \"h2\"" '.tls'
+    tls_as_logged "$key"
     finish
 done
 
@@ -428,16 +469,31 @@ for spec in "TLS12_RSA rsa" "TLS12_EC ecdsa"; do
     begin "nginx TLS 1.2 only ($cert): h1 -n 100 -c 4"
     server_refuses "no TLS 1.3" "$port" -tls1_3
     server_has "TLS 1.2" "$port" 'New, TLSv1\.2' -tls1_2
+    tls_log_reset "$key"
     shb -n 100 -c 4 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/1.1 && all_ok 100
     # The TLS 1.2 engine's handshakes are timed too (a refused 1.3 attempt is not).
     jx '.phases.tlsHandshake.count >= 4 and .phases.tlsHandshake.count <= .connectionsOpened' '{connectionsOpened, phases}'
+    # An ECDHE suite for the certificate's key, through the fallback engine.
+    jx ".tls.version == \"TLSv1.2\" and .tls.fallback and .tls.alpn == \"http/1.1\" and
+        (.tls.cipher | startswith(\"TLS_ECDHE_$(tr a-z A-Z <<<"$cert")_WITH_\")) and .tls.group != null" '.tls'
+    tls_as_logged "$key"
     finish
     begin "nginx TLS 1.2 only ($cert): h2 -n 100 -c 2 -p 8"
+    tls_log_reset "$key"
     shb --http2 -n 100 -c 2 -p 8 -j "https://127.0.0.1:$port/"
     json_run_ok HTTP/2 && all_ok 100
+    jx '.tls.version == "TLSv1.2" and .tls.fallback and .tls.alpn == "h2"' '.tls'
+    tls_as_logged "$key"
     finish
 done
+
+begin "nginx TLS 1.2 only (ecdsa): the text report's TLS line names the fallback"
+shb -n 10 -c 1 "https://127.0.0.1:$NGINX_PORT_TLS12_EC/"
+[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+grep -qE '^TLS:          TLSv1\.2, TLS_ECDHE_ECDSA_WITH_[A-Z0-9_]+, (x25519|secp256r1|secp384r1), ALPN http/1\.1 \(TLS 1\.2 fallback\)$' "$OUT" ||
+    want "no TLS line for the fallback: $(grep -m1 '^TLS' "$OUT")"
+finish
 
 # A connection the server ends with close_notify (BearSSL's 1.2 engine
 # answers it) is replaced at once, not at the next 100 ms tick: 50
@@ -716,6 +772,7 @@ wire_bytes() { # LABEL PLAIN_URL TLS_URL SHB_ARGS...
     shb "$@" -n 200 -c 2 -t 1 -j "$plain"
     if json_run_ok; then
         all_ok 200
+        jx '.tls == null' '.tls' # cleartext: no TLS to report
         ps=$(jq .bytesSent "$OUT")
         pr=$(jq .bytesReceived "$OUT")
         shb "$@" -n 200 -c 2 -t 1 -j "$tls"
@@ -757,6 +814,7 @@ while IFS= read -r re; do
 done <<EOF
 ^URL: +https://127\.0\.0\.1:$NGINX_PORT/\$
 ^Protocol: +HTTP/2\$
+^TLS:          TLSv1\.3, TLS_(AES_128_GCM_SHA256|AES_256_GCM_SHA384|CHACHA20_POLY1305_SHA256), x25519, ALPN h2\$
 ^Connections: +2\$
 ^Requests: +100 \(100 ok, 0 errors, of which 0 connect\) in ${F}s\$
 ^  \[200\] 100\$

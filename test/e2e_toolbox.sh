@@ -331,7 +331,7 @@ else
     while IFS= read -r tag; do
         grep -qxF -- "$tag" "$T/man-options.txt" || want "no '$tag' in OPTIONS"
     done <"$T/tags"
-    grep -qE '^ +shb merge \[-j\] \[--force\] FILE\.\.\.$' "$T/man.txt" || want "no 'shb merge [-j] [--force] FILE...' synopsis"
+    grep -qE '^ +shb merge \[-j \[--histograms\]\] \[--force\] FILE\.\.\.$' "$T/man.txt" || want "no 'shb merge [-j [--histograms]] [--force] FILE...' synopsis"
     grep -qE '^ +shb completions SHELL$' "$T/man.txt" || want "no 'shb completions SHELL' synopsis"
     grep -qF 'Number of worker threads.' "$T/man.txt" || want "-t's help is not in the page"
     grep -qF 'Default: the number of physical cores.' "$T/man.txt" || want "-t's default not described"

@@ -373,6 +373,16 @@ static void test_flags(void)
     r = PARSE(&o, "-j", "-j", URL);
     T_CHECK("flags: a flag given twice is harmless", r == CLI_OK && o.json, "r=%d err=%s", r, err);
     cli_free(&o);
+    r = PARSE(&o, "-j", URL);
+    T_CHECK("flags: no encoded histograms by default", r == CLI_OK && !o.histograms, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-j", "--histograms", URL);
+    T_CHECK("flags: --histograms", r == CLI_OK && o.histograms, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-j", "--shard", "1/4", URL);
+    T_CHECK("flags: --shard brings the histograms (shards are merged)", r == CLI_OK && o.histograms,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "-jc10", URL);
     T_CHECK("flags: cluster -jc10", r == CLI_OK && o.json && o.connections == 10, "r=%d err=%s", r, err);
     cli_free(&o);
@@ -1089,7 +1099,7 @@ static const char expected_help[] =
     "io_uring HTTP/1.1 / HTTP/2 / HTTP/3 benchmarker\n"
     "\n"
     "Usage: shb [OPTIONS] <URL>...\n"
-    "       shb merge [-j] [--force] FILE...\n"
+    "       shb merge [-j [--histograms]] [--force] FILE...\n"
     "       shb completions SHELL\n"
     "\n"
     "Commands:\n"
@@ -1137,6 +1147,9 @@ static const char expected_help[] =
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
     "          Print the report as JSON\n"
+    "      --histograms\n"
+    "          Put each latency histogram in the JSON report, whole (HdrHistogram's base64 encoding), so that shb "
+    "merge can add reports together; --shard always does\n"
     "      --hdr-log <FILE>\n"
     "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
     "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"

@@ -976,6 +976,15 @@ static void test_loopback(void)
                         rec_find(&r.rec, 's', TLS13_EPOCH_HANDSHAKE, -1, 0)->suite == suites[i],
                     "start=%d hrr=%d sh=%d flight=%d srv.ok=%d group=%04x", r.start, r.hrr_r, r.sh_r, r.flight_r,
                     r.srv.ok, r.srv.group);
+            /* What the report shows: the server's suite and group, our ALPN. */
+            struct tls_negotiated got;
+            tls13_hs_negotiated(&r.hs, &got);
+            snprintf(name, sizeof name, "loopback %04x %s: tls13_hs_negotiated says what the server chose", suites[i],
+                     modes[m].name);
+            T_CHECK(name,
+                    got.version == TLS_VERSION_13 && got.cipher == suites[i] && got.group == modes[m].group &&
+                        !got.fallback && strcmp(got.alpn, "h2") == 0,
+                    "version %04x cipher %04x group %04x alpn %s", got.version, got.cipher, got.group, got.alpn);
         }
     }
 

@@ -348,6 +348,81 @@ const char *tls_conn_alpn(const struct tls_conn *t) { return t->tls12 ? tls12_al
 
 int tls_conn_alert(const struct tls_conn *t) { return t->tls12 ? tls12_alert(&t->v12) : t->alert; }
 
+void tls_conn_negotiated(const struct tls_conn *t, struct tls_negotiated *out)
+{
+    if (t->tls12)
+        tls12_negotiated(&t->v12, out);
+    else
+        tls13_hs_negotiated(&t->hs, out);
+}
+
+/* ---- what was negotiated, named ----------------------------------------- */
+
+const char *tls_version_name(uint16_t version)
+{
+    switch (version) {
+    case TLS_VERSION_13: return "TLSv1.3";
+    case TLS_VERSION_12: return "TLSv1.2";
+    default: return NULL;
+    }
+}
+
+/* Every suite either engine offers (RFC 8446 §B.4; tls12.c's list), under
+ * its IANA name: BearSSL's constant less "BR_", which is that name. */
+#define SUITE(name) { BR_##name, #name }
+static const struct {
+    uint16_t id;
+    const char *name;
+} cipher_names[] = {
+    {0x1301, "TLS_AES_128_GCM_SHA256"},
+    {0x1302, "TLS_AES_256_GCM_SHA384"},
+    {0x1303, "TLS_CHACHA20_POLY1305_SHA256"},
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256),
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384),
+    SUITE(TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256),
+    SUITE(TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256),
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256),
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384),
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA),
+    SUITE(TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA),
+    SUITE(TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA),
+    SUITE(TLS_RSA_WITH_AES_128_GCM_SHA256),
+    SUITE(TLS_RSA_WITH_AES_256_GCM_SHA384),
+    SUITE(TLS_RSA_WITH_AES_128_CBC_SHA256),
+    SUITE(TLS_RSA_WITH_AES_256_CBC_SHA256),
+    SUITE(TLS_RSA_WITH_AES_128_CBC_SHA),
+    SUITE(TLS_RSA_WITH_AES_256_CBC_SHA),
+};
+#undef SUITE
+
+const char *tls_cipher_name(uint16_t cipher)
+{
+    for (size_t i = 0; i < sizeof cipher_names / sizeof cipher_names[0]; i++)
+        if (cipher_names[i].id == cipher)
+            return cipher_names[i].name;
+    return NULL;
+}
+
+/* The groups either engine may agree on: TLS 1.3's key_share groups
+ * (handshake.c) and BearSSL's ECDHE curves, whose ids are the TLS ones
+ * (RFC 8422 §5.1.1, RFC 8446 §4.2.7). */
+const char *tls_group_name(uint16_t group)
+{
+    switch (group) {
+    case 23: return "secp256r1";
+    case 24: return "secp384r1";
+    case 25: return "secp521r1";
+    case 29: return "x25519";
+    case 30: return "x448";
+    default: return NULL;
+    }
+}
+
 const char *tls_alert_name(int alert)
 {
     switch (alert < 0 ? -alert : alert) {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "tls13/handshake.h"
+#include "tls13/negotiated.h"
 
 struct tls_config {
     const char *server_name; /* SNI, NULL for an IP literal */
@@ -73,6 +74,10 @@ void tls_conn_out_ack(struct tls_conn *t, size_t n);
 
 /* The negotiated application protocol, "" if none. */
 const char *tls_conn_alpn(const struct tls_conn *t);
+
+/* What the completed handshake settled on (version, suite, group, ALPN,
+ * which engine): call once tls_conn_ready. */
+void tls_conn_negotiated(const struct tls_conn *t, struct tls_negotiated *out);
 
 /* The alert that ended the handshake or the connection: positive = we sent
  * it, negative = the peer did, 0 = none. */

@@ -1174,6 +1174,15 @@ int tls13_hs_key_update(struct tls13_hs *hs)
 
 const char *tls13_hs_alpn(const struct tls13_hs *hs) { return (const char *)hs->alpn; }
 
+void tls13_hs_negotiated(const struct tls13_hs *hs, struct tls_negotiated *out)
+{
+    out->version = TLS_VERSION_13;
+    out->cipher = hs->suite_id;
+    out->group = hs->group;
+    out->fallback = false;
+    tls_negotiated_alpn(out, (const char *)hs->alpn);
+}
+
 /* ------------------------------------------------------------------ */
 /* Message framing (§4: msg_type(1) length(3) body). */
 

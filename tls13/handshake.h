@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "tls13/keysched.h"
+#include "tls13/negotiated.h"
 
 enum tls13_epoch {
     TLS13_EPOCH_INITIAL = 0,   /* cleartext: ClientHello, ServerHello, HRR */
@@ -110,6 +111,11 @@ int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p
 
 /* The negotiated application protocol ("" when the server chose none). */
 const char *tls13_hs_alpn(const struct tls13_hs *hs);
+
+/* What the completed handshake settled on: TLS 1.3, the suite and
+ * key_share group from the ServerHello (RFC 8446 §4.1.3, §4.2.8), the ALPN
+ * from EncryptedExtensions. */
+void tls13_hs_negotiated(const struct tls13_hs *hs, struct tls_negotiated *out);
 
 /* Application data went out under our current keys: the next KeyUpdate
  * with update_requested gets an answer of its own. Until then further ones

@@ -386,6 +386,20 @@ bool tls12_ready(const struct tls12_conn *t) { return t->state == ST_READY; }
 
 const char *tls12_alpn(const struct tls12_conn *t) { return t->alpn; }
 
+/* The engine's session (read in place: its copy would carry the master
+ * secret) and, for an ECDHE suite, the curve of the ServerKeyExchange (RFC
+ * 8422 §5.4); BearSSL's curve ids are the TLS named groups. RSA key
+ * transport has no group. */
+void tls12_negotiated(const struct tls12_conn *t, struct tls_negotiated *out)
+{
+    const char *name = tls_cipher_name(t->cc.eng.session.cipher_suite);
+    out->version = (uint16_t)br_ssl_engine_get_version(&t->cc.eng);
+    out->cipher = t->cc.eng.session.cipher_suite;
+    out->group = name && strncmp(name, "TLS_ECDHE_", 10) == 0 ? (uint16_t)t->cc.eng.ecdhe_curve : 0;
+    out->fallback = true;
+    tls_negotiated_alpn(out, t->alpn);
+}
+
 int tls12_alert(const struct tls12_conn *t)
 {
     int e = br_ssl_engine_last_error(&t->cc.eng);

@@ -64,5 +64,6 @@ const uint8_t *tls12_out(const struct tls12_conn *t, size_t *len);
 void tls12_out_ack(struct tls12_conn *t, size_t n);
 const char *tls12_alpn(const struct tls12_conn *t);
 int tls12_alert(const struct tls12_conn *t);
+void tls12_negotiated(const struct tls12_conn *t, struct tls_negotiated *out);
 
 #endif

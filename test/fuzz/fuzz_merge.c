@@ -3,7 +3,7 @@
  * itself (merge.c), on any bytes.
  *
  * Input: [mode byte], then the bytes. Mode bit 0 clear: the bytes are one
- * file for `shb merge -j` (JSON reports: the seeds are real ones); set: they
+ * file for `shb merge -j --histograms` (JSON reports: the seeds are real ones); set: they
  * are an encoded histogram for hdr_decode_add. What must hold:
  *   - nothing crashes, reads out of bounds or leaks (ASan, UBSan);
  *   - merge exits 0 or 2 (bad input), never anything else, and on 2 says
@@ -42,8 +42,8 @@ static int merge_bytes(const uint8_t *p, size_t n, char **out, size_t *out_len)
     char *errbuf = NULL;
     size_t errlen = 0;
     FILE *o = open_memstream(out, out_len), *e = open_memstream(&errbuf, &errlen);
-    char *argv[] = { "merge", "-j", path, NULL };
-    int rc = merge_main(3, argv, o, e);
+    char *argv[] = { "merge", "-j", "--histograms", path, NULL }; /* what is merged again must keep them */
+    int rc = merge_main(4, argv, o, e);
     fclose(o);
     fclose(e);
     close(fd);
