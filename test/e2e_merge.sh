@@ -90,7 +90,7 @@ finish
 begin "timeline: 2 shards of -z 3s at one --start-at: one timeline, second by second the sum of both; the text report's sparkline"
 at=$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1.5 }')
 run_shards tl 2 -z 3s -c 4 -t 1 --start-at "$at" -j "$H1"
-shb merge -j "$T"/tl-{0,1}.json
+shb merge -j --histograms "$T"/tl-{0,1}.json
 json_run_ok HTTP/1.1
 jx '(.timeline | length) >= 3 and ([.timeline[].ok] | add) == .requests.ok and ([.timeline[].errors] | add) == .requests.errors and ([.timeline[].bytesReceived] | add) == .bytesReceived' '[.timeline[] | del(.histogram)]'
 jx '.timeline[:3] | all(.seconds == 1 and .ok > 0)' '[.timeline[] | del(.histogram)]'
