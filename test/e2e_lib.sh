@@ -369,3 +369,37 @@ latency_sane() {
         | ($l.min > 0) and ([range(1; $v | length) | $v[. - 1] <= $v[.]] | all)' '.latencySeconds'
     jx '.latencySeconds | .min <= .mean and .mean <= .max' '.latencySeconds'
 }
+
+# --- shards: a suite's independent parts at once -----------------------------
+# shard_jobs VALUE: how many shards a suite runs at once: VALUE (the
+# suite's *_JOBS variable) when set, else one per CPU; 1 to 4.
+shard_jobs() {
+    local n=${1:-$(nproc 2>/dev/null || echo 1)}
+    [ "$n" -ge 1 ] 2>/dev/null || n=1
+    [ "$n" -le 4 ] || n=4
+    echo "$n"
+}
+
+# in_shards N FUNC [AFTER]: FUNC 0 .. FUNC N-1 at once, each in a subshell
+# (its own variables: FUNC sets its own T, OUT and ERR). Shard 0's lines
+# come as they are made, every other shard's once it and the ones before it
+# are done, so no two shards' lines interleave; AFTER I, when given, runs in
+# this shell once shard I is done. Exit status 1 if any shard's was not 0.
+in_shards() {
+    local n=$1 func=$2 after=${3:-} i status=0
+    local -a pids=()
+    for ((i = 0; i < n; i++)); do
+        if [ "$i" -eq 0 ]; then
+            ("$func" 0) &
+        else
+            ("$func" "$i") >"$T/shard-$i.out" &
+        fi
+        pids+=($!)
+    done
+    for ((i = 0; i < n; i++)); do
+        wait "${pids[i]}" || status=1
+        [ "$i" -eq 0 ] || cat "$T/shard-$i.out"
+        [ -z "$after" ] || "$after" "$i"
+    done
+    return "$status"
+}
