@@ -30,7 +30,13 @@ FAILS=0
 # (E2E_CLEANUP_EXTRA: a function name).
 SHB_CHILD=""
 E2E_CLEANUP_EXTRA=""
+SHARD_PIDS=() # in_shards' subshells still running
 e2e_cleanup() {
+    if [ "${#SHARD_PIDS[@]}" -gt 0 ]; then
+        kill -TERM "${SHARD_PIDS[@]}" 2>/dev/null || true
+        wait "${SHARD_PIDS[@]}" 2>/dev/null || true
+        SHARD_PIDS=()
+    fi
     if [ -n "$SHB_CHILD" ]; then
         kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
         wait "$SHB_CHILD" 2>/dev/null || true
@@ -385,21 +391,32 @@ shard_jobs() {
 # come as they are made, every other shard's once it and the ones before it
 # are done, so no two shards' lines interleave; AFTER I, when given, runs in
 # this shell once shard I is done. Exit status 1 if any shard's was not 0.
+# A shard stopped (TERM: this shell's e2e_cleanup) stops its shb first.
 in_shards() {
     local n=$1 func=$2 after=${3:-} i status=0
-    local -a pids=()
+    SHARD_PIDS=()
     for ((i = 0; i < n; i++)); do
         if [ "$i" -eq 0 ]; then
-            ("$func" 0) &
+            (e2e_shard_traps; "$func" 0) &
         else
-            ("$func" "$i") >"$T/shard-$i.out" &
+            (e2e_shard_traps; "$func" "$i") >"$T/shard-$i.out" &
         fi
-        pids+=($!)
+        SHARD_PIDS+=($!)
     done
     for ((i = 0; i < n; i++)); do
-        wait "${pids[i]}" || status=1
+        wait "${SHARD_PIDS[i]}" || status=1
         [ "$i" -eq 0 ] || cat "$T/shard-$i.out"
         [ -z "$after" ] || "$after" "$i"
     done
+    SHARD_PIDS=()
     return "$status"
+}
+# e2e_shard_traps: in a shard, INT and TERM end it, and its exit
+# (e2e_shard_exit) stops the shb it is running, if any.
+e2e_shard_exit() {
+    [ -z "$SHB_CHILD" ] || kill -TERM "$SHB_CHILD" 2>/dev/null || true
+}
+e2e_shard_traps() {
+    trap e2e_shard_exit EXIT
+    trap 'exit 130' INT TERM
 }

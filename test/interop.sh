@@ -440,9 +440,9 @@ run_shard() {
     mkdir -p "$T/shard-$i"
     OUT=$T/shard-$i/out ERR=$T/shard-$i/err
     T=$T/shard-$i
-    # Its servers (interrupted mid-server) stopped; the temp dir is the main shell's.
-    trap lib_stop_servers EXIT
-    trap 'exit 130' INT TERM
+    # Stopped mid-server, its shb and servers go too (the temp dir is the
+    # main shell's).
+    trap 'e2e_shard_exit; lib_stop_servers' EXIT
     for ((n = i; n < ${#ROWS[@]}; n += JOBS)); do
         run_server "${ROWS[n]}"
     done
