@@ -6,6 +6,7 @@
 #   make asan       build/asan/shb: glibc + ASan + UBSan, with the test knobs (tests run it too)
 #   make glibc      build/glibc/shb: plain glibc build, for valgrind's heap summary
 #   make test       unit tests (sanitized), fuzz seeds, end-to-end tests; last line "N passed, N failed"
+#                   (make -j$(nproc) test builds in parallel, as .ci/run does)
 #   make hostile    the hostile-server suites alone, both builds
 #   make fuzz       build/fuzz/fuzz_*: libFuzzer targets (clang), each run FUZZ_SECONDS (60) on its corpus
 #   make fuzz-seeds the hostile-server cases' bytes into the seed corpora
@@ -40,7 +41,7 @@ ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=al
 ASAN_CFLAGS += -DSHB_TEST_KNOBS
 GLIBC_CFLAGS = $(BASE) -O2
 
-.PHONY: all asan glibc doc install uninstall test hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean interop interop-readme FORCE
+.PHONY: all asan glibc doc install uninstall test test-build hostile hostile-readme unit fuzz fuzz-build fuzz-seeds demo bench deps clean interop interop-readme FORCE
 all: shb doc
 
 # The version (-V, the man page): scripts/version.sh runs every time but
@@ -49,7 +50,7 @@ all: shb doc
 # recompiles that one file and relinks, and no object keeps a stale version.
 build/version.h: FORCE
 	$(Q)sh scripts/version.sh $@
-$(foreach f,musl asan glibc,build/$(f)/version.o): build/version.h
+$(foreach f,musl asan glibc fuzz/obj,build/$(f)/version.o): build/version.h
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
 # private include directory; nothing else from /usr/include leaks in.
@@ -225,7 +226,14 @@ fuzz: deps-check fuzz-build
 fuzz-seeds: deps-check shb
 	@bash test/fuzz/hostile_seeds.sh
 
-test: deps-check shb asan doc unit fuzz-build
+# What test/run.sh runs, built in one make: `make -j$(nproc) test` (as
+# .ci/run does) builds them in parallel. test checks the dependencies
+# first, then builds: a parallel build must not start compiling while
+# scripts/deps.sh is still installing the compilers.
+test-build: shb asan doc unit fuzz-build
+
+test: deps-check
+	@$(MAKE) --no-print-directory test-build
 	@bash test/run.sh
 
 # The hostile-server suites alone (make test runs them too), both builds.

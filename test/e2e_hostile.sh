@@ -200,14 +200,15 @@ fi
 
 # --- 1. silent: every request times out -------------------------------------------
 if group silent; then
-    begin "silent: -n 10 -c 2 --timeout 1s: 10 timeouts in ~5 s over 10 connections"
+    # Three rounds of two 1 s timeouts: each connection replaced twice.
+    begin "silent: -n 6 -c 2 --timeout 1s: 6 timeouts in ~3 s over 6 connections"
     if serve silent; then
-        shb -n 10 -c 2 --timeout 1s -j "$U"
-        json_run_ok && exact 10 '{"timeout": 10}'
-        took 4000 15000
+        shb -n 6 -c 2 --timeout 1s -j "$U"
+        json_run_ok && exact 6 '{"timeout": 6}'
+        took 2700 15000
         settle
         # Each timed-out connection is closed and replaced: one request each.
-        hx 'conns == 10 and reqs == 10 and answered == 0' '{conns: conns, reqs: reqs, answered: answered}'
+        hx 'conns == 6 and reqs == 6 and answered == 0' '{conns: conns, reqs: reqs, answered: answered}'
     fi
     finish
 fi
@@ -332,17 +333,17 @@ fi
 # --- 8. every third request on a connection is never answered -------------------------
 # Per connection: requests 1 and 2 are answered, 3 times out and the
 # connection is replaced, so the count starts again. Both connections run in
-# step (each consumes exactly 3 requests per 1 s round: 30 = 5 rounds x 2 x
-# 3), so the split is exact: 20 ok, 10 timeouts, 10 connections of 3
-# requests each, ~5 s.
+# step (each consumes exactly 3 requests per 1 s round: 12 = 2 rounds x 2 x
+# 3), so the split is exact: 8 ok, 4 timeouts, 4 connections of 3
+# requests each, ~2 s.
 if group stall-every; then
-    begin "stall-every 3: -n 30 -c 2 --timeout 1s: 20 ok, 10 timeouts, 10 connections"
+    begin "stall-every 3: -n 12 -c 2 --timeout 1s: 8 ok, 4 timeouts, 4 connections"
     if serve stall-every 3; then
-        shb -n 30 -c 2 --timeout 1s -j "$U"
-        json_run_ok && exact 30 '{"timeout": 10}' && jx '.requests.ok == 20 and .statusCodes == {"200": 20}' '{requests, statusCodes}'
-        took 4000 15000
+        shb -n 12 -c 2 --timeout 1s -j "$U"
+        json_run_ok && exact 12 '{"timeout": 4}' && jx '.requests.ok == 8 and .statusCodes == {"200": 8}' '{requests, statusCodes}'
+        took 1800 15000
         settle
-        hx 'conns == 10 and all(closes[]; .requests == 3 and .answered == 2)' '[closes[] | {connId, requests, answered}]'
+        hx 'conns == 4 and all(closes[]; .requests == 3 and .answered == 2)' '[closes[] | {connId, requests, answered}]'
     fi
     finish
 fi

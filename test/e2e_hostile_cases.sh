@@ -8,11 +8,13 @@
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e_hostile_cases.sh
 #   HOSTILE_CASES='h1-cl-* h2-goaway-*' bash test/e2e_hostile_cases.sh   # only these
 #   HOSTILE_CASES='h3-*' bash test/e2e_hostile_cases.sh                  # QUIC only
+#   HOSTILE_JOBS=1 bash test/e2e_hostile_cases.sh      # one case at a time
 #
 # One TCP server (cleartext, with TLS 1.3 on a second port) and one UDP
-# server (QUIC) serve every case: the name of the current case is written
-# to a control file that the servers read at each connection (for QUIC:
-# each new client address). Every case asserts, besides its own expectation
+# server (QUIC) serve every case of a shard (the table runs in HOSTILE_JOBS
+# shards at once, below): the name of the current case is written to the
+# shard's control file, which its servers read at each connection (for
+# QUIC: each new client address). Every case asserts, besides its own expectation
 # (a jq expression over the JSON report, from the table; or, for a case
 # whose verdict is a non-zero exit, that status and exactly one stderr line
 # matching the case's ERE), and the case's `server` jq over the lines the
@@ -48,18 +50,38 @@ case "$SHB_FLAVOUR" in
     *) RSS_KB=${HOSTILE_RSS_KB:-16384} ;;
 esac
 
+# The table runs in JOBS shards at once (HOSTILE_JOBS; default one per CPU,
+# at most 4): shard I has its own three servers (each reading the case to
+# play from its own control file, $T/shard-I/case) and its own files, and
+# plays every JOBS-th case of the table, from the I-th, in table order. Each
+# case still has one shb and one server to itself; only the wall time of
+# the whole table shrinks. Shard 0's lines come as they are made, every
+# other shard's once it and the ones before it are done.
+JOBS=$(shard_jobs "${HOSTILE_JOBS:-}")
+
 gen_certs || { echo "FAIL $P setup: could not make certificates"; exit 1; }
-CONTROL=$T/case
-: >"$CONTROL"
-start_hostile hostile-table table "$CONTROL" 2>"$T/serve.err" ||
-    { echo "FAIL $P setup: the cleartext table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
-PLAIN_PORT=$HOSTILE_PORT PLAIN_LOG=$HOSTILE_LOG
-start_hostile hostile-table-tls table "$CONTROL" --tls "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
-    { echo "FAIL $P setup: the TLS table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
-TLS_PORT=$HOSTILE_PORT TLS_LOG=$HOSTILE_LOG
-start_hostile_quic hostile-table-quic "$CONTROL" "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
-    { echo "FAIL $P setup: the QUIC table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; exit 1; }
-UDP_PORT=$HQUIC_PORT UDP_LOG=$HQUIC_LOG
+
+# start_shard_servers I: shard I's cleartext, TLS and QUIC servers; their
+# ports and logs go to PLAIN_PORTS[I], PLAIN_LOGS[I] and so on. Started one
+# after another by this shell, so that pick_port never hands a port out twice.
+PLAIN_PORTS=() PLAIN_LOGS=() TLS_PORTS=() TLS_LOGS=() UDP_PORTS=() UDP_LOGS=()
+start_shard_servers() {
+    local i=$1 control=$T/shard-$1/case
+    mkdir -p "$T/shard-$i"
+    : >"$control"
+    start_hostile "hostile-table-$i" table "$control" 2>"$T/serve.err" ||
+        { echo "FAIL $P setup: the cleartext table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; return 1; }
+    PLAIN_PORTS[i]=$HOSTILE_PORT PLAIN_LOGS[i]=$HOSTILE_LOG
+    start_hostile "hostile-table-tls-$i" table "$control" --tls "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
+        { echo "FAIL $P setup: the TLS table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; return 1; }
+    TLS_PORTS[i]=$HOSTILE_PORT TLS_LOGS[i]=$HOSTILE_LOG
+    start_hostile_quic "hostile-table-quic-$i" "$control" "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" 2>"$T/serve.err" ||
+        { echo "FAIL $P setup: the QUIC table server did not start ($(tail -n 3 "$T/serve.err" | tr '\n' ' '))"; return 1; }
+    UDP_PORTS[i]=$HQUIC_PORT UDP_LOGS[i]=$HQUIC_LOG
+}
+for ((i = 0; i < JOBS; i++)); do
+    start_shard_servers "$i" || exit 1
+done
 
 # The definitions the h3 cases' `server` expressions use (test/hostile/cases.js),
 # over the slurped lines test/hostile_quic_server.js logged for the case.
@@ -102,7 +124,7 @@ e2e_diag_extra() {
 # no leak check.
 if [ "$SHB_FLAVOUR" = asan ]; then
     begin "LeakSanitizer checks shb at exit (roots hidden: its buffers are reported)"
-    LSAN_OPTIONS=use_globals=0:use_stacks=0:use_registers=0:use_tls=0:exitcode=86 shb -n 1 --connect-timeout 1s -j "http://127.0.0.1:$PLAIN_PORT/"
+    LSAN_OPTIONS=use_globals=0:use_stacks=0:use_registers=0:use_tls=0:exitcode=86 shb -n 1 --connect-timeout 1s -j "http://127.0.0.1:${PLAIN_PORTS[0]}/"
     grep -q 'ERROR: LeakSanitizer: detected memory leaks' "$ERR" || want "no LeakSanitizer report with its roots hidden (is detect_leaks off?)"
     [ "$SHB_RC" -eq 86 ] || want "exit status $SHB_RC, expected LSAN_OPTIONS' exitcode 86"
     finish
@@ -120,55 +142,71 @@ server_log() {
     fi
 }
 
-CASE="" CASE_LOG="" before=0 MAX_RSS=0 MAX_RSS_CASE="" proto=""
-while IFS=$'\t' read -r CASE tls args deadline expr proto sexpr xexit xerr; do
-    [ -n "$CASE" ] || continue
-    if [ "$proto" = h3 ]; then
-        url=https://127.0.0.1:$UDP_PORT/ CASE_LOG=$UDP_LOG
-    elif [ "$tls" = 1 ]; then
-        url=https://127.0.0.1:$TLS_PORT/ CASE_LOG=$TLS_LOG
-    else
-        url=http://127.0.0.1:$PLAIN_PORT/ CASE_LOG=$PLAIN_LOG
-    fi
-    begin "$CASE"
-    printf '%s\n' "$CASE" >"$CONTROL"
-    before=$(wc -l <"$CASE_LOG")
-    # shellcheck disable=SC2086  # args is a word list from the table
-    SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
-    if [ "$xexit" != 0 ]; then
-        # A verdict that ends the run before any report (RFC 9000 §6.2: no
-        # version in common): the status, and one line saying why.
-        one_line_exit "$xexit"
-        if [ "$xerr" != - ] && ! grep -qE -- "$xerr" <<<"$ERR_LINE"; then
-            want "stderr does not match /$xerr/: $ERR_LINE"
+# play_shard I: plays shard I's cases against its servers, in a subshell
+# (its T, OUT and ERR are its own); exit status 1 if any failed.
+play_shard() {
+    local i=$1
+    CONTROL=$T/shard-$i/case
+    PLAIN_PORT=${PLAIN_PORTS[i]} PLAIN_LOG=${PLAIN_LOGS[i]}
+    TLS_PORT=${TLS_PORTS[i]} TLS_LOG=${TLS_LOGS[i]}
+    UDP_PORT=${UDP_PORTS[i]} UDP_LOG=${UDP_LOGS[i]}
+    awk -v n="$JOBS" -v i="$i" '(NR - 1) % n == i' "$T/cases.tsv" >"$T/shard-$i/cases.tsv"
+    OUT=$T/shard-$i/out ERR=$T/shard-$i/err
+    T=$T/shard-$i
+    FAILS=0
+    CASE="" CASE_LOG="" before=0 MAX_RSS=0 MAX_RSS_CASE="" proto=""
+    while IFS=$'\t' read -r CASE tls args deadline expr proto sexpr xexit xerr; do
+        [ -n "$CASE" ] || continue
+        if [ "$proto" = h3 ]; then
+            url=https://127.0.0.1:$UDP_PORT/ CASE_LOG=$UDP_LOG
+        elif [ "$tls" = 1 ]; then
+            url=https://127.0.0.1:$TLS_PORT/ CASE_LOG=$TLS_LOG
+        else
+            url=http://127.0.0.1:$PLAIN_PORT/ CASE_LOG=$PLAIN_LOG
         fi
-    else
-        json_run_ok "" "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened, quic: .quic.connectionCloses}'
-    fi
-    [ "$SHB_MS" -le $((deadline * 1000)) ] || want "took ${SHB_MS} ms, over the case's ${deadline} s"
-    rss=$(tail -n 1 "$T/rss" 2>/dev/null)
-    if ! [ "$rss" -ge 0 ] 2>/dev/null; then
-        want "no peak RSS from /usr/bin/time"
-    elif [ "$rss" -gt "$RSS_KB" ]; then
-        want "peak RSS ${rss} KiB, over the ${RSS_KB} KiB ceiling"
-    elif [ "$rss" -gt "$MAX_RSS" ]; then
-        MAX_RSS=$rss MAX_RSS_CASE=$CASE
-    fi
-    if [ "$sexpr" != - ]; then
-        # The server logs shb's last datagrams (its CONNECTION_CLOSE) as
-        # they arrive, which may be just after shb has exited.
-        sleep 0.1
-    fi
-    server_log >"$T/slog"
-    if [ "$sexpr" != - ]; then
-        if ! jq -e -s "$HQDEFS $sexpr" "$T/slog" >/dev/null 2>&1; then
-            want "server log: expected $sexpr (got $(jq -c -s "$HQDEFS"' {conns: (try conns catch null), hs: (hs | length), est: (est | length), bad: (bad | length), requests: (requests | length), responses: (responses | length), replies: (replies | length), closes: [closes[] | .code], errs: [errs[] | .message] | unique | .[:3]}' "$T/slog" 2>/dev/null | head -c 600))"
+        begin "$CASE"
+        printf '%s\n' "$CASE" >"$CONTROL"
+        before=$(wc -l <"$CASE_LOG")
+        # shellcheck disable=SC2086  # args is a word list from the table
+        SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
+        if [ "$xexit" != 0 ]; then
+            # A verdict that ends the run before any report (RFC 9000 §6.2: no
+            # version in common): the status, and one line saying why.
+            one_line_exit "$xexit"
+            if [ "$xerr" != - ] && ! grep -qE -- "$xerr" <<<"$ERR_LINE"; then
+                want "stderr does not match /$xerr/: $ERR_LINE"
+            fi
+        else
+            json_run_ok "" "$expr" '{requests, statusCodes, errorKinds, inFlight, connectionsOpened, quic: .quic.connectionCloses}'
         fi
-    fi
-    jq -e -s --arg c "$CASE" 'any(.[]; .event == "case" and .case == $c and .known)' "$T/slog" >/dev/null 2>&1 ||
-        want "the server logged no connection playing $CASE"
-    finish
-done <"$T/cases.tsv"
-echo "peak RSS of the passing cases: at most ${MAX_RSS} KiB (${MAX_RSS_CASE:-none}); ceiling ${RSS_KB} KiB"
+        [ "$SHB_MS" -le $((deadline * 1000)) ] || want "took ${SHB_MS} ms, over the case's ${deadline} s"
+        rss=$(tail -n 1 "$T/rss" 2>/dev/null)
+        if ! [ "$rss" -ge 0 ] 2>/dev/null; then
+            want "no peak RSS from /usr/bin/time"
+        elif [ "$rss" -gt "$RSS_KB" ]; then
+            want "peak RSS ${rss} KiB, over the ${RSS_KB} KiB ceiling"
+        elif [ "$rss" -gt "$MAX_RSS" ]; then
+            MAX_RSS=$rss MAX_RSS_CASE=$CASE
+        fi
+        if [ "$sexpr" != - ]; then
+            # The server logs shb's last datagrams (its CONNECTION_CLOSE) as
+            # they arrive, which may be just after shb has exited.
+            sleep 0.1
+        fi
+        server_log >"$T/slog"
+        if [ "$sexpr" != - ]; then
+            if ! jq -e -s "$HQDEFS $sexpr" "$T/slog" >/dev/null 2>&1; then
+                want "server log: expected $sexpr (got $(jq -c -s "$HQDEFS"' {conns: (try conns catch null), hs: (hs | length), est: (est | length), bad: (bad | length), requests: (requests | length), responses: (responses | length), replies: (replies | length), closes: [closes[] | .code], errs: [errs[] | .message] | unique | .[:3]}' "$T/slog" 2>/dev/null | head -c 600))"
+            fi
+        fi
+        jq -e -s --arg c "$CASE" 'any(.[]; .event == "case" and .case == $c and .known)' "$T/slog" >/dev/null 2>&1 ||
+            want "the server logged no connection playing $CASE"
+        finish
+    done <"$T/cases.tsv"
+    echo "peak RSS of the passing cases: at most ${MAX_RSS} KiB (${MAX_RSS_CASE:-none}); ceiling ${RSS_KB} KiB"
+    [ "$FAILS" -eq 0 ]
+}
 
-[ "$FAILS" -eq 0 ]
+# The shards run as subshells: the servers are this shell's, stopped by its
+# e2e_cleanup once every shard is done.
+in_shards "$JOBS" play_shard || exit 1

@@ -30,8 +30,14 @@ FAILS=0
 # (E2E_CLEANUP_EXTRA: a function name).
 SHB_CHILD=""
 E2E_CLEANUP_EXTRA=""
+SHARD_PIDS=() # in_shards' subshells still running
 e2e_cleanup() {
     local rc=$? schema_ok=0
+    if [ "${#SHARD_PIDS[@]}" -gt 0 ]; then
+        kill -TERM "${SHARD_PIDS[@]}" 2>/dev/null || true
+        wait "${SHARD_PIDS[@]}" 2>/dev/null || true
+        SHARD_PIDS=()
+    fi
     if [ -n "$SHB_CHILD" ]; then
         kill -TERM "$SHB_CHILD" 2>/dev/null || true # timeout(1) passes it on to shb
         wait "$SHB_CHILD" 2>/dev/null || true
@@ -197,12 +203,14 @@ shb_interrupted() {
 # and a FAIL naming each report that breaks the schema.
 SCHEMA_N=0
 # schema_collect FILE [CMD]: FILE (non-empty) is a JSON report of shb's.
+# Named by the collecting process and its count: in_shards' groups collect
+# at once, each in a subshell with its own copy of SCHEMA_N.
 schema_collect() {
     [ -s "$1" ] || return 0
     SCHEMA_N=$((SCHEMA_N + 1))
     mkdir -p "$T/schema"
-    cp "$1" "$T/schema/$SCHEMA_N.json"
-    printf '%s\t%s\n' "$SCHEMA_N" "${2:-$LAST_CMD}" >>"$T/schema/index"
+    cp "$1" "$T/schema/$BASHPID-$SCHEMA_N.json"
+    printf '%s\t%s\n' "$BASHPID-$SCHEMA_N" "${2:-$LAST_CMD}" >>"$T/schema/index"
 }
 # asks_json ARGS...: ARGS (shb's, or shb merge's) ask for JSON: -j, --json,
 # or -j in a cluster of short flags (-jc10), before any "--".
@@ -225,14 +233,14 @@ schema_collect_if_json() {
     if asks_json "$@"; then schema_collect "$f" "$SHB $*"; fi
 }
 schema_check_all() {
-    local out line n
-    [ "$SCHEMA_N" -gt 0 ] || return 0
+    local out line n reports=("$T"/schema/*.json)
+    [ -e "${reports[0]}" ] || return 0 # none collected (no nullglob here)
     if ! /usr/bin/python3 -c 'from jsonschema import Draft202012Validator' 2>/dev/null; then
         echo "FAIL $P schema: Debian's python3-jsonschema is not installed (run: bash scripts/deps.sh)"
         return 1
     fi
     if ! out=$(/usr/bin/python3 "$LIB_ROOT/test/schema_check.py" "$LIB_ROOT/docs/report.schema.json" \
-        "$T"/schema/*.json 2>&1); then
+        "${reports[@]}" 2>&1); then
         echo "FAIL $P schema: JSON reports that break docs/report.schema.json: $(tail -n 1 <<<"$out")"
         head -n -1 <<<"$out" | head -n 10 | while IFS= read -r line; do
             echo "  $line"
@@ -437,4 +445,49 @@ latency_sane() {
         $l.percentiles.p99, $l.percentiles["p99.9"], $l.percentiles["p99.99"], $l.max] as $v
         | ($l.min > 0) and ([range(1; $v | length) | $v[. - 1] <= $v[.]] | all)' '.latencySeconds'
     jx '.latencySeconds | .min <= .mean and .mean <= .max' '.latencySeconds'
+}
+
+# --- shards: a suite's independent parts at once -----------------------------
+# shard_jobs VALUE: how many shards a suite runs at once: VALUE (the
+# suite's *_JOBS variable) when set, else one per CPU; 1 to 4.
+shard_jobs() {
+    local n=${1:-$(nproc 2>/dev/null || echo 1)}
+    [ "$n" -ge 1 ] 2>/dev/null || n=1
+    [ "$n" -le 4 ] || n=4
+    echo "$n"
+}
+
+# in_shards N FUNC [AFTER]: FUNC 0 .. FUNC N-1 at once, each in a subshell
+# (its own variables: FUNC sets its own T, OUT and ERR). Shard 0's lines
+# come as they are made, every other shard's once it and the ones before it
+# are done, so no two shards' lines interleave; AFTER I, when given, runs in
+# this shell once shard I is done. Exit status 1 if any shard's was not 0.
+# A shard stopped (TERM: this shell's e2e_cleanup) stops its shb first.
+in_shards() {
+    local n=$1 func=$2 after=${3:-} i status=0
+    SHARD_PIDS=()
+    for ((i = 0; i < n; i++)); do
+        if [ "$i" -eq 0 ]; then
+            (e2e_shard_traps; "$func" 0) &
+        else
+            (e2e_shard_traps; "$func" "$i") >"$T/shard-$i.out" &
+        fi
+        SHARD_PIDS+=($!)
+    done
+    for ((i = 0; i < n; i++)); do
+        wait "${SHARD_PIDS[i]}" || status=1
+        [ "$i" -eq 0 ] || cat "$T/shard-$i.out"
+        [ -z "$after" ] || "$after" "$i"
+    done
+    SHARD_PIDS=()
+    return "$status"
+}
+# e2e_shard_traps: in a shard, INT and TERM end it, and its exit
+# (e2e_shard_exit) stops the shb it is running, if any.
+e2e_shard_exit() {
+    [ -z "$SHB_CHILD" ] || kill -TERM "$SHB_CHILD" 2>/dev/null || true
+}
+e2e_shard_traps() {
+    trap e2e_shard_exit EXIT
+    trap 'exit 130' INT TERM
 }

@@ -7,6 +7,7 @@
 #   bash test/interop.sh --readme   run it and write the matrix into docs/interop.md
 #                                   between <!-- interop-matrix:begin/end -->
 #   INTEROP_ONLY="nginx caddy" ...  only those servers (ids, see SERVERS below)
+#   INTEROP_JOBS=1 ...              one server at a time (default: one per CPU)
 #
 # Protocols (columns): h1 (HTTP/1.1 cleartext), h2c (HTTP/2 prior knowledge,
 # shb --http2 http://), h1s (HTTP/1.1 over TLS), h2s (HTTP/2 over TLS, ALPN
@@ -400,13 +401,75 @@ for f in "$I"/servers.d/*.sh; do
     . "$f"
 done
 
+ROWS=()
 for row in "${SERVERS[@]}"; do
     id=${row%%|*}
     if [ -n "${INTEROP_ONLY:-}" ]; then
         case " $INTEROP_ONLY " in *" $id "*) ;; *) continue ;; esac
     fi
-    run_server "$row"
+    ROWS+=("$row")
 done
+
+# The rows run in JOBS shards at once (INTEROP_JOBS; default one per CPU,
+# at most 4): shard I runs every JOBS-th row from the I-th, one server at a
+# time, as a subshell with its own files ($T/shard-I); every server keeps
+# its own directory and fresh ports (a port another shard took in between
+# is a failed start, which run_server retries on fresh ports). Each cell
+# still has its server to itself, one build after the other. A shard hands
+# its results back as assignments ($T/shard-I/results), read here for the
+# matrix. Shard 0's lines come as they are made, every other shard's once
+# it and the ones before it are done.
+JOBS=$(shard_jobs "${INTEROP_JOBS:-}")
+
+# dump_results ARRAY...: each element of each associative ARRAY as an
+# assignment the main shell can source.
+dump_results() {
+    local a k
+    for a in "$@"; do
+        local -n arr=$a
+        for k in "${!arr[@]}"; do
+            printf '%s[%q]=%q\n' "$a" "$k" "${arr[$k]}"
+        done
+        unset -n arr
+    done
+}
+
+# run_shard I: runs shard I's rows (in a subshell) and writes its results.
+run_shard() {
+    local i=$1 n
+    mkdir -p "$T/shard-$i"
+    OUT=$T/shard-$i/out ERR=$T/shard-$i/err
+    T=$T/shard-$i
+    # Stopped mid-server, its shb and servers go too (the temp dir is the
+    # main shell's).
+    trap 'e2e_shard_exit; lib_stop_servers' EXIT
+    for ((n = i; n < ${#ROWS[@]}; n += JOBS)); do
+        run_server "${ROWS[n]}"
+    done
+    {
+        dump_results RES NOTE LABEL STACK TLSLIB STACKIDS SEEN CELL_NA
+        echo "FAILS=\$((FAILS + $FAILS))"
+    } >"$T/results"
+}
+
+# read_shard_results I: shard I's results, into this shell's arrays.
+read_shard_results() {
+    if [ -f "$T/shard-$1/results" ]; then
+        # shellcheck disable=SC1090
+        . "$T/shard-$1/results"
+    else
+        echo "FAIL $P shard $1 of $JOBS: it ended without its results"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+if [ "$JOBS" -le 1 ] || [ "${#ROWS[@]}" -le 1 ]; then
+    for row in "${ROWS[@]}"; do
+        run_server "$row"
+    done
+else
+    in_shards "$JOBS" run_shard read_shard_results
+fi
 
 # shellcheck source=test/interop/matrix.sh
 . "$I/matrix.sh"

@@ -35,7 +35,9 @@ reap() {
     wait "$1" 2>/dev/null || true
 }
 
-lib_cleanup() {
+# lib_stop_servers: stops every server this library started (TERM, then
+# reap), leaving the temp dir.
+lib_stop_servers() {
     local pid
     for pid in "${LIB_PIDS[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
@@ -44,6 +46,10 @@ lib_cleanup() {
         reap "$pid"
     done
     LIB_PIDS=()
+}
+
+lib_cleanup() {
+    lib_stop_servers
     if [ -n "$LIB_TMP" ] && [ -d "$LIB_TMP" ]; then
         rm -rf "$LIB_TMP"
     fi

@@ -160,8 +160,9 @@ fuzz_seeds() {
 # --- a short fuzzing run -------------------------------------------------------
 # Every target fuzzes for FUZZ_TEST_SECONDS (15; 0 skips) on its corpus
 # (test/fuzz/fuzz.sh: build/fuzz/corpus/<target>, the seeds plus what earlier
-# runs found): nine targets, about two and a half minutes. A crash is a FAIL
-# naming its reproducer, which then becomes a regress_* seed.
+# runs found), one target per CPU at once: ten targets, 150 s of fuzzing,
+# 75 s on two CPUs. A crash is a FAIL naming its reproducer, which then
+# becomes a regress_* seed.
 fuzz_short() {
     local secs=${FUZZ_TEST_SECONDS:-15} targets=() src
     [ "$secs" -gt 0 ] 2>/dev/null || return 0
