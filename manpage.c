@@ -77,6 +77,9 @@ static void put_item(FILE *f, const char *tag, const char *text)
 /* OUTPUT: the text report's lines in the order they come, then JSON. */
 static const char *const output_lines[][2] = {
     {"URL:, Protocol:", "The target, and HTTP/1.1, HTTP/2 or HTTP/3."},
+    {"TLS:",
+     "For https:// and HTTP/3: the version, cipher suite, key-exchange group and ALPN protocol the first completed "
+     "handshake settled on, and (TLS 1.2 fallback) when BearSSL's TLS 1.2 engine ran it."},
     {"Threads:, Connections:",
      "Worker threads, and the connections allowed (-c, or fewer when -n needs fewer); with --shard a Shard: line "
      "follows, and in a report from shb merge a Merged: line saying which reports went in."},
@@ -85,18 +88,23 @@ static const char *const output_lines[][2] = {
      "connect errors (the request never went out), and the window's length (after --warmup)."},
     {"Requests/sec:", "Requests (ok and errors) per second of the window."},
     {"In flight:", "Requests neither answered nor failed when a -z run or Ctrl-C ended the run; counted apart."},
+    {"Interrupted:", "When SIGINT or SIGTERM stopped the run before its end: the figures cover the run until then."},
     {"Warm-up:", "With --warmup: its length and what it left out of every other figure."},
     {"Rate:, Schedule lag:, Client:",
      "With -q: the rate asked and achieved; how late requests left their schedule (p50, p99, max) and how many "
      "due requests were never sent; a Client: line when shb's own busiest thread was the bottleneck."},
     {"Transfer:", "Bytes received and sent on the wire (TLS records, QUIC packets), in MiB per second and in all."},
-    {"Status codes:", "Responses by status code."},
-    {"Errors:", "Errors by kind (see ERRORS); only when there were errors."},
+    {"Status codes:, Non-2xx responses:",
+     "Responses by status code, and how many had a status outside 200-299 (only when some had)."},
+    {"Errors:, Hint:",
+     "Errors by kind (see ERRORS), each with the first message seen for it; only when there were errors. A Hint: "
+     "line follows when that message names a likely mistake (a TLS URL for a plain-HTTP port, --http2 for an "
+     "HTTP/1.1-only port, HTTP/1.1 for an h2c-only port)."},
     {"TLS alerts:", "The TLS alerts that ended connections, sent or received, by name."},
     {"Latency (ms):, Latency distribution:",
      "Min, mean and max, and the 10th to 99.99th percentiles, of each response's latency: from the request's first "
      "byte handed to the kernel (with -q, from when it was due) to the response's last byte. Values are within "
-     "0.1 %."},
+     "0.1 %. \"Latency: no responses\" when nothing answered."},
     {"Service time",
      "With -q: the same, from when each request actually left (what a closed-model tool reports)."},
     {"Phases (ms):",
