@@ -231,7 +231,7 @@ uint64_t stats_non2xx(const struct stats *s)
 
 void stats_why(struct stats *s, enum err_kind kind, const char *what, const char *detail, bool hint)
 {
-    if (s->why[kind][0] && (s->why_hint[kind] || !hint))
+    if (stats_why_kept(s, kind, hint))
         return; /* a hint replaces a plain message: it says more */
     snprintf(s->why[kind], ERR_WHY_MAX, "%s%s", what ? what : "", detail ? detail : "");
     s->why_hint[kind] = hint;

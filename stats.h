@@ -193,6 +193,13 @@ uint64_t stats_non2xx(const struct stats *s);         /* complete responses with
 /* Keeps msg (what + detail, either may be NULL) as kind's first message
  * unless it has one; hint: it names a likely mistake (see why_hint). */
 void stats_why(struct stats *s, enum err_kind kind, const char *what, const char *detail, bool hint);
+/* kind already has a message that stats_why would keep over this one (a
+ * hint replaces a plain message, nothing replaces a hint): callers that
+ * format a message ask first, so an error-heavy run formats each once. */
+static inline bool stats_why_kept(const struct stats *s, enum err_kind kind, bool hint)
+{
+    return s->why[kind][0] && (s->why_hint[kind] || !hint);
+}
 /* Counts one CONNECTION_CLOSE in s->quic.closes. */
 void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n);
 

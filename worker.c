@@ -202,15 +202,27 @@ void loop_error(struct loop *l, enum err_kind kind)
     l->w->end_ns = l->now;
 }
 
+/* Whether kind's message is still to be written: not during the warm-up
+ * (its errors are not counted), and not over one that stays. */
+static bool why_wanted(const struct loop *l, enum err_kind kind, bool hint)
+{
+    return !l->warming && !stats_why_kept(&l->w->stats, kind, hint);
+}
+
+bool loop_why_wanted(const struct loop *l, enum err_kind kind)
+{
+    return why_wanted(l, kind, false);
+}
+
 void loop_why(struct loop *l, enum err_kind kind, const char *what, const char *detail)
 {
-    if (!l->warming)
+    if (why_wanted(l, kind, false))
         stats_why(&l->w->stats, kind, what, detail, false);
 }
 
 void loop_hint(struct loop *l, enum err_kind kind, const char *what)
 {
-    if (l->warming)
+    if (!why_wanted(l, kind, true))
         return;
     const struct worker_config *cfg = l->cfg;
     const char *host = cfg->host ? cfg->host : "";
@@ -220,14 +232,18 @@ void loop_hint(struct loop *l, enum err_kind kind, const char *what)
     stats_why(&l->w->stats, kind, at, what, true);
 }
 
-void loop_duration_text(char *out, size_t cap, uint64_t ns)
+void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint64_t ns)
 {
+    if (!why_wanted(l, kind, false))
+        return;
+    char d[32];
     if (ns % 1000000000u == 0)
-        snprintf(out, cap, "%llus", (unsigned long long)(ns / 1000000000u));
+        snprintf(d, sizeof d, "%llus", (unsigned long long)(ns / 1000000000u));
     else if (ns >= 1000000000u)
-        snprintf(out, cap, "%.3gs", (double)ns / 1e9);
+        snprintf(d, sizeof d, "%.3gs", (double)ns / 1e9);
     else
-        snprintf(out, cap, "%.3gms", (double)ns / 1e6);
+        snprintf(d, sizeof d, "%.3gms", (double)ns / 1e6);
+    stats_why(&l->w->stats, kind, what, d, false);
 }
 
 /* ---- the live view's counters ------------------------------------------ */

@@ -186,8 +186,13 @@ void loop_why(struct loop *l, enum err_kind kind, const char *what, const char *
  * at HOST:PORT " + what; the text report repeats it as a Hint: line. */
 void loop_hint(struct loop *l, enum err_kind kind, const char *what);
 
-/* "5s", "1.5s", "250ms": a --timeout or --connect-timeout in a message. */
-void loop_duration_text(char *out, size_t cap, uint64_t ns);
+/* loop_why would keep a message for kind now: a caller that has to format
+ * one asks first, so each is formatted once, not once per error. */
+bool loop_why_wanted(const struct loop *l, enum err_kind kind);
+
+/* A deadline that passed, as kind's message: what + "5s", "1.5s",
+ * "250ms" (a --timeout or --connect-timeout). */
+void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint64_t ns);
 
 /* The server provably did not process the request: it goes back to be sent
  * again. counted: the attempt counts towards MAX_RETRIES (at the limit the

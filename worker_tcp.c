@@ -311,14 +311,6 @@ static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
     conn_replace(l, c, kind != ERR_CONNECT_TIMEOUT);
 }
 
-/* "no response within 30s": a deadline that passed, as a kind's message. */
-static void why_within(struct loop *l, enum err_kind kind, const char *what, uint64_t ns)
-{
-    char d[32];
-    loop_duration_text(d, sizeof d, ns);
-    loop_why(l, kind, what, d);
-}
-
 /* ---- HTTP/1.1 ----------------------------------------------------------- */
 
 static void h1_send_bytes(struct loop *l, struct conn *c)
@@ -494,6 +486,8 @@ static bool h1_expired(struct loop *l, struct conn *c)
  * a "(sent ..." opened in what is closed. */
 static void h2_why_code(struct loop *l, enum err_kind kind, const char *what, uint32_t code)
 {
+    if (!loop_why_wanted(l, kind))
+        return;
     const char *name = h2_error_name(code);
     char text[64];
     if (name)
@@ -640,7 +634,7 @@ static void h2_expire(struct loop *l, struct conn *c)
     bool cancelled = false;
     while (h2_oldest(c->h2, &id, &tag) &&
            l->now - (l->start_ns + (tag & TAG_TIME_MASK)) >= l->cfg->timeout_ns && h2_cancel(c->h2, id)) {
-        why_within(l, ERR_TIMEOUT, "no response within ", l->cfg->timeout_ns);
+        loop_why_within(l, ERR_TIMEOUT, "no response within ", l->cfg->timeout_ns);
         loop_error(l, ERR_TIMEOUT);
         cancelled = true;
     }
@@ -908,7 +902,7 @@ static void on_connect(struct loop *l, struct conn *c, int res)
                              : res == -EADDRNOTAVAIL            ? ERR_NO_PORT
                                                                 : ERR_CONNECT;
         if (kind == ERR_CONNECT_TIMEOUT)
-            why_within(l, kind, "no connection within ", l->cfg->connect_timeout_ns);
+            loop_why_within(l, kind, "no connection within ", l->cfg->connect_timeout_ns);
         else
             loop_why(l, kind, strerror(-res), NULL);
         connect_failed(l, c, kind);
@@ -1125,14 +1119,15 @@ static void tcp_tick(struct loop *l)
             continue;
         if (c->handshaking) {
             if (l->now >= c->handshake_deadline) {
-                why_within(l, ERR_CONNECT_TIMEOUT, "TLS handshake not done within ", cfg->connect_timeout_ns);
+                loop_why_within(l, ERR_CONNECT_TIMEOUT, "TLS handshake not done within ",
+                                cfg->connect_timeout_ns);
                 loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
                 conn_close(l, c);
                 conn_replace(l, c, false);
             }
         } else if (!t->http2) {
             if (cfg->timeout_ns && h1_expired(l, c)) {
-                why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
+                loop_why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
                 conn_give_up(l, c, ERR_TIMEOUT);
             }
         } else {
@@ -1145,7 +1140,7 @@ static void tcp_tick(struct loop *l)
                 continue;
             }
             if (h2_stuck_too_long(l, c)) {
-                why_within(l, ERR_REFUSED, "no stream could start (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ",
+                loop_why_within(l, ERR_REFUSED, "no stream could start (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ",
                            cfg->connect_timeout_ns);
                 if (c->responses == 0)
                     loop_charge(l, ERR_REFUSED);

@@ -250,10 +250,12 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
         loop_why(l, ERR_REFUSED, "H3_REQUEST_REJECTED on every try", NULL);
         loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
     } else {
-        const char *name = h3_error_name(code);
-        char hex[24];
-        snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)code);
-        loop_why(l, ERR_STREAM_RESET, "RESET_STREAM ", name ? name : hex);
+        if (loop_why_wanted(l, ERR_STREAM_RESET)) {
+            const char *name = h3_error_name(code);
+            char hex[24];
+            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)code);
+            loop_why(l, ERR_STREAM_RESET, "RESET_STREAM ", name ? name : hex);
+        }
         loop_error(l, ERR_STREAM_RESET);
     }
     req_end(c, r, stop_sending ? H3_REQUEST_CANCELLED : 0);
@@ -367,6 +369,8 @@ static void qc_fatal_alpn(struct loop *l)
  * kind's message. */
 static void qc_why_close(struct loop *l, enum err_kind kind, const struct quic_close_info *ci)
 {
+    if (!loop_why_wanted(l, kind))
+        return;
     struct quic_close_count k = { .by_server = ci->kind == QUIC_CLOSE_PEER, .app = ci->app, .code = ci->code };
     char name[64], what[208];
     report_close_name(name, sizeof name, &k);
@@ -745,9 +749,8 @@ static void udp_tick(struct loop *l)
             continue;
         if (quic_conn_state(c->q) == QUIC_HANDSHAKING) {
             if (l->now >= c->handshake_deadline) {
-                char d[32];
-                loop_duration_text(d, sizeof d, cfg->connect_timeout_ns);
-                loop_why(l, ERR_CONNECT_TIMEOUT, "QUIC handshake not done within ", d);
+                loop_why_within(l, ERR_CONNECT_TIMEOUT, "QUIC handshake not done within ",
+                                cfg->connect_timeout_ns);
                 loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
                 quic_conn_close(c->q, false, QUIC_NO_ERROR, "handshake timeout");
                 if (!c->sending)
@@ -762,9 +765,7 @@ static void udp_tick(struct loop *l)
             for (uint32_t k = 0; k < u->ring; k++) {
                 struct h3_req *r = &c->reqs[k];
                 if (r->id != UINT64_MAX && l->now - r->started_ns >= cfg->timeout_ns) {
-                    char d[32];
-                    loop_duration_text(d, sizeof d, cfg->timeout_ns);
-                    loop_why(l, ERR_TIMEOUT, "no response within ", d);
+                    loop_why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
                     loop_error(l, ERR_TIMEOUT);
                     req_end(c, r, H3_REQUEST_CANCELLED);
                     flush_later(l, c);
@@ -782,9 +783,8 @@ static void udp_tick(struct loop *l)
             c->stuck_since = l->now;
             flush_later(l, c); /* STREAMS_BLOCKED goes out */
         } else if (l->now - c->stuck_since >= cfg->connect_timeout_ns) {
-            char d[32];
-            loop_duration_text(d, sizeof d, cfg->connect_timeout_ns);
-            loop_why(l, ERR_REFUSED, "no stream could be opened (MAX_STREAMS 0 or GOAWAY) for ", d);
+            loop_why_within(l, ERR_REFUSED, "no stream could be opened (MAX_STREAMS 0 or GOAWAY) for ",
+                            cfg->connect_timeout_ns);
             if (c->responses == 0)
                 loop_charge(l, ERR_REFUSED);
             /* The turn sends the close, then qc_finished counts it and
