@@ -64,14 +64,35 @@ fail() {
     printf 'FAIL %s\n' "$*"
 }
 
+# children_cpu_ms: sets CPU_MS to the CPU time (user + system, ms) of every
+# child this shell has waited for, from bash's times builtin (in this shell:
+# a $(...) would be a subshell with children of its own). A part's CPU time
+# beside its wall time says whether it waits, and could share the CPUs with
+# another part, or computes.
+CPU_TIMES=$(mktemp /tmp/shb-times.XXXXXX)
+trap 'rm -f "$CPU_TIMES"' EXIT
+children_cpu_ms() {
+    local u s
+    times >"$CPU_TIMES"
+    { read -r _ _; read -r u s; } <"$CPU_TIMES"
+    CPU_MS=$(( $(to_ms "$u") + $(to_ms "$s") ))
+}
+# to_ms 1m2.345s: milliseconds.
+to_ms() {
+    local t=${1%s} m sec
+    m=${t%%m*}; sec=${t#*m}
+    echo $(( m * 60000 + 10#${sec%.*} * 1000 + 10#${sec#*.} ))
+}
+
 # run_counted NAME TIMEOUT CMD...: runs CMD, streaming its stdout through
 # count_line. stderr goes to a file and is shown (tail) only when the program
 # fails. A non-zero exit without any FAIL line of its own counts as one FAIL.
 run_counted() {
-    local name=$1 limit=$2 rc fails_before errf started=$SECONDS
+    local name=$1 limit=$2 rc fails_before errf started=$SECONDS cpu_before
     shift 2
     errf=$(mktemp /tmp/shb-run.XXXXXX)
     fails_before=$FAILED
+    children_cpu_ms; cpu_before=$CPU_MS
     timeout -k 10 "$limit" "$@" </dev/null 2>"$errf" | while IFS= read -r line; do
         count_line "$line"
     done
@@ -88,7 +109,8 @@ run_counted() {
     fi
     rm -f "$errf"
     # What each part costs, so CI's time (aim: 20 minutes) can be kept.
-    echo "  ($name: $((SECONDS - started)) s)"
+    children_cpu_ms
+    echo "  ($name: $((SECONDS - started)) s, CPU $(((CPU_MS - cpu_before) / 1000)) s)"
 }
 
 # Sanitizer settings for everything built with -fsanitize (unit tests and
