@@ -132,6 +132,7 @@ finish
 # connection needs a local port of its own, and nginx's workers must hold
 # them too.
 SAVED_NGINX_PORT=$NGINX_PORT
+ports_lock || echo "  (the ports lock was not had in 10 minutes: going on without it)"
 if start_nginx test/nginx-conns.conf.in nginx-conns; then
     NGC="http://127.0.0.1:$NGINX_PORT/"
     NGC_H2="http://127.0.0.1:$NGINX_PORT2/"
@@ -144,9 +145,16 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
     MAXC=$((2 * (NOFILE - 16)))
     [ "$MAXC" -le "$PORTS" ] || MAXC=$PORTS
     [ "$MAXC" -le $((NGINX_WORKERS * (NOFILE - 64))) ] || MAXC=$((NGINX_WORKERS * (NOFILE - 64)))
-    # Ports that other sockets on the machine hold now (TIME_WAIT from the
-    # suites' other clients among them) are not this run's to take.
-    TAKEN=$(ss -Htan 2>/dev/null | awk -v lo="$PLO" -v hi="$PHI" '{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p <= hi) c++ } END { print c + 0 }')
+    # Ports that other sockets on the machine hold now are not this run's
+    # to take: every open one, and those in TIME-WAIT to this nginx (from
+    # the runs before in this loop). A TIME-WAIT to another address does
+    # not stand in the way: connect() needs a port only unique per peer.
+    TAKEN=$(ss -Htan 2>/dev/null | awk -v lo="$PLO" -v hi="$PHI" -v mine=":$NGINX_PORT" -v mine2=":$NGINX_PORT2" '
+        { n = split($4, a, ":"); p = a[n] + 0
+          if (p < lo || p > hi) next
+          if ($1 == "TIME-WAIT" && substr($5, length($5) - length(mine) + 1) != mine && substr($5, length($5) - length(mine2) + 1) != mine2) next
+          c++ }
+        END { print c + 0 }')
     MAXC=$((MAXC - 100 - TAKEN))
     for spec in "10000 h1" "10000 h2" "$MAXC h1"; do
         read -r c proto <<<"$spec"
@@ -167,10 +175,14 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
         [ "$SHB_MS" -le 20000 ] || want "took ${SHB_MS} ms of wall time"
         finish
     done
+    # Its 20,000 descriptors and the connections' ports are free again
+    # for the suite running beside this one.
+    stop_server "$NGINX_PID"
 else
     echo "FAIL $P setup: nginx (test/nginx-conns.conf.in) did not start"
     FAILS=$((FAILS + 1))
 fi
+ports_unlock
 NGINX_PORT=$SAVED_NGINX_PORT
 begin "-c beyond the file limit: exit 2, one line naming RLIMIT_NOFILE, no traffic"
 shb -z 1s -c $((5 * $(lib_nofile))) -t 1 "$NG"

@@ -190,6 +190,22 @@ lib_local_ports() {
         END { print hi - lo + 1 - n }'
 }
 
+# ports_lock / ports_unlock: a machine-wide lock around a run that takes
+# most of the local ports (or descriptors) there are, so two suites running
+# at once (test/run.sh runs both builds of some suites together) take their
+# turns rather than each other's ports. Waits at most 10 minutes.
+PORTS_LOCK_FD=""
+ports_lock() {
+    exec {PORTS_LOCK_FD}>>"${TMPDIR:-/tmp}/shb-test-ports.lock"
+    flock -w 600 "$PORTS_LOCK_FD"
+}
+ports_unlock() {
+    [ -n "$PORTS_LOCK_FD" ] || return 0
+    flock -u "$PORTS_LOCK_FD"
+    exec {PORTS_LOCK_FD}>&-
+    PORTS_LOCK_FD=""
+}
+
 # render_nginx TEMPLATE DIR: writes DIR/nginx.conf from TEMPLATE with fresh
 # ports. Placeholders: @PREFIX@ (DIR) @PORT@ @PORT2@ @USER_LINE@, @NOFILE@
 # (lib_nofile), any number
