@@ -5,7 +5,7 @@
 # and whether the targets were met, and exits non-zero only when a tool
 # failed to run.
 #
-#   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem \
+#   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem,bound \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" ALL_THREADS=$(nproc) \
 #   QUOTA=25 QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
 #
@@ -47,7 +47,7 @@
 # (default 25) per client thread (-t) in periods of QUOTA_PERIOD_US
 # (default 100000) microseconds, while the servers run outside any quota.
 # Its rows: the h1, h2 and tls rows above with -t THREADS (handshakes
-# aside), the allcore rows with -t ALL_THREADS (the quota doubles with the
+# aside), the allcore rows with -t ALL_THREADS (the quota grows with the
 # threads), and shb --http3 for each CxS of H3_CONFIGS against Bun and
 # against ngtcp2's example server (Debian's gtlsserver), beside
 # `$H2LOAD_H3 --alpn-list=h3` when H2LOAD_H3 is set. Each row prints req/s,
