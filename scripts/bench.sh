@@ -58,7 +58,9 @@
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time; nginx's CPU is utime+stime of its master
 # and workers (/proc/PID/stat) read before and after each run, printed per
-# request for the h1, h2 and tls rows. Then valgrind counts shb's heap allocations
+# request for the h1, h2 and tls rows. Each round's line ends with "rest":
+# the CPU the machine spent on neither the client nor nginx during the run
+# (/proc/stat), the HTTP/3 server's share included: what else ran. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
 # fixed at start-up).
 set -euo pipefail
@@ -299,14 +301,22 @@ nginx_ticks() {
     (cd /proc && cat "${pids[@]/%//stat}" 2>/dev/null) | awk '{ sub(/^.*\) /, ""); s += $12 + $13 } END { print s + 0 }'
 }
 
+# busy_ticks: the CPU time the whole machine has spent busy so far (clock
+# ticks: user, nice, system, irq, softirq and steal of /proc/stat's cpu line).
+busy_ticks() {
+    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
 # timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in
-# $T/time. Sets RUN_NGINX (nginx's CPU seconds over the run). With
+# $T/time. Sets RUN_NGINX (nginx's CPU seconds over the run) and RUN_BUSY
+# (the machine's busy CPU seconds over the run: beyond the client's and
+# nginx's, what else ran, an HTTP/3 server or the neighbours). With
 # BOUND_THREADS set, CMD runs in a fresh cgroup with the quota of that many
 # client threads (cg_new), and RUN_CG (the CPU seconds it used: its
 # cpuacct.usage) and RUN_ALLOW (the quota times the run's wall time) are set;
 # else they are nan.
 timed() {
-    local tool=$1 round=$2 ngx0 ngx1 cmd
+    local tool=$1 round=$2 ngx0 ngx1 busy0 cmd
     shift 2
     cmd=("$@")
     RUN_NGINX=nan RUN_CG=nan RUN_ALLOW=nan
@@ -322,6 +332,7 @@ timed() {
             sh "$CG_CPU" "$CG_ACCT" "$@"
     fi
     ngx0=$(nginx_ticks)
+    busy0=$(busy_ticks)
     if ! timeout -k 5 $((DURATION * 3 + 30)) "$GNU_TIME" -f '%U %S %e' -o "$T/time" "$@" >"$T/out" 2>"$T/err"; then
         echo "bench: $tool failed (round $round): ${cmd[*]}" >&2
         tail -n 5 "$T/err" "$T/out" >&2 || true
@@ -329,6 +340,7 @@ timed() {
         [ -z "${BOUND_THREADS:-}" ] || rmdir "$CG_CPU" "$CG_ACCT" 2>/dev/null || true
         return 1
     fi
+    RUN_BUSY=$(awk -v a="$busy0" -v b="$(busy_ticks)" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
     ngx1=$(nginx_ticks)
     RUN_NGINX=$(awk -v a="$ngx0" -v b="$ngx1" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
     if [ -n "${BOUND_THREADS:-}" ]; then
@@ -352,10 +364,11 @@ record() { # tool round reqs rps
         return 0
     fi
     printf '%s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" >>"$RESULTS"
-    printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s\n' \
+    printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s  rest %.2f s\n' \
         "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
         "$(awk -v c="$RUN_NGINX" -v n="$3" 'BEGIN { if (c > 0) printf "  nginx %6.2f us/request", c * 1e6 / n }')" \
-        "$(awk -v u="$RUN_CG" -v a="$RUN_ALLOW" 'BEGIN { if (u != "nan") printf "  cgroup %.2f s CPU of %.2f s allowed (%.1f %%)", u, a, u * 100 / a }')"
+        "$(awk -v u="$RUN_CG" -v a="$RUN_ALLOW" 'BEGIN { if (u != "nan") printf "  cgroup %.2f s CPU of %.2f s allowed (%.1f %%)", u, a, u * 100 / a }')" \
+        "$(awk -v b="$RUN_BUSY" -v c="$cpu" -v n="$RUN_NGINX" 'BEGIN { r = b - c - n; printf "%.2f", (r > 0 ? r : 0) }')"
 }
 
 # shb_round LABEL ROUND ARGS...: one shb run (-j) recorded as LABEL.
