@@ -247,7 +247,8 @@ URL_H2="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 T=$LIB_TMP
 # lines: tool round reqs req/s cpu_seconds nginx_cpu_seconds cgroup_cpu_seconds
-# allowance_seconds (the last two nan outside the bound section)
+# allowance_seconds (these two nan outside the bound section) busy_seconds
+# (the whole machine's) wall_seconds
 RESULTS=$T/results
 : >"$RESULTS"
 FAILED_TOOLS=0
@@ -363,7 +364,8 @@ record() { # tool round reqs rps
         FAILED_TOOLS=$((FAILED_TOOLS + 1))
         return 0
     fi
-    printf '%s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" >>"$RESULTS"
+    printf '%s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" \
+        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" >>"$RESULTS"
     printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s  rest %.2f s\n' \
         "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
         "$(awk -v c="$RUN_NGINX" -v n="$3" 'BEGIN { if (c > 0) printf "  nginx %6.2f us/request", c * 1e6 / n }')" \
@@ -582,12 +584,14 @@ done
 # --- summary ------------------------------------------------------------------------
 # median of a column for one tool: median TOOL FIELD (3 = requests, 4 = req/s,
 # 6 = the client's CPU us/request, 7 = nginx's CPU us/request, 8 = the CPU the
-# client's cgroup used, % of its allowance)
+# client's cgroup used, % of its allowance, 9 = the cores busy with anything
+# but the client: the server's and the neighbours' share)
 median() {
     awk -v t="$1" -v f="$2" '$1 != t { next }
         f == 6 { print $5 * 1e6 / $3; next }
         f == 7 { if ($6 != "nan") print $6 * 1e6 / $3; next }
         f == 8 { if ($7 != "nan") print $7 * 100 / $8; next }
+        f == 9 { print ($9 - $5) / $10; next }
         { print $f }' "$RESULTS" |
         sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
@@ -887,8 +891,10 @@ if [ "$DO_BOUND" = 1 ]; then
     echo
     echo "Client-bound: each client in a fresh cgroup at $QUOTA % of a core per client thread (period $QUOTA_PERIOD_US us),"
     echo "servers unbounded; median of $ROUNDS alternating rounds, ${DURATION}s each. CPU used: the cgroup's cpuacct.usage"
-    echo "against its allowance (quota x the run's wall time); spread: (max - min) / median of the rounds' req/s"
-    printf '  %-36s %6s %12s %10s %10s %8s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread
+    echo "against its allowance (quota x the run's wall time); spread: (max - min) / median of the rounds' req/s;"
+    echo "others: the cores busy meanwhile with anything but the client, the server above all (near $(nproc) cores less the"
+    echo "client's share, the server is the bottleneck, not the client)"
+    printf '  %-36s %6s %12s %10s %10s %8s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others
     BOUND_TARGETS=()
     for row in "${BOUND_ROWS[@]}"; do
         IFS='|' read -r key threads title peers <<<"$row"
@@ -898,8 +904,9 @@ if [ "$DO_BOUND" = 1 ]; then
             rps=$(median "b-$tool-$key" 4)
             r=""
             [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
-            printf '    %-34s %4s %% %12s %10s %10s %8s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
-                "$(num "$(median "b-$tool-$key" 8)" '%.1f %%')" "$(num "$(spread "b-$tool-$key")" '%.1f %%')"
+            printf '    %-34s %4s %% %12s %10s %10s %8s %7s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
+                "$(num "$(median "b-$tool-$key" 8)" '%.1f %%')" "$(num "$(spread "b-$tool-$key")" '%.1f %%')" \
+                "$(num "$(median "b-$tool-$key" 9)" %.2f)"
         done
         line="  $title:"
         for tool in $peers; do
