@@ -5,9 +5,9 @@
 # and whether the targets were met, and exits non-zero only when a tool
 # failed to run.
 #
-#   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem \
+#   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem,bound \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" ALL_THREADS=$(nproc) \
-#   bash scripts/bench.sh
+#   QUOTA=25 QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
 #
 # PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
 # CONNECTIONS connections; h2 is `shb --http2 -c C -p S` beside
@@ -39,24 +39,104 @@
 # the first-byte phase (one histogram record per response) costs: shb beside
 # build/bench-nofb/shb, the same binary with that record compiled out, in
 # req/s and CPU (h2c, -t THREADS) and in callgrind's instructions per
-# request over HTTP/1.1 and h2c (in the default PROTOS).
+# request over HTTP/1.1 and h2c (in the default PROTOS). bound holds each
+# client to a fixed share of the CPU, so that req/s measure the client
+# rather than the server (on two cores nginx is otherwise the bottleneck):
+# every client run gets a fresh cgroup (cgroup v1 cpu and cpuacct,
+# /sys/fs/cgroup/cpu/shb-bound-*) whose quota is QUOTA percent of one core
+# (default 25) per client thread (-t) in periods of QUOTA_PERIOD_US
+# (default 100000) microseconds, while the servers run outside any quota.
+# Its rows: the h1, h2 and tls rows above with -t THREADS (handshakes
+# aside), the allcore rows with -t ALL_THREADS (the quota grows with the
+# threads), and shb --http3 for each CxS of H3_CONFIGS against Bun and
+# against ngtcp2's example server (Debian's gtlsserver), beside
+# `$H2LOAD_H3 --alpn-list=h3` when H2LOAD_H3 is set. Each row prints req/s,
+# shb/peer, the CPU each tool used (its cgroup's cpuacct.usage) against its
+# allowance (quota x the run's wall time) and the spread of its rounds
+# ((max - min) / median). It is in the default PROTOS, and skipped with one
+# line where the cpu controller is not mounted or not writable (not root).
 # Rounds alternate the tools so drift hits all of them alike. Client
-# CPU is user+sys from GNU time. Then valgrind counts shb's heap allocations
+# CPU is user+sys from GNU time; nginx's CPU is utime+stime of its master
+# and workers (/proc/PID/stat) read before and after each run, printed per
+# request for the h1, h2 and tls rows. Each round's line ends with "rest":
+# the CPU the machine spent on neither the client nor nginx during the run
+# (/proc/stat), the HTTP/3 server's share included: what else ran. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
 # fixed at start-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=test/lib.sh
 . test/lib.sh
-trap lib_cleanup EXIT
+trap 'cg_cleanup; lib_cleanup' EXIT
 trap 'exit 130' INT TERM
+
+# --- a CPU quota per client (the bound section): cgroup v1 -----------------------------
+CG_CPU_ROOT=/sys/fs/cgroup/cpu
+CG_ACCT_ROOT=/sys/fs/cgroup/cpuacct
+CG_MADE=()  # cgroup directories made here; cg_cleanup removes them
+CG_SEQ=0
+
+# cg_unusable: prints why the cpu and cpuacct controllers cannot take a
+# client's cgroup (and returns 0), or returns 1 when they can. Tries one.
+cg_unusable() {
+    local probe=$CG_CPU_ROOT/shb-bound-$$-probe
+    if [ ! -f "$CG_CPU_ROOT/cpu.cfs_quota_us" ]; then
+        echo "no cgroup v1 cpu controller with CFS quotas at $CG_CPU_ROOT"
+    elif [ ! -f "$CG_ACCT_ROOT/cpuacct.usage" ]; then
+        echo "no cgroup v1 cpuacct controller at $CG_ACCT_ROOT"
+    elif ! mkdir "$probe" 2>/dev/null; then
+        echo "cannot make a cgroup in $CG_CPU_ROOT (run as root)"
+    else
+        rmdir "$probe"
+        return 1
+    fi
+    return 0
+}
+
+# cg_new THREADS: makes a fresh cgroup, CG_CPU (cpu) and CG_ACCT (cpuacct;
+# the same directory where the two controllers share a mount), with a quota
+# of QUOTA percent of a core per thread. Sets CG_QUOTA_US.
+cg_new() {
+    CG_SEQ=$((CG_SEQ + 1))
+    CG_CPU=$CG_CPU_ROOT/shb-bound-$$-$CG_SEQ
+    CG_ACCT=$CG_ACCT_ROOT/shb-bound-$$-$CG_SEQ
+    CG_QUOTA_US=$((QUOTA * $1 * QUOTA_PERIOD_US / 100))
+    mkdir "$CG_CPU" || return 1
+    CG_MADE+=("$CG_CPU")
+    if [ ! -d "$CG_ACCT" ]; then
+        mkdir "$CG_ACCT" || return 1
+        CG_MADE+=("$CG_ACCT")
+    fi
+    echo "$QUOTA_PERIOD_US" >"$CG_CPU/cpu.cfs_period_us" || return 1
+    echo "$CG_QUOTA_US" >"$CG_CPU/cpu.cfs_quota_us" || return 1
+}
+
+# cg_cleanup: removes every cgroup made here, first ending what still runs
+# in one (a client cut short), TERM then KILL, two seconds at most.
+cg_cleanup() {
+    local d pids i
+    for d in "${CG_MADE[@]}"; do
+        [ -d "$d" ] || continue
+        for ((i = 0; i < 20; i++)); do
+            pids=$(cat "$d/cgroup.procs" 2>/dev/null || true)
+            [ -n "$pids" ] || break
+            # shellcheck disable=SC2086  # one pid per word
+            kill "$([ "$i" -lt 10 ] && echo -TERM || echo -KILL)" $pids 2>/dev/null || true
+            sleep 0.1
+        done
+        rmdir "$d" 2>/dev/null || echo "bench: could not remove cgroup $d" >&2
+    done
+    CG_MADE=()
+}
 
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
-PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases}
+PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound}
+QUOTA=${QUOTA:-25}
+QUOTA_PERIOD_US=${QUOTA_PERIOD_US:-100000}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
 H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
 H2LOAD_H3=${H2LOAD_H3:-}
@@ -78,6 +158,7 @@ DO_MEM=0
 DO_H3=0
 DO_LIVE=0
 DO_PHASES=0
+DO_BOUND=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -88,11 +169,25 @@ for proto in ${PROTOS//,/ }; do
         h3) DO_H3=1 ;;
         live) DO_LIVE=1 ;;
         phases) DO_PHASES=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases)" >&2; exit 2 ;;
+        bound) DO_BOUND=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases, bound)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES" = 00000000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES$DO_BOUND" = 000000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, bound, or a comma-separated list of them)" >&2
+    exit 2
+fi
+if ! [[ "$QUOTA" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA" -gt 100 ]; then
+    echo "bench: QUOTA=$QUOTA: want a whole percentage of one core per client thread, 1 to 100" >&2
+    exit 2
+fi
+# The kernel takes periods of 1 ms to 1 s and quotas of at least 1 ms.
+if ! [[ "$QUOTA_PERIOD_US" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA_PERIOD_US" -lt 1000 ] || [ "$QUOTA_PERIOD_US" -gt 1000000 ]; then
+    echo "bench: QUOTA_PERIOD_US=$QUOTA_PERIOD_US: want a period in microseconds, 1000 to 1000000" >&2
+    exit 2
+fi
+if [ $((QUOTA * QUOTA_PERIOD_US / 100)) -lt 1000 ]; then
+    echo "bench: QUOTA=$QUOTA of QUOTA_PERIOD_US=$QUOTA_PERIOD_US is under the kernel's 1000 us minimum quota" >&2
     exit 2
 fi
 # parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
@@ -115,16 +210,24 @@ parse_confs H3_CONFIGS "$H3_CONFIGS"
 H3_CONFS=("${CONFS[@]}")
 parse_confs H3_CADDY_CONFIGS "$H3_CADDY_CONFIGS"
 H3_CADDY_CONFS=("${CONFS[@]}")
+BOUND_WHY=""
+if [ "$DO_BOUND" = 1 ] && BOUND_WHY=$(cg_unusable); then
+    DO_BOUND=0
+fi
+# Debian's ngtcp2 example server, for the bound section's HTTP/3 rows.
+NGTCP2_SERVER=$(command -v gtlsserver 2>/dev/null || echo /usr/sbin/gtlsserver)
 
 TOOLS=("$SHB" h2load nginx jq "$GNU_TIME")
-if [ "$DO_H1" = 1 ] || [ "$DO_TLS" = 1 ] || [ "$DO_ALL" = 1 ]; then
+if [ "$DO_H1" = 1 ] || [ "$DO_TLS" = 1 ] || [ "$DO_ALL" = 1 ] || [ "$DO_BOUND" = 1 ]; then
     TOOLS+=(wrk)
 fi
-if [ "$DO_TLS" = 1 ] || [ "$DO_MEM" = 1 ]; then
+if [ "$DO_TLS" = 1 ] || [ "$DO_MEM" = 1 ] || [ "$DO_BOUND" = 1 ]; then
     TOOLS+=(openssl)
 fi
 if [ "$DO_H3" = 1 ]; then
-    TOOLS+=(caddy openssl)
+    TOOLS+=(caddy)
+fi
+if [ "$DO_H3" = 1 ] || [ "$DO_BOUND" = 1 ]; then
     [ -z "$H2LOAD_H3" ] || TOOLS+=("$H2LOAD_H3")
 fi
 if [ "$DO_PHASES" = 1 ]; then
@@ -143,7 +246,10 @@ URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 T=$LIB_TMP
-RESULTS=$T/results # lines: tool round reqs req/s cpu_seconds
+# lines: tool round reqs req/s cpu_seconds nginx_cpu_seconds cgroup_cpu_seconds
+# allowance_seconds (these two nan outside the bound section) busy_seconds
+# (the whole machine's) wall_seconds
+RESULTS=$T/results
 : >"$RESULTS"
 FAILED_TOOLS=0
 
@@ -160,26 +266,89 @@ fi
 if [ "$DO_ALL" = 1 ]; then
     echo "all cores: $ROUNDS rounds x ${DURATION}s, -t $ALL_THREADS (shb also -t 1); HTTP/1.1 -c $ALL_H1_CONNECTIONS; h2c ${ALL_H2_CONFS[*]}"
 fi
-if [ "$DO_H3" = 1 ]; then
+if [ "$DO_H3" = 1 ] || [ "$DO_BOUND" = 1 ]; then
     gen_certs || { echo "bench: could not make test certificates" >&2; exit 1; }
     BUN_H3_BENCH=1 start_bun_h3 bench-bun "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: bun_h3_server.js did not start (bash scripts/deps.sh)" >&2; exit 1; }
-    start_caddy_h3 bench-caddy || { echo "bench: caddy (HTTP/3) did not start" >&2; exit 1; }
     URL_H3_BUN="https://127.0.0.1:$BUN_H3_PORT/"
+fi
+if [ "$DO_H3" = 1 ]; then
+    start_caddy_h3 bench-caddy || { echo "bench: caddy (HTTP/3) did not start" >&2; exit 1; }
     URL_H3_CADDY="https://127.0.0.1:$CADDY_PORT/"
     echo "HTTP/3:   $ROUNDS rounds x ${DURATION}s; Bun $($(bun_bin) --version) $URL_H3_BUN (-t $THREADS and -t $ALL_THREADS: ${H3_CONFS[*]}), Caddy $(caddy version | cut -d' ' -f1) $URL_H3_CADDY (-t $THREADS, beside shb --http2: ${H3_CADDY_CONFS[*]}); h2load: ${H2LOAD_H3:-none (H2LOAD_H3 unset)}"
+fi
+if [ "$DO_BOUND" = 1 ]; then
+    URL_H3_NGTCP2=""
+    if [ -x "$NGTCP2_SERVER" ]; then
+        start_ngtcp2_h3 bench-ngtcp2 "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: ngtcp2's gtlsserver did not start" >&2; exit 1; }
+        URL_H3_NGTCP2="https://127.0.0.1:$NGTCP2_H3_PORT/"
+    fi
+    echo "client-bound: $ROUNDS rounds x ${DURATION}s, each client in its own cgroup: quota $QUOTA % of a core per client thread, period $QUOTA_PERIOD_US us; servers unbounded"
+    echo "              HTTP/3: Bun $URL_H3_BUN, ngtcp2 ${URL_H3_NGTCP2:-none ($NGTCP2_SERVER not installed: apt-get install ngtcp2-server)} (${H3_CONFS[*]}); h2load: ${H2LOAD_H3:-none (H2LOAD_H3 unset)}"
+elif [[ ",$PROTOS," == *,bound,* ]]; then
+    echo "client-bound: skipped: $BOUND_WHY"
 fi
 echo "$(nproc) CPUs, kernel $(uname -r), TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo '?')"
 echo
 
-# timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in $T/time.
+CLK_TCK=$(getconf CLK_TCK)
+
+# nginx_ticks: the CPU time (user + system, in clock ticks) nginx's master and
+# workers have used so far, from /proc/PID/stat (fields 14 and 15; the
+# command name before them is "nginx", without spaces).
+nginx_ticks() {
+    local pids
+    # shellcheck disable=SC2207  # pids are single words
+    pids=($(pgrep -P "$NGINX_PID") "$NGINX_PID")
+    (cd /proc && cat "${pids[@]/%//stat}" 2>/dev/null) | awk '{ sub(/^.*\) /, ""); s += $12 + $13 } END { print s + 0 }'
+}
+
+# busy_ticks: the CPU time the whole machine has spent busy so far (clock
+# ticks: user, nice, system, irq, softirq and steal of /proc/stat's cpu line).
+busy_ticks() {
+    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in
+# $T/time. Sets RUN_NGINX (nginx's CPU seconds over the run) and RUN_BUSY
+# (the machine's busy CPU seconds over the run: beyond the client's and
+# nginx's, what else ran, an HTTP/3 server or the neighbours). With
+# BOUND_THREADS set, CMD runs in a fresh cgroup with the quota of that many
+# client threads (cg_new), and RUN_CG (the CPU seconds it used: its
+# cpuacct.usage) and RUN_ALLOW (the quota times the run's wall time) are set;
+# else they are nan.
 timed() {
-    local tool=$1 round=$2
+    local tool=$1 round=$2 ngx0 ngx1 busy0 cmd
     shift 2
-    if ! timeout -k 5 $((DURATION * 3 + 30)) "$GNU_TIME" -f '%U %S' -o "$T/time" "$@" >"$T/out" 2>"$T/err"; then
-        echo "bench: $tool failed (round $round): $*" >&2
+    cmd=("$@")
+    RUN_NGINX=nan RUN_CG=nan RUN_ALLOW=nan
+    if [ -n "${BOUND_THREADS:-}" ]; then
+        if ! cg_new "$BOUND_THREADS"; then
+            echo "bench: could not make a cgroup for $tool (round $round)" >&2
+            FAILED_TOOLS=$((FAILED_TOOLS + 1))
+            return 1
+        fi
+        # The client joins its cgroups before it starts: GNU time stays outside.
+        # shellcheck disable=SC2016  # $$ and $@ are the inner shell's
+        set -- sh -c 'echo $$ >"$1/cgroup.procs" && echo $$ >"$2/cgroup.procs" && shift 2 && exec "$@"' \
+            sh "$CG_CPU" "$CG_ACCT" "$@"
+    fi
+    ngx0=$(nginx_ticks)
+    busy0=$(busy_ticks)
+    if ! timeout -k 5 $((DURATION * 3 + 30)) "$GNU_TIME" -f '%U %S %e' -o "$T/time" "$@" >"$T/out" 2>"$T/err"; then
+        echo "bench: $tool failed (round $round): ${cmd[*]}" >&2
         tail -n 5 "$T/err" "$T/out" >&2 || true
         FAILED_TOOLS=$((FAILED_TOOLS + 1))
+        [ -z "${BOUND_THREADS:-}" ] || rmdir "$CG_CPU" "$CG_ACCT" 2>/dev/null || true
         return 1
+    fi
+    RUN_BUSY=$(awk -v a="$busy0" -v b="$(busy_ticks)" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
+    ngx1=$(nginx_ticks)
+    RUN_NGINX=$(awk -v a="$ngx0" -v b="$ngx1" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
+    if [ -n "${BOUND_THREADS:-}" ]; then
+        RUN_CG=$(awk '{ printf "%.4f", $1 / 1e9 }' "$CG_ACCT/cpuacct.usage")
+        RUN_ALLOW=$(awk -v q="$CG_QUOTA_US" -v p="$QUOTA_PERIOD_US" '{ printf "%.4f", q / p * $3 }' "$T/time")
+        # Left for cg_cleanup if anything still runs in them.
+        rmdir "$CG_CPU" "$CG_ACCT" 2>/dev/null || true
     fi
     return 0
 }
@@ -195,9 +364,13 @@ record() { # tool round reqs rps
         FAILED_TOOLS=$((FAILED_TOOLS + 1))
         return 0
     fi
-    printf '%s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" >>"$RESULTS"
-    printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request\n' \
-        "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')"
+    printf '%s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" \
+        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" >>"$RESULTS"
+    printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s  rest %.2f s\n' \
+        "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
+        "$(awk -v c="$RUN_NGINX" -v n="$3" 'BEGIN { if (c > 0) printf "  nginx %6.2f us/request", c * 1e6 / n }')" \
+        "$(awk -v u="$RUN_CG" -v a="$RUN_ALLOW" 'BEGIN { if (u != "nan") printf "  cgroup %.2f s CPU of %.2f s allowed (%.1f %%)", u, a, u * 100 / a }')" \
+        "$(awk -v b="$RUN_BUSY" -v c="$cpu" -v n="$RUN_NGINX" 'BEGIN { r = b - c - n; printf "%.2f", (r > 0 ? r : 0) }')"
 }
 
 # shb_round LABEL ROUND ARGS...: one shb run (-j) recorded as LABEL.
@@ -271,6 +444,70 @@ h2load_round() {
     fi
 }
 
+# The bound section's rows, "KEY|THREADS|TITLE|PEERS": each runs shb and
+# each of PEERS (wrk, h2load) as b-TOOL-KEY (bound_round), every one with a
+# quota of QUOTA x THREADS percent of a core.
+BOUND_ROWS=("h1|$THREADS|HTTP/1.1 -c $CONNECTIONS -t $THREADS|wrk h2load")
+for conf in "${H2_CONFS[@]}"; do
+    BOUND_ROWS+=("h2-$conf|$THREADS|h2c ${conf/x/ x } -t $THREADS|h2load")
+done
+BOUND_ROWS+=("tls-h1|$THREADS|HTTP/1.1 over TLS -c $CONNECTIONS -t $THREADS|wrk")
+for conf in "${TLS_H2_CONFS[@]}"; do
+    BOUND_ROWS+=("tls-h2-$conf|$THREADS|HTTP/2 over TLS ${conf/x/ x } -t $THREADS|h2load")
+done
+BOUND_ROWS+=("all-h1|$ALL_THREADS|HTTP/1.1 -c $ALL_H1_CONNECTIONS -t $ALL_THREADS|wrk h2load")
+for conf in "${ALL_H2_CONFS[@]}"; do
+    BOUND_ROWS+=("all-h2-$conf|$ALL_THREADS|h2c ${conf/x/ x } -t $ALL_THREADS|h2load")
+done
+H3_PEER=""
+[ -z "$H2LOAD_H3" ] || H3_PEER=h2load
+for conf in "${H3_CONFS[@]}"; do
+    BOUND_ROWS+=("h3bun-$conf|$THREADS|HTTP/3 ${conf/x/ x } -t $THREADS, Bun|$H3_PEER")
+done
+if [ -n "${URL_H3_NGTCP2:-}" ]; then
+    for conf in "${H3_CONFS[@]}"; do
+        BOUND_ROWS+=("h3ngtcp2-$conf|$THREADS|HTTP/3 ${conf/x/ x } -t $THREADS, ngtcp2|$H3_PEER")
+    done
+fi
+
+# bound_round KEY THREADS ROUND: one round of a bound row (BOUND_ROWS): shb,
+# then its peers, each in its own cgroup (timed, BOUND_THREADS).
+bound_round() {
+    local key=$1 round=$3 conf c m url
+    local BOUND_THREADS=$2
+    local t=$BOUND_THREADS z="${DURATION}s"
+    conf=${key##*-}
+    c=${conf%x*}
+    m=${conf#*x}
+    case "$key" in
+        h1 | all-h1)
+            c=$CONNECTIONS
+            [ "$key" = h1 ] || c=$ALL_H1_CONNECTIONS
+            shb_round "b-shb-$key" "$round" -z "$z" -c "$c" -t "$t" -j "$URL"
+            wrk_round "b-wrk-$key" "$round" -d "$z" -c "$c" -t "$t" "$URL"
+            h2load_round "b-h2load-$key" "$round" --h1 -D "$DURATION" -c "$c" -t "$t" "$URL"
+            ;;
+        h2-* | all-h2-*)
+            shb_round "b-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_H2"
+            h2load_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_H2"
+            ;;
+        tls-h1)
+            shb_round "b-shb-$key" "$round" -z "$z" -c "$CONNECTIONS" -t "$t" -j "$URL_TLS"
+            wrk_round "b-wrk-$key" "$round" -d "$z" -c "$CONNECTIONS" -t "$t" "$URL_TLS"
+            ;;
+        tls-h2-*)
+            shb_round "b-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_TLS"
+            h2load_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_TLS"
+            ;;
+        h3bun-* | h3ngtcp2-*)
+            url=$URL_H3_BUN
+            [ "${key%%-*}" = h3bun ] || url=$URL_H3_NGTCP2
+            shb_round "b-shb-$key" "$round" --http3 -z "$z" -c "$c" -p "$m" -t "$t" -j "$url"
+            [ -z "$H2LOAD_H3" ] || h2load_h3_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$url"
+            ;;
+    esac
+}
+
 for round in $(seq 1 "$ROUNDS"); do
     if [ "$DO_H1" = 1 ]; then
         shb_round shb "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"
@@ -336,28 +573,61 @@ for round in $(seq 1 "$ROUNDS"); do
             [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3-caddy-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_H3_CADDY"
         done
     fi
+    if [ "$DO_BOUND" = 1 ]; then
+        for row in "${BOUND_ROWS[@]}"; do
+            IFS='|' read -r key threads _ <<<"$row"
+            bound_round "$key" "$threads" "$round"
+        done
+    fi
 done
 
 # --- summary ------------------------------------------------------------------------
-# median of a column for one tool: median TOOL FIELD (3 = requests, 4 = req/s, 6 = us/request)
+# median of a column for one tool: median TOOL FIELD (3 = requests, 4 = req/s,
+# 6 = the client's CPU us/request, 7 = nginx's CPU us/request, 8 = the CPU the
+# client's cgroup used, % of its allowance, 9 = the cores busy with anything
+# but the client: the server's and the neighbours' share)
 median() {
-    awk -v t="$1" -v f="$2" '$1 == t { print (f == 6 ? $5 * 1e6 / $3 : $f) }' "$RESULTS" |
+    awk -v t="$1" -v f="$2" '$1 != t { next }
+        f == 6 { print $5 * 1e6 / $3; next }
+        f == 7 { if ($6 != "nan") print $6 * 1e6 / $3; next }
+        f == 8 { if ($7 != "nan") print $7 * 100 / $8; next }
+        f == 9 { print ($9 - $5) / $10; next }
+        { print $f }' "$RESULTS" |
         sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+# spread TOOL: how far apart the tool's rounds are, (max - min) / median of
+# their req/s, in percent.
+spread() {
+    awk -v t="$1" '$1 == t { print $4 }' "$RESULTS" | sort -g |
+        awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+            m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+            printf "%.1f", (a[NR] - a[1]) * 100 / m }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 
 met() { if awk "BEGIN { exit !($1) }"; then echo "met"; else echo "NOT met"; fi; }
 
+# ngx_target NAME SHB_LABEL PEER_LABEL PEER: the line for "nginx's CPU per
+# request under shb <= under the peer" on one row.
+ngx_target() {
+    local s p mark=n/a
+    s=$(median "$2" 7)
+    p=$(median "$3" 7)
+    [ "$s" = nan ] || [ "$p" = nan ] || mark=$(met "$s <= $p")
+    echo "  $1 nginx CPU/request, shb <= $4: $mark ($(ratio "$s" "$p") x $4: $(awk -v s="$s" -v p="$p" 'BEGIN { printf "%.3f vs %.3f us", s, p }'))"
+}
+
 if [ "$DO_H1" = 1 ]; then
     S_RPS=$(median shb 4); W_RPS=$(median wrk 4); H_RPS=$(median h2load 4)
     S_CPU=$(median shb 6); W_CPU=$(median wrk 6); H_CPU=$(median h2load 6)
+    S_NGX=$(median shb 7); W_NGX=$(median wrk 7); H_NGX=$(median h2load 7)
 
     echo
     echo "HTTP/1.1: median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
-    printf '  %-8s %14s %18s\n' tool "req/s" "CPU us/request"
-    printf '  %-8s %14.0f %18.3f\n' shb "$S_RPS" "$S_CPU" wrk "$W_RPS" "$W_CPU" h2load "$H_RPS" "$H_CPU" 2>/dev/null
-    printf '  %-8s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
-    printf '  %-8s %14s %18s\n' "shb/h2ld" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+    printf '  %-8s %14s %18s %18s\n' tool "req/s" "CPU us/request" "nginx us/request"
+    printf '  %-8s %14.0f %18.3f %18.3f\n' shb "$S_RPS" "$S_CPU" "$S_NGX" wrk "$W_RPS" "$W_CPU" "$W_NGX" h2load "$H_RPS" "$H_CPU" "$H_NGX" 2>/dev/null
+    printf '  %-8s %14s %18s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")" "$(ratio "$S_NGX" "$W_NGX")"
+    printf '  %-8s %14s %18s %18s\n' "shb/h2ld" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")" "$(ratio "$S_NGX" "$H_NGX")"
 
     if [ "$S_RPS" != nan ] && [ "$W_RPS" != nan ]; then
         rps_mark=$(met "$S_RPS >= $W_RPS")
@@ -367,23 +637,26 @@ if [ "$DO_H1" = 1 ]; then
         cpu_mark="n/a"
     fi
     echo
-    echo "target: shb req/s >= wrk req/s; shb CPU/request <= 0.8 x wrk"
+    echo "target: shb req/s >= wrk req/s; shb CPU/request <= 0.8 x wrk; nginx's CPU/request under shb <= under each peer"
     echo "  req/s:       $rps_mark ($(ratio "$S_RPS" "$W_RPS") x wrk)"
     echo "  CPU/request: $cpu_mark ($(ratio "$S_CPU" "$W_CPU") x wrk)"
+    ngx_target HTTP/1.1 shb wrk wrk
+    ngx_target HTTP/1.1 shb h2load h2load
 fi
 
 if [ "$DO_H2" = 1 ]; then
     declare -A H2_RPS_MARK=() H2_CPU_MARK=() H2_RPS_RATIO=() H2_CPU_RATIO=()
     echo
     echo "HTTP/2 (h2c): median of $ROUNDS rounds, -t $THREADS, ${DURATION}s each"
-    printf '  %-27s %14s %18s\n' "tool, connections x streams" "req/s" "CPU us/request"
+    printf '  %-27s %14s %18s %18s\n' "tool, connections x streams" "req/s" "CPU us/request" "nginx us/request"
     for conf in "${H2_CONFS[@]}"; do
         c=${conf%x*}
         m=${conf#*x}
         S_RPS=$(median "shb-h2-$conf" 4); H_RPS=$(median "h2load-h2-$conf" 4)
         S_CPU=$(median "shb-h2-$conf" 6); H_CPU=$(median "h2load-h2-$conf" 6)
-        printf '  %-27s %14.0f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" 2>/dev/null
-        printf '  %-27s %14s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+        S_NGX=$(median "shb-h2-$conf" 7); H_NGX=$(median "h2load-h2-$conf" 7)
+        printf '  %-27s %14.0f %18.3f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "$S_NGX" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" "$H_NGX" 2>/dev/null
+        printf '  %-27s %14s %18s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")" "$(ratio "$S_NGX" "$H_NGX")"
         if [ "$S_RPS" != nan ] && [ "$H_RPS" != nan ]; then
             H2_RPS_MARK[$conf]=$(met "$S_RPS >= 1.1 * $H_RPS")
             H2_CPU_MARK[$conf]=$(met "$S_CPU <= 0.8 * $H_CPU")
@@ -395,21 +668,23 @@ if [ "$DO_H2" = 1 ]; then
         H2_CPU_RATIO[$conf]=$(ratio "$S_CPU" "$H_CPU")
     done
     echo
-    echo "target: shb >= 1.1 x h2load req/s; shb CPU/request <= 0.8 x h2load"
+    echo "target: shb >= 1.1 x h2load req/s; shb CPU/request <= 0.8 x h2load; nginx's CPU/request under shb <= under h2load"
     for conf in "${H2_CONFS[@]}"; do
         echo "  $conf req/s:       ${H2_RPS_MARK[$conf]} (${H2_RPS_RATIO[$conf]} x h2load)"
         echo "  $conf CPU/request: ${H2_CPU_MARK[$conf]} (${H2_CPU_RATIO[$conf]} x h2load)"
+        ngx_target "$conf" "shb-h2-$conf" "h2load-h2-$conf" h2load
     done
 fi
 
 if [ "$DO_TLS" = 1 ]; then
     S_RPS=$(median shb-tls 4); W_RPS=$(median wrk-tls 4)
     S_CPU=$(median shb-tls 6); W_CPU=$(median wrk-tls 6)
+    S_NGX=$(median shb-tls 7); W_NGX=$(median wrk-tls 7)
     echo
     echo "HTTP/1.1 over TLS 1.3 (ECDSA P-256): median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
-    printf '  %-27s %14s %18s\n' tool "req/s" "CPU us/request"
-    printf '  %-27s %14.0f %18.3f\n' shb "$S_RPS" "$S_CPU" wrk "$W_RPS" "$W_CPU" 2>/dev/null
-    printf '  %-27s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
+    printf '  %-27s %14s %18s %18s\n' tool "req/s" "CPU us/request" "nginx us/request"
+    printf '  %-27s %14.0f %18.3f %18.3f\n' shb "$S_RPS" "$S_CPU" "$S_NGX" wrk "$W_RPS" "$W_CPU" "$W_NGX" 2>/dev/null
+    printf '  %-27s %14s %18s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")" "$(ratio "$S_NGX" "$W_NGX")"
     TLS_H1_MARK="n/a"
     if [ "$S_RPS" != nan ] && [ "$W_RPS" != nan ]; then
         TLS_H1_MARK=$(met "$S_RPS >= $W_RPS")
@@ -419,14 +694,15 @@ if [ "$DO_TLS" = 1 ]; then
     declare -A TLS_H2_MARK=() TLS_H2_RATIO=()
     echo
     echo "HTTP/2 over TLS 1.3 (ALPN h2): median of $ROUNDS rounds, -t $THREADS, ${DURATION}s each"
-    printf '  %-27s %14s %18s\n' "tool, connections x streams" "req/s" "CPU us/request"
+    printf '  %-27s %14s %18s %18s\n' "tool, connections x streams" "req/s" "CPU us/request" "nginx us/request"
     for conf in "${TLS_H2_CONFS[@]}"; do
         c=${conf%x*}
         m=${conf#*x}
         S_RPS=$(median "shb-tls-h2-$conf" 4); H_RPS=$(median "h2load-tls-h2-$conf" 4)
         S_CPU=$(median "shb-tls-h2-$conf" 6); H_CPU=$(median "h2load-tls-h2-$conf" 6)
-        printf '  %-27s %14.0f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" 2>/dev/null
-        printf '  %-27s %14s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")"
+        S_NGX=$(median "shb-tls-h2-$conf" 7); H_NGX=$(median "h2load-tls-h2-$conf" 7)
+        printf '  %-27s %14.0f %18.3f %18.3f\n' "shb -c $c -p $m" "$S_RPS" "$S_CPU" "$S_NGX" "h2load -c $c -m $m" "$H_RPS" "$H_CPU" "$H_NGX" 2>/dev/null
+        printf '  %-27s %14s %18s %18s\n' "shb/h2load" "$(ratio "$S_RPS" "$H_RPS")" "$(ratio "$S_CPU" "$H_CPU")" "$(ratio "$S_NGX" "$H_NGX")"
         TLS_H2_MARK[$conf]="n/a"
         if [ "$S_RPS" != nan ] && [ "$H_RPS" != nan ]; then
             TLS_H2_MARK[$conf]=$(met "$S_RPS >= 1.1 * $H_RPS")
@@ -436,11 +712,12 @@ if [ "$DO_TLS" = 1 ]; then
 
     S_RPS=$(median shb-hs 4); W_RPS=$(median wrk-hs 4)
     S_CPU=$(median shb-hs 6); W_CPU=$(median wrk-hs 6)
+    S_NGX=$(median shb-hs 7); W_NGX=$(median wrk-hs 7)
     echo
     echo "TLS 1.3 handshakes (one per request): median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
-    printf '  %-27s %14s %18s\n' tool "handshakes/s" "CPU us/handshake"
-    printf '  %-27s %14.0f %18.3f\n' "shb --disable-keepalive" "$S_RPS" "$S_CPU" "wrk -H 'Connection: close'" "$W_RPS" "$W_CPU" 2>/dev/null
-    printf '  %-27s %14s %18s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")"
+    printf '  %-27s %14s %18s %20s\n' tool "handshakes/s" "CPU us/handshake" "nginx us/handshake"
+    printf '  %-27s %14.0f %18.3f %20.3f\n' "shb --disable-keepalive" "$S_RPS" "$S_CPU" "$S_NGX" "wrk -H 'Connection: close'" "$W_RPS" "$W_CPU" "$W_NGX" 2>/dev/null
+    printf '  %-27s %14s %18s %20s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")" "$(ratio "$S_NGX" "$W_NGX")"
 
     HS_RPS_MARK="n/a"
     HS_CPU_MARK="n/a"
@@ -451,13 +728,19 @@ if [ "$DO_TLS" = 1 ]; then
 
     echo
     echo "target: shb >= wrk req/s (HTTP/1.1 over TLS); shb >= 1.1 x h2load req/s (HTTP/2 over TLS);"
-    echo "        handshakes: shb >= wrk handshakes/s, shb CPU/handshake <= 0.5 x wrk"
+    echo "        handshakes: shb >= wrk handshakes/s, shb CPU/handshake <= 0.5 x wrk;"
+    echo "        nginx's CPU per request (per handshake) under shb <= under the peer"
     echo "  HTTP/1.1 over TLS req/s: $TLS_H1_MARK ($TLS_H1_RATIO x wrk)"
     for conf in "${TLS_H2_CONFS[@]}"; do
         echo "  HTTP/2 over TLS $conf req/s: ${TLS_H2_MARK[$conf]} (${TLS_H2_RATIO[$conf]} x h2load)"
     done
     echo "  handshakes/s:      $HS_RPS_MARK ($(ratio "$S_RPS" "$W_RPS") x wrk)"
     echo "  CPU per handshake: $HS_CPU_MARK ($(ratio "$S_CPU" "$W_CPU") x wrk)"
+    ngx_target "HTTP/1.1 over TLS" shb-tls wrk-tls wrk
+    for conf in "${TLS_H2_CONFS[@]}"; do
+        ngx_target "HTTP/2 over TLS $conf" "shb-tls-h2-$conf" "h2load-tls-h2-$conf" h2load
+    done
+    ngx_target "handshakes" shb-hs wrk-hs wrk
 fi
 
 if [ "$DO_ALL" = 1 ]; then
@@ -602,6 +885,52 @@ if [ "$DO_H3" = 1 ]; then
     fi
 fi
 
+# --- client-bound rows -----------------------------------------------------------------
+if [ "$DO_BOUND" = 1 ]; then
+    num() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "nan") print "n/a"; else printf f, x }'; }
+    echo
+    echo "Client-bound: each client in a fresh cgroup at $QUOTA % of a core per client thread (period $QUOTA_PERIOD_US us),"
+    echo "servers unbounded; median of $ROUNDS alternating rounds, ${DURATION}s each. CPU used: the cgroup's cpuacct.usage"
+    echo "against its allowance (quota x the run's wall time); spread: (max - min) / median of the rounds' req/s;"
+    echo "others: the cores busy meanwhile with anything but the client, the server above all (near $(nproc) cores less the"
+    echo "client's share, the server is the bottleneck, not the client)"
+    printf '  %-36s %6s %12s %10s %10s %8s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others
+    BOUND_TARGETS=()
+    for row in "${BOUND_ROWS[@]}"; do
+        IFS='|' read -r key threads title peers <<<"$row"
+        echo "  $title"
+        S_RPS=$(median "b-shb-$key" 4)
+        for tool in shb $peers; do
+            rps=$(median "b-$tool-$key" 4)
+            r=""
+            [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
+            printf '    %-34s %4s %% %12s %10s %10s %8s %7s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
+                "$(num "$(median "b-$tool-$key" 8)" '%.1f %%')" "$(num "$(spread "b-$tool-$key")" '%.1f %%')" \
+                "$(num "$(median "b-$tool-$key" 9)" %.2f)"
+        done
+        line="  $title:"
+        for tool in $peers; do
+            rps=$(median "b-$tool-$key" 4)
+            mark=n/a
+            [ "$S_RPS" = nan ] || [ "$rps" = nan ] || mark=$(met "$S_RPS >= 2 * $rps")
+            line+=" vs $tool $mark ($(ratio "$S_RPS" "$rps") x);"
+        done
+        [ -n "$peers" ] || line+=" vs h2load n/a (no peer: H2LOAD_H3 unset);"
+        used=$(median "b-shb-$key" 8)
+        mark=n/a
+        [ "$used" = nan ] || mark=$(met "$used >= 90")
+        line+=" CPU used $mark ($(num "$used" '%.1f %%'));"
+        sp=$(spread "b-shb-$key")
+        mark=n/a
+        [ "$sp" = nan ] || mark=$(met "$sp <= 15")
+        line+=" spread $mark ($(num "$sp" '%.1f %%'))"
+        BOUND_TARGETS+=("$line")
+    done
+    echo
+    echo "target: on every row shb >= 2 x the peer's req/s, shb uses >= 90 % of its allowance, shb's rounds spread <= 15 %"
+    printf '%s\n' "${BOUND_TARGETS[@]}"
+fi
+
 # --- resident memory per connection ------------------------------------------------------
 if [ "$DO_MEM" = 1 ]; then
     # An nginx whose listen backlog and descriptor limit take 10,000
@@ -669,7 +998,9 @@ allocs() {
 }
 
 echo
-if ! command -v valgrind >/dev/null 2>&1; then
+if [ "$DO_H1$DO_H2$DO_TLS$DO_H3" = 0000 ]; then
+    : # no section whose allocations are counted
+elif ! command -v valgrind >/dev/null 2>&1; then
     echo "allocations: valgrind not installed, skipped"
 elif [ ! -x "$SHB_GLIBC" ]; then
     echo "allocations: $SHB_GLIBC not built (make glibc), skipped"
