@@ -248,7 +248,7 @@ URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 T=$LIB_TMP
 # lines: tool round reqs req/s cpu_seconds nginx_cpu_seconds cgroup_cpu_seconds
 # allowance_seconds (these two nan outside the bound section) busy_seconds
-# (the whole machine's) wall_seconds
+# (the whole machine's) wall_seconds server_cores server_busiest_thread
 RESULTS=$T/results
 : >"$RESULTS"
 FAILED_TOOLS=0
@@ -302,6 +302,27 @@ nginx_ticks() {
     (cd /proc && cat "${pids[@]/%//stat}" 2>/dev/null) | awk '{ sub(/^.*\) /, ""); s += $12 + $13 } END { print s + 0 }'
 }
 
+# server_threads PID FILE: one line per thread of the server the run loads
+# (PID and its children: nginx's master and workers, Bun, ngtcp2's server),
+# "TID TICKS" (user + system so far, /proc/PID/task/TID/stat). The server
+# is SERVER_PID where a row sets it, else nginx.
+SERVER_PID=""
+server_threads() {
+    local pids
+    # shellcheck disable=SC2207  # pids are single words
+    pids=($(pgrep -P "$1") "$1")
+    (cd /proc && for p in "${pids[@]}"; do cat "$p"/task/*/stat 2>/dev/null; done) |
+        awk '{ tid = $1; sub(/^.*\) /, ""); print tid, $12 + $13 }' >"$2"
+}
+# server_load BEFORE AFTER SECONDS: "CORES BUSIEST" — the cores the server
+# kept busy over the run, and the share of one core its busiest thread did
+# (a one-thread event loop is saturated at 1 whatever the cores left).
+server_load() {
+    awk -v hz="$CLK_TCK" -v s="$3" 'NR == FNR { a[$1] = $2; next }
+        { d = $2 - a[$1]; t += d; if (d > m) m = d }
+        END { printf "%.2f %.2f\n", t / hz / s, m / hz / s }' "$1" "$2"
+}
+
 # busy_ticks: the CPU time the whole machine has spent busy so far (clock
 # ticks: user, nice, system, irq, softirq and steal of /proc/stat's cpu line).
 busy_ticks() {
@@ -320,7 +341,7 @@ timed() {
     local tool=$1 round=$2 ngx0 ngx1 busy0 cmd
     shift 2
     cmd=("$@")
-    RUN_NGINX=nan RUN_CG=nan RUN_ALLOW=nan
+    RUN_NGINX=nan RUN_CG=nan RUN_ALLOW=nan RUN_SERVER="nan nan"
     if [ -n "${BOUND_THREADS:-}" ]; then
         if ! cg_new "$BOUND_THREADS"; then
             echo "bench: could not make a cgroup for $tool (round $round)" >&2
@@ -334,6 +355,7 @@ timed() {
     fi
     ngx0=$(nginx_ticks)
     busy0=$(busy_ticks)
+    server_threads "${SERVER_PID:-$NGINX_PID}" "$T/srv0"
     if ! timeout -k 5 $((DURATION * 3 + 30)) "$GNU_TIME" -f '%U %S %e' -o "$T/time" "$@" >"$T/out" 2>"$T/err"; then
         echo "bench: $tool failed (round $round): ${cmd[*]}" >&2
         tail -n 5 "$T/err" "$T/out" >&2 || true
@@ -344,6 +366,8 @@ timed() {
     RUN_BUSY=$(awk -v a="$busy0" -v b="$(busy_ticks)" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
     ngx1=$(nginx_ticks)
     RUN_NGINX=$(awk -v a="$ngx0" -v b="$ngx1" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
+    server_threads "${SERVER_PID:-$NGINX_PID}" "$T/srv1"
+    RUN_SERVER=$(server_load "$T/srv0" "$T/srv1" "$(awk '{ print $3 }' "$T/time")")
     if [ -n "${BOUND_THREADS:-}" ]; then
         RUN_CG=$(awk '{ printf "%.4f", $1 / 1e9 }' "$CG_ACCT/cpuacct.usage")
         RUN_ALLOW=$(awk -v q="$CG_QUOTA_US" -v p="$QUOTA_PERIOD_US" '{ printf "%.4f", q / p * $3 }' "$T/time")
@@ -364,8 +388,8 @@ record() { # tool round reqs rps
         FAILED_TOOLS=$((FAILED_TOOLS + 1))
         return 0
     fi
-    printf '%s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" \
-        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" >>"$RESULTS"
+    printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" \
+        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" "$RUN_SERVER" >>"$RESULTS"
     printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s  rest %.2f s\n' \
         "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
         "$(awk -v c="$RUN_NGINX" -v n="$3" 'BEGIN { if (c > 0) printf "  nginx %6.2f us/request", c * 1e6 / n }')" \
@@ -473,7 +497,7 @@ fi
 # bound_round KEY THREADS ROUND: one round of a bound row (BOUND_ROWS): shb,
 # then its peers, each in its own cgroup (timed, BOUND_THREADS).
 bound_round() {
-    local key=$1 round=$3 conf c m url
+    local key=$1 round=$3 conf c m url SERVER_PID=""
     local BOUND_THREADS=$2
     local t=$BOUND_THREADS z="${DURATION}s"
     conf=${key##*-}
@@ -500,8 +524,8 @@ bound_round() {
             h2load_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_TLS"
             ;;
         h3bun-* | h3ngtcp2-*)
-            url=$URL_H3_BUN
-            [ "${key%%-*}" = h3bun ] || url=$URL_H3_NGTCP2
+            url=$URL_H3_BUN SERVER_PID=$BUN_H3_PID
+            [ "${key%%-*}" = h3bun ] || url=$URL_H3_NGTCP2 SERVER_PID=$NGTCP2_H3_PID
             shb_round "b-shb-$key" "$round" --http3 -z "$z" -c "$c" -p "$m" -t "$t" -j "$url"
             [ -z "$H2LOAD_H3" ] || h2load_h3_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$url"
             ;;
@@ -585,13 +609,15 @@ done
 # median of a column for one tool: median TOOL FIELD (3 = requests, 4 = req/s,
 # 6 = the client's CPU us/request, 7 = nginx's CPU us/request, 8 = the CPU the
 # client's cgroup used, % of its allowance, 9 = the cores busy with anything
-# but the client: the server's and the neighbours' share)
+# but the client: the server's and the neighbours' share, 11 = the cores the
+# server kept busy, 12 = its busiest thread's share of a core)
 median() {
     awk -v t="$1" -v f="$2" '$1 != t { next }
         f == 6 { print $5 * 1e6 / $3; next }
         f == 7 { if ($6 != "nan") print $6 * 1e6 / $3; next }
         f == 8 { if ($7 != "nan") print $7 * 100 / $8; next }
         f == 9 { print ($9 - $5) / $10; next }
+        f == 11 || f == 12 { if ($f != "nan") print $f; next }
         { print $f }' "$RESULTS" |
         sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
@@ -893,8 +919,9 @@ if [ "$DO_BOUND" = 1 ]; then
     echo "servers unbounded; median of $ROUNDS alternating rounds, ${DURATION}s each. CPU used: the cgroup's cpuacct.usage"
     echo "against its allowance (quota x the run's wall time); spread: (max - min) / median of the rounds' req/s;"
     echo "others: the cores busy meanwhile with anything but the client, the server above all (near $(nproc) cores less the"
-    echo "client's share, the server is the bottleneck, not the client)"
-    printf '  %-36s %6s %12s %10s %10s %8s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others
+    echo "client's share, the server is the bottleneck, not the client); server: the cores the server kept busy"
+    echo "(nginx's master and workers, Bun, ngtcp2's server: /proc/PID/task); thread: its busiest thread's share of a core"
+    printf '  %-36s %6s %12s %10s %10s %8s %7s %7s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others server thread
     BOUND_TARGETS=()
     for row in "${BOUND_ROWS[@]}"; do
         IFS='|' read -r key threads title peers <<<"$row"
@@ -904,9 +931,10 @@ if [ "$DO_BOUND" = 1 ]; then
             rps=$(median "b-$tool-$key" 4)
             r=""
             [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
-            printf '    %-34s %4s %% %12s %10s %10s %8s %7s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
+            printf '    %-34s %4s %% %12s %10s %10s %8s %7s %7s %7s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
                 "$(num "$(median "b-$tool-$key" 8)" '%.1f %%')" "$(num "$(spread "b-$tool-$key")" '%.1f %%')" \
-                "$(num "$(median "b-$tool-$key" 9)" %.2f)"
+                "$(num "$(median "b-$tool-$key" 9)" %.2f)" "$(num "$(median "b-$tool-$key" 11)" %.2f)" \
+                "$(num "$(median "b-$tool-$key" 12)" %.2f)"
         done
         line="  $title:"
         for tool in $peers; do
@@ -920,6 +948,19 @@ if [ "$DO_BOUND" = 1 ]; then
         mark=n/a
         [ "$used" = nan ] || mark=$(met "$used >= 90")
         line+=" CPU used $mark ($(num "$used" '%.1f %%'));"
+        # Server-bound: shb left part of its allowance unused while the
+        # server had no CPU to give (90 % of the cores the quota leaves, or
+        # its busiest thread 90 % of a core: a one-thread event loop is full
+        # at one core): shb waited for it, and the ratio compares the
+        # server's limits, not the clients. A lower QUOTA gives the server
+        # headroom back.
+        srv=$(median "b-shb-$key" 11)
+        srv1=$(median "b-shb-$key" 12)
+        left=$(awk -v n="$(nproc)" -v q="$QUOTA" -v t="$threads" 'BEGIN { printf "%.2f", n - q * t / 100 }')
+        if [ "$used" != nan ] && [ "$srv" != nan ] &&
+            awk -v u="$used" -v c="$srv" -v b="$srv1" -v l="$left" 'BEGIN { exit !(u < 90 && (c >= 0.9 * l || b >= 0.9)) }'; then
+            line+=" server-bound (server $(num "$srv" %.2f) of the $left cores left, busiest thread $(num "$srv1" %.2f): not a client comparison; lower QUOTA);"
+        fi
         sp=$(spread "b-shb-$key")
         mark=n/a
         [ "$sp" = nan ] || mark=$(met "$sp <= 15")
@@ -928,6 +969,7 @@ if [ "$DO_BOUND" = 1 ]; then
     done
     echo
     echo "target: on every row shb >= 2 x the peer's req/s, shb uses >= 90 % of its allowance, shb's rounds spread <= 15 %"
+    echo "(a row marked server-bound measured the server: shb waited with CPU to spare while the server had none)"
     printf '%s\n' "${BOUND_TARGETS[@]}"
 fi
 
