@@ -1141,7 +1141,7 @@ static void tcp_tick(struct loop *l)
             }
             if (h2_stuck_too_long(l, c)) {
                 loop_why_within(l, ERR_REFUSED, "no stream could start (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ",
-                           cfg->connect_timeout_ns);
+                                cfg->connect_timeout_ns);
                 if (c->responses == 0)
                     loop_charge(l, ERR_REFUSED);
                 conn_give_up(l, c, ERR_REFUSED);

@@ -56,11 +56,12 @@
 # ((max - min) / median). It is in the default PROTOS, and skipped with one
 # line where the cpu controller is not mounted or not writable (not root).
 # Rounds alternate the tools so drift hits all of them alike. Client
-# CPU is user+sys from GNU time; nginx's CPU is utime+stime of its master
-# and workers (/proc/PID/stat) read before and after each run, printed per
+# CPU is user+sys from GNU time; the server's CPU (nginx's master and
+# workers, Bun, Caddy or ngtcp2's server) is utime+stime of its threads
+# (/proc/PID/task/TID/stat) read before and after each run, printed per
 # request for the h1, h2 and tls rows. Each round's line ends with "rest":
-# the CPU the machine spent on neither the client nor nginx during the run
-# (/proc/stat), the HTTP/3 server's share included: what else ran. Then valgrind counts shb's heap allocations
+# the CPU the machine spent on neither the client nor the server during the
+# run (/proc/stat): what else ran. Then valgrind counts shb's heap allocations
 # for -n 1000 and -n 50000 (per protocol): they must be equal (memory is
 # fixed at start-up).
 set -euo pipefail
@@ -246,9 +247,9 @@ URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
 T=$LIB_TMP
-# lines: tool round reqs req/s cpu_seconds nginx_cpu_seconds cgroup_cpu_seconds
+# lines: tool round reqs req/s cpu_seconds server_cpu_seconds cgroup_cpu_seconds
 # allowance_seconds (these two nan outside the bound section) busy_seconds
-# (the whole machine's) wall_seconds server_cores server_busiest_thread
+# (the whole machine's) wall_seconds server_busiest_thread (share of a core)
 RESULTS=$T/results
 : >"$RESULTS"
 FAILED_TOOLS=0
@@ -292,16 +293,6 @@ echo
 
 CLK_TCK=$(getconf CLK_TCK)
 
-# nginx_ticks: the CPU time (user + system, in clock ticks) nginx's master and
-# workers have used so far, from /proc/PID/stat (fields 14 and 15; the
-# command name before them is "nginx", without spaces).
-nginx_ticks() {
-    local pids
-    # shellcheck disable=SC2207  # pids are single words
-    pids=($(pgrep -P "$NGINX_PID") "$NGINX_PID")
-    (cd /proc && cat "${pids[@]/%//stat}" 2>/dev/null) | awk '{ sub(/^.*\) /, ""); s += $12 + $13 } END { print s + 0 }'
-}
-
 # server_threads PID FILE: one line per thread of the server the run loads
 # (PID and its children: nginx's master and workers, Bun, ngtcp2's server),
 # "TID TICKS" (user + system so far, /proc/PID/task/TID/stat). The server
@@ -314,13 +305,14 @@ server_threads() {
     (cd /proc && for p in "${pids[@]}"; do cat "$p"/task/*/stat 2>/dev/null; done) |
         awk '{ tid = $1; sub(/^.*\) /, ""); print tid, $12 + $13 }' >"$2"
 }
-# server_load BEFORE AFTER SECONDS: "CORES BUSIEST" — the cores the server
-# kept busy over the run, and the share of one core its busiest thread did
-# (a one-thread event loop is saturated at 1 whatever the cores left).
+# server_load BEFORE AFTER SECONDS: "CPU BUSIEST" — the server's CPU seconds
+# over the run (all its threads), and the share of one core its busiest
+# thread did (a one-thread event loop is saturated at 1 whatever the cores
+# left).
 server_load() {
     awk -v hz="$CLK_TCK" -v s="$3" 'NR == FNR { a[$1] = $2; next }
         { d = $2 - a[$1]; t += d; if (d > m) m = d }
-        END { printf "%.2f %.2f\n", t / hz / s, m / hz / s }' "$1" "$2"
+        END { printf "%.2f %.2f\n", t / hz, m / hz / s }' "$1" "$2"
 }
 
 # busy_ticks: the CPU time the whole machine has spent busy so far (clock
@@ -330,18 +322,18 @@ busy_ticks() {
 }
 
 # timed TOOL ROUND CMD...: runs CMD under GNU time; output in $T/out, CPU in
-# $T/time. Sets RUN_NGINX (nginx's CPU seconds over the run) and RUN_BUSY
-# (the machine's busy CPU seconds over the run: beyond the client's and
-# nginx's, what else ran, an HTTP/3 server or the neighbours). With
+# $T/time. Sets RUN_SERVER ("CPU BUSIEST": server_load over the run) and
+# RUN_BUSY (the machine's busy CPU seconds over the run: beyond the
+# client's and the server's, what else ran: the neighbours). With
 # BOUND_THREADS set, CMD runs in a fresh cgroup with the quota of that many
 # client threads (cg_new), and RUN_CG (the CPU seconds it used: its
 # cpuacct.usage) and RUN_ALLOW (the quota times the run's wall time) are set;
 # else they are nan.
 timed() {
-    local tool=$1 round=$2 ngx0 ngx1 busy0 cmd
+    local tool=$1 round=$2 busy0 cmd
     shift 2
     cmd=("$@")
-    RUN_NGINX=nan RUN_CG=nan RUN_ALLOW=nan RUN_SERVER="nan nan"
+    RUN_CG=nan RUN_ALLOW=nan RUN_SERVER="nan nan"
     if [ -n "${BOUND_THREADS:-}" ]; then
         if ! cg_new "$BOUND_THREADS"; then
             echo "bench: could not make a cgroup for $tool (round $round)" >&2
@@ -353,7 +345,6 @@ timed() {
         set -- sh -c 'echo $$ >"$1/cgroup.procs" && echo $$ >"$2/cgroup.procs" && shift 2 && exec "$@"' \
             sh "$CG_CPU" "$CG_ACCT" "$@"
     fi
-    ngx0=$(nginx_ticks)
     busy0=$(busy_ticks)
     server_threads "${SERVER_PID:-$NGINX_PID}" "$T/srv0"
     if ! timeout -k 5 $((DURATION * 3 + 30)) "$GNU_TIME" -f '%U %S %e' -o "$T/time" "$@" >"$T/out" 2>"$T/err"; then
@@ -364,8 +355,6 @@ timed() {
         return 1
     fi
     RUN_BUSY=$(awk -v a="$busy0" -v b="$(busy_ticks)" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
-    ngx1=$(nginx_ticks)
-    RUN_NGINX=$(awk -v a="$ngx0" -v b="$ngx1" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / hz }')
     server_threads "${SERVER_PID:-$NGINX_PID}" "$T/srv1"
     RUN_SERVER=$(server_load "$T/srv0" "$T/srv1" "$(awk '{ print $3 }' "$T/time")")
     if [ -n "${BOUND_THREADS:-}" ]; then
@@ -380,21 +369,22 @@ timed() {
 cpu_of() { awk 'END { printf "%.2f", $1 + $2 }' "$T/time"; }
 
 record() { # tool round reqs rps
-    local cpu
+    local cpu srv_cpu
     cpu=$(cpu_of)
+    srv_cpu=${RUN_SERVER%% *}
     if [ -z "$3" ] || [ -z "$4" ] || [ "$3" = 0 ]; then
         echo "bench: could not read $1's results (round $2)" >&2
         sed 's/^/  /' "$T/out" >&2
         FAILED_TOOLS=$((FAILED_TOOLS + 1))
         return 0
     fi
-    printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$RUN_NGINX" "$RUN_CG" "$RUN_ALLOW" \
-        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" "$RUN_SERVER" >>"$RESULTS"
+    printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$1" "$2" "$3" "$4" "$cpu" "$srv_cpu" "$RUN_CG" "$RUN_ALLOW" \
+        "$RUN_BUSY" "$(awk '{ print $3 }' "$T/time")" "${RUN_SERVER#* }" >>"$RESULTS"
     printf '  round %s  %-16s %10.0f req/s  %9s requests  %6.2f s CPU  %6.2f us/request%s%s  rest %.2f s\n' \
         "$2" "$1" "$4" "$3" "$cpu" "$(awk -v c="$cpu" -v n="$3" 'BEGIN { printf "%.3f", c * 1e6 / n }')" \
-        "$(awk -v c="$RUN_NGINX" -v n="$3" 'BEGIN { if (c > 0) printf "  nginx %6.2f us/request", c * 1e6 / n }')" \
+        "$(awk -v c="$srv_cpu" -v n="$3" 'BEGIN { if (c > 0) printf "  server %6.2f us/request", c * 1e6 / n }')" \
         "$(awk -v u="$RUN_CG" -v a="$RUN_ALLOW" 'BEGIN { if (u != "nan") printf "  cgroup %.2f s CPU of %.2f s allowed (%.1f %%)", u, a, u * 100 / a }')" \
-        "$(awk -v b="$RUN_BUSY" -v c="$cpu" -v n="$RUN_NGINX" 'BEGIN { r = b - c - n; printf "%.2f", (r > 0 ? r : 0) }')"
+        "$(awk -v b="$RUN_BUSY" -v c="$cpu" -v n="$srv_cpu" 'BEGIN { r = b - c - n; printf "%.2f", (r > 0 ? r : 0) }')"
 }
 
 # shb_round LABEL ROUND ARGS...: one shb run (-j) recorded as LABEL.
@@ -581,6 +571,7 @@ for round in $(seq 1 "$ROUNDS"); do
         shb_tty_round shb-quiet "$round" --no-progress -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
     fi
     if [ "$DO_H3" = 1 ]; then
+        SERVER_PID=$BUN_H3_PID
         for conf in "${H3_CONFS[@]}"; do
             c=${conf%x*}
             m=${conf#*x}
@@ -589,6 +580,7 @@ for round in $(seq 1 "$ROUNDS"); do
             shb_h3_round "h3all-bun-$conf" "$round" --http3 -z "${DURATION}s" -c "$c" -p "$m" -t "$ALL_THREADS" -j "$URL_H3_BUN"
             [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3all-bun-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$ALL_THREADS" "$URL_H3_BUN"
         done
+        SERVER_PID=$CADDY_PID
         for conf in "${H3_CADDY_CONFS[@]}"; do
             c=${conf%x*}
             m=${conf#*x}
@@ -596,6 +588,7 @@ for round in $(seq 1 "$ROUNDS"); do
             shb_round "h2-caddy-$conf" "$round" --http2 -z "${DURATION}s" -c "$c" -p "$m" -t "$THREADS" -j "$URL_H3_CADDY"
             [ -z "$H2LOAD_H3" ] || h2load_h3_round "h2load-h3-caddy-$conf" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$THREADS" "$URL_H3_CADDY"
         done
+        SERVER_PID=""
     fi
     if [ "$DO_BOUND" = 1 ]; then
         for row in "${BOUND_ROWS[@]}"; do
@@ -607,7 +600,7 @@ done
 
 # --- summary ------------------------------------------------------------------------
 # median of a column for one tool: median TOOL FIELD (3 = requests, 4 = req/s,
-# 6 = the client's CPU us/request, 7 = nginx's CPU us/request, 8 = the CPU the
+# 6 = the client's CPU us/request, 7 = the server's CPU us/request, 8 = the CPU the
 # client's cgroup used, % of its allowance, 9 = the cores busy with anything
 # but the client: the server's and the neighbours' share, 11 = the cores the
 # server kept busy, 12 = its busiest thread's share of a core)
@@ -617,7 +610,8 @@ median() {
         f == 7 { if ($6 != "nan") print $6 * 1e6 / $3; next }
         f == 8 { if ($7 != "nan") print $7 * 100 / $8; next }
         f == 9 { print ($9 - $5) / $10; next }
-        f == 11 || f == 12 { if ($f != "nan") print $f; next }
+        f == 11 { if ($6 != "nan") print $6 / $10; next }
+        f == 12 { if ($11 != "nan") print $11; next }
         { print $f }' "$RESULTS" |
         sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }

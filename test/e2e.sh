@@ -149,10 +149,11 @@ if start_nginx test/nginx-conns.conf.in nginx-conns; then
     # to take: every open one, and those in TIME-WAIT to this nginx (from
     # the runs before in this loop). A TIME-WAIT to another address does
     # not stand in the way: connect() needs a port only unique per peer.
-    TAKEN=$(ss -Htan 2>/dev/null | awk -v lo="$PLO" -v hi="$PHI" -v mine=":$NGINX_PORT" -v mine2=":$NGINX_PORT2" '
+    TAKEN=$(ss -Htan 2>/dev/null | awk -v lo="$PLO" -v hi="$PHI" -v mine="$NGINX_PORT" -v mine2="$NGINX_PORT2" '
         { n = split($4, a, ":"); p = a[n] + 0
+          m = split($5, b, ":"); peer = b[m]
           if (p < lo || p > hi) next
-          if ($1 == "TIME-WAIT" && substr($5, length($5) - length(mine) + 1) != mine && substr($5, length($5) - length(mine2) + 1) != mine2) next
+          if ($1 == "TIME-WAIT" && peer != mine && peer != mine2) next
           c++ }
         END { print c + 0 }')
     MAXC=$((MAXC - 100 - TAKEN))
