@@ -7,7 +7,7 @@
 #
 #   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem,bound \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" ALL_THREADS=$(nproc) \
-#   QUOTA=25 QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
+#   QUOTA=25 QUOTA_LOW=10 QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
 #
 # PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
 # CONNECTIONS connections; h2 is `shb --http2 -c C -p S` beside
@@ -53,7 +53,11 @@
 # `$H2LOAD_H3 --alpn-list=h3` when H2LOAD_H3 is set. Each row prints req/s,
 # shb/peer, the CPU each tool used (its cgroup's cpuacct.usage) against its
 # allowance (quota x the run's wall time) and the spread of its rounds
-# ((max - min) / median). It is in the default PROTOS, and skipped with one
+# (the farthest from their median, in % of it). A row whose server had no
+# CPU to spare under shb (90 % of the cores the quota leaves it, or its
+# busiest thread 90 % of a core) measured the server, not the clients: a
+# second pass runs those rows again at QUOTA_LOW percent (default 10; 0
+# skips it), and their targets are judged there. It is in the default PROTOS, and skipped with one
 # line where the cpu controller is not mounted or not writable (not root).
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time; the server's CPU (nginx's master and
@@ -96,12 +100,13 @@ cg_unusable() {
 
 # cg_new THREADS: makes a fresh cgroup, CG_CPU (cpu) and CG_ACCT (cpuacct;
 # the same directory where the two controllers share a mount), with a quota
-# of QUOTA percent of a core per thread. Sets CG_QUOTA_US.
+# of BOUND_QUOTA (QUOTA, or QUOTA_LOW for the second pass) percent of a core
+# per thread. Sets CG_QUOTA_US.
 cg_new() {
     CG_SEQ=$((CG_SEQ + 1))
     CG_CPU=$CG_CPU_ROOT/shb-bound-$$-$CG_SEQ
     CG_ACCT=$CG_ACCT_ROOT/shb-bound-$$-$CG_SEQ
-    CG_QUOTA_US=$((QUOTA * $1 * QUOTA_PERIOD_US / 100))
+    CG_QUOTA_US=$((BOUND_QUOTA * $1 * QUOTA_PERIOD_US / 100))
     mkdir "$CG_CPU" || return 1
     CG_MADE+=("$CG_CPU")
     if [ ! -d "$CG_ACCT" ]; then
@@ -137,6 +142,8 @@ CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
 PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound}
 QUOTA=${QUOTA:-25}
+QUOTA_LOW=${QUOTA_LOW:-10}
+BOUND_QUOTA=$QUOTA
 QUOTA_PERIOD_US=${QUOTA_PERIOD_US:-100000}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
 H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
@@ -182,15 +189,21 @@ if ! [[ "$QUOTA" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA" -gt 100 ]; then
     echo "bench: QUOTA=$QUOTA: want a whole percentage of one core per client thread, 1 to 100" >&2
     exit 2
 fi
+if ! [[ "$QUOTA_LOW" =~ ^(0|[1-9][0-9]*)$ ]] || [ "$QUOTA_LOW" -ge "$QUOTA" ]; then
+    echo "bench: QUOTA_LOW=$QUOTA_LOW: want a whole percentage under QUOTA=$QUOTA (0: no second pass)" >&2
+    exit 2
+fi
 # The kernel takes periods of 1 ms to 1 s and quotas of at least 1 ms.
 if ! [[ "$QUOTA_PERIOD_US" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA_PERIOD_US" -lt 1000 ] || [ "$QUOTA_PERIOD_US" -gt 1000000 ]; then
     echo "bench: QUOTA_PERIOD_US=$QUOTA_PERIOD_US: want a period in microseconds, 1000 to 1000000" >&2
     exit 2
 fi
-if [ $((QUOTA * QUOTA_PERIOD_US / 100)) -lt 1000 ]; then
-    echo "bench: QUOTA=$QUOTA of QUOTA_PERIOD_US=$QUOTA_PERIOD_US is under the kernel's 1000 us minimum quota" >&2
-    exit 2
-fi
+for q in "$QUOTA" "$QUOTA_LOW"; do
+    if [ "$q" != 0 ] && [ $((q * QUOTA_PERIOD_US / 100)) -lt 1000 ]; then
+        echo "bench: a quota of $q % of QUOTA_PERIOD_US=$QUOTA_PERIOD_US is under the kernel's 1000 us minimum" >&2
+        exit 2
+    fi
+done
 # parse_confs VAR LIST: the CxS entries of LIST (named VAR in messages).
 parse_confs() {
     local var=$1 conf
@@ -497,27 +510,27 @@ bound_round() {
         h1 | all-h1)
             c=$CONNECTIONS
             [ "$key" = h1 ] || c=$ALL_H1_CONNECTIONS
-            shb_round "b-shb-$key" "$round" -z "$z" -c "$c" -t "$t" -j "$URL"
-            wrk_round "b-wrk-$key" "$round" -d "$z" -c "$c" -t "$t" "$URL"
-            h2load_round "b-h2load-$key" "$round" --h1 -D "$DURATION" -c "$c" -t "$t" "$URL"
+            shb_round "b$BOUND_QUOTA-shb-$key" "$round" -z "$z" -c "$c" -t "$t" -j "$URL"
+            wrk_round "b$BOUND_QUOTA-wrk-$key" "$round" -d "$z" -c "$c" -t "$t" "$URL"
+            h2load_round "b$BOUND_QUOTA-h2load-$key" "$round" --h1 -D "$DURATION" -c "$c" -t "$t" "$URL"
             ;;
         h2-* | all-h2-*)
-            shb_round "b-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_H2"
-            h2load_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_H2"
+            shb_round "b$BOUND_QUOTA-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_H2"
+            h2load_round "b$BOUND_QUOTA-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_H2"
             ;;
         tls-h1)
-            shb_round "b-shb-$key" "$round" -z "$z" -c "$CONNECTIONS" -t "$t" -j "$URL_TLS"
-            wrk_round "b-wrk-$key" "$round" -d "$z" -c "$CONNECTIONS" -t "$t" "$URL_TLS"
+            shb_round "b$BOUND_QUOTA-shb-$key" "$round" -z "$z" -c "$CONNECTIONS" -t "$t" -j "$URL_TLS"
+            wrk_round "b$BOUND_QUOTA-wrk-$key" "$round" -d "$z" -c "$CONNECTIONS" -t "$t" "$URL_TLS"
             ;;
         tls-h2-*)
-            shb_round "b-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_TLS"
-            h2load_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_TLS"
+            shb_round "b$BOUND_QUOTA-shb-$key" "$round" --http2 -z "$z" -c "$c" -p "$m" -t "$t" -j "$URL_TLS"
+            h2load_round "b$BOUND_QUOTA-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$URL_TLS"
             ;;
         h3bun-* | h3ngtcp2-*)
             url=$URL_H3_BUN SERVER_PID=$BUN_H3_PID
             [ "${key%%-*}" = h3bun ] || url=$URL_H3_NGTCP2 SERVER_PID=$NGTCP2_H3_PID
-            shb_round "b-shb-$key" "$round" --http3 -z "$z" -c "$c" -p "$m" -t "$t" -j "$url"
-            [ -z "$H2LOAD_H3" ] || h2load_h3_round "b-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$url"
+            shb_round "b$BOUND_QUOTA-shb-$key" "$round" --http3 -z "$z" -c "$c" -p "$m" -t "$t" -j "$url"
+            [ -z "$H2LOAD_H3" ] || h2load_h3_round "b$BOUND_QUOTA-h2load-$key" "$round" -D "$DURATION" -c "$c" -m "$m" -t "$t" "$url"
             ;;
     esac
 }
@@ -615,13 +628,14 @@ median() {
         { print $f }' "$RESULTS" |
         sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
-# spread TOOL: how far apart the tool's rounds are, (max - min) / median of
-# their req/s, in percent.
+# spread TOOL: how far the tool's rounds stray from their median: the
+# farthest round's req/s from the median, in percent of it.
 spread() {
     awk -v t="$1" '$1 == t { print $4 }' "$RESULTS" | sort -g |
         awk '{ a[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
             m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-            printf "%.1f", (a[NR] - a[1]) * 100 / m }'
+            d = (a[NR] - m > m - a[1]) ? a[NR] - m : m - a[1]
+            printf "%.1f", d * 100 / m }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.3f", a / b }'; }
 
@@ -908,62 +922,107 @@ fi
 # --- client-bound rows -----------------------------------------------------------------
 if [ "$DO_BOUND" = 1 ]; then
     num() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "nan") print "n/a"; else printf f, x }'; }
+    # server_bound KEY THREADS Q: whether the server had no CPU to spare
+    # while shb ran row KEY at Q % a thread: it kept 90 % of the cores the
+    # quota leaves busy, or its busiest thread 90 % of a core (a one-thread
+    # event loop is full at one core). Such a row compares the server's
+    # limit, not the clients: shb waits for responses whatever its quota.
+    # Sets SB_WHY, the figures that say so.
+    server_bound() {
+        local srv srv1 left
+        srv=$(median "b$3-shb-$1" 11)
+        srv1=$(median "b$3-shb-$1" 12)
+        left=$(awk -v n="$(nproc)" -v q="$3" -v t="$2" 'BEGIN { printf "%.2f", n - q * t / 100 }')
+        SB_WHY="server $(num "$srv" %.2f) of the $left cores left, busiest thread $(num "$srv1" %.2f)"
+        [ "$srv" != nan ] && awk -v c="$srv" -v b="$srv1" -v l="$left" 'BEGIN { exit !(c >= 0.9 * l || b >= 0.9) }'
+    }
+    # The second pass: the server-bound rows again at QUOTA_LOW, where the
+    # server has CPU to spare and the clients are what is measured.
+    LOW_KEYS=" "
+    LOW_ROWS=()
+    if [ "$QUOTA_LOW" != 0 ]; then
+        for row in "${BOUND_ROWS[@]}"; do
+            IFS='|' read -r key threads _ <<<"$row"
+            if server_bound "$key" "$threads" "$QUOTA"; then
+                LOW_ROWS+=("$row")
+                LOW_KEYS+="$key "
+            fi
+        done
+    fi
+    if [ "${#LOW_ROWS[@]}" -gt 0 ]; then
+        echo
+        echo "client-bound, second pass: the ${#LOW_ROWS[@]} rows whose server had no CPU to spare at $QUOTA %, at $QUOTA_LOW % of a core per client thread"
+        BOUND_QUOTA=$QUOTA_LOW
+        for round in $(seq 1 "$ROUNDS"); do
+            for row in "${LOW_ROWS[@]}"; do
+                IFS='|' read -r key threads _ <<<"$row"
+                bound_round "$key" "$threads" "$round"
+            done
+        done
+        BOUND_QUOTA=$QUOTA
+    fi
+
     echo
     echo "Client-bound: each client in a fresh cgroup at $QUOTA % of a core per client thread (period $QUOTA_PERIOD_US us),"
     echo "servers unbounded; median of $ROUNDS alternating rounds, ${DURATION}s each. CPU used: the cgroup's cpuacct.usage"
-    echo "against its allowance (quota x the run's wall time); spread: (max - min) / median of the rounds' req/s;"
+    echo "against its allowance (quota x the run's wall time); spread: the farthest round from the median, in % of it;"
     echo "others: the cores busy meanwhile with anything but the client, the server above all (near $(nproc) cores less the"
     echo "client's share, the server is the bottleneck, not the client); server: the cores the server kept busy"
-    echo "(nginx's master and workers, Bun, ngtcp2's server: /proc/PID/task); thread: its busiest thread's share of a core"
+    echo "(nginx's master and workers, Bun, ngtcp2's server: /proc/PID/task); thread: its busiest thread's share of a core."
+    echo "A row whose server had no CPU to spare at $QUOTA % (server-bound) is measured again at $QUOTA_LOW % (QUOTA_LOW)."
     printf '  %-36s %6s %12s %10s %10s %8s %7s %7s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others server thread
     BOUND_TARGETS=()
     for row in "${BOUND_ROWS[@]}"; do
         IFS='|' read -r key threads title peers <<<"$row"
-        echo "  $title"
-        S_RPS=$(median "b-shb-$key" 4)
-        for tool in shb $peers; do
-            rps=$(median "b-$tool-$key" 4)
-            r=""
-            [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
-            printf '    %-34s %4s %% %12s %10s %10s %8s %7s %7s %7s\n' "$tool" "$((QUOTA * threads))" "$(num "$rps" %.0f)" "$r" \
-                "$(num "$(median "b-$tool-$key" 8)" '%.1f %%')" "$(num "$(spread "b-$tool-$key")" '%.1f %%')" \
-                "$(num "$(median "b-$tool-$key" 9)" %.2f)" "$(num "$(median "b-$tool-$key" 11)" %.2f)" \
-                "$(num "$(median "b-$tool-$key" 12)" %.2f)"
+        q=$QUOTA
+        if [[ "$LOW_KEYS" == *" $key "* ]]; then
+            server_bound "$key" "$threads" "$QUOTA" || true
+            echo "  $title: server-bound at $QUOTA % ($SB_WHY)"
+            quotas="$QUOTA $QUOTA_LOW"
+            q=$QUOTA_LOW
+        else
+            echo "  $title"
+            quotas=$QUOTA
+        fi
+        for qq in $quotas; do
+            S_RPS=$(median "b$qq-shb-$key" 4)
+            for tool in shb $peers; do
+                l="b$qq-$tool-$key"
+                rps=$(median "$l" 4)
+                r=""
+                [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
+                printf '    %-34s %4s %% %12s %10s %10s %8s %7s %7s %7s\n' "$tool" "$((qq * threads))" "$(num "$rps" %.0f)" "$r" \
+                    "$(num "$(median "$l" 8)" '%.1f %%')" "$(num "$(spread "$l")" '%.1f %%')" \
+                    "$(num "$(median "$l" 9)" %.2f)" "$(num "$(median "$l" 11)" %.2f)" "$(num "$(median "$l" 12)" %.2f)"
+            done
         done
-        line="  $title:"
+        # The targets are judged where the row is a client comparison: at
+        # QUOTA, or at QUOTA_LOW for a row that was server-bound at QUOTA.
+        S_RPS=$(median "b$q-shb-$key" 4)
+        line="  $title, $((q * threads)) %:"
         for tool in $peers; do
-            rps=$(median "b-$tool-$key" 4)
+            rps=$(median "b$q-$tool-$key" 4)
             mark=n/a
             [ "$S_RPS" = nan ] || [ "$rps" = nan ] || mark=$(met "$S_RPS >= 2 * $rps")
             line+=" vs $tool $mark ($(ratio "$S_RPS" "$rps") x);"
         done
         [ -n "$peers" ] || line+=" vs h2load n/a (no peer: H2LOAD_H3 unset);"
-        used=$(median "b-shb-$key" 8)
+        used=$(median "b$q-shb-$key" 8)
         mark=n/a
         [ "$used" = nan ] || mark=$(met "$used >= 90")
         line+=" CPU used $mark ($(num "$used" '%.1f %%'));"
-        # Server-bound: shb left part of its allowance unused while the
-        # server had no CPU to give (90 % of the cores the quota leaves, or
-        # its busiest thread 90 % of a core: a one-thread event loop is full
-        # at one core): shb waited for it, and the ratio compares the
-        # server's limits, not the clients. A lower QUOTA gives the server
-        # headroom back.
-        srv=$(median "b-shb-$key" 11)
-        srv1=$(median "b-shb-$key" 12)
-        left=$(awk -v n="$(nproc)" -v q="$QUOTA" -v t="$threads" 'BEGIN { printf "%.2f", n - q * t / 100 }')
-        if [ "$used" != nan ] && [ "$srv" != nan ] &&
-            awk -v u="$used" -v c="$srv" -v b="$srv1" -v l="$left" 'BEGIN { exit !(u < 90 && (c >= 0.9 * l || b >= 0.9)) }'; then
-            line+=" server-bound (server $(num "$srv" %.2f) of the $left cores left, busiest thread $(num "$srv1" %.2f): not a client comparison; lower QUOTA);"
+        if server_bound "$key" "$threads" "$q"; then
+            line+=" server-bound ($SB_WHY: not a client comparison; lower QUOTA$([ "$q" = "$QUOTA" ] || echo _LOW));"
         fi
-        sp=$(spread "b-shb-$key")
+        sp=$(spread "b$q-shb-$key")
         mark=n/a
         [ "$sp" = nan ] || mark=$(met "$sp <= 15")
         line+=" spread $mark ($(num "$sp" '%.1f %%'))"
         BOUND_TARGETS+=("$line")
     done
     echo
-    echo "target: on every row shb >= 2 x the peer's req/s, shb uses >= 90 % of its allowance, shb's rounds spread <= 15 %"
-    echo "(a row marked server-bound measured the server: shb waited with CPU to spare while the server had none)"
+    echo "target: on every row shb >= 2 x the peer's req/s, shb uses >= 90 % of its allowance, shb's rounds within 15 % of their median"
+    echo "(judged at $QUOTA %, or at $QUOTA_LOW % where the server had no CPU to spare at $QUOTA %; a row still server-bound measured the server)"
     printf '%s\n' "${BOUND_TARGETS[@]}"
 fi
 
