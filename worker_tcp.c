@@ -1248,18 +1248,20 @@ static void tcp_start(struct loop *l)
  * next only when its response is taken, so holding out for many stalls the
  * pipeline. HTTP/2 with streams to spare: a connection has other requests
  * in flight while one of its receives waits, so a wake-up holds out for a
- * receive and a send completion of every connection, up to 16: the refills
- * of several receives leave in one pass, and the server reads its requests
- * in batches too. Measured against nginx with the client held to 25 % of a
- * core (a cgroup quota, as make bench's bound section): h2c 16 x 32 1.8 x
- * and 4 x 100 1.6 x the requests/s of a quarter of the connections, at the
- * same CPU; without a quota 8 % more requests/s at 40 % less CPU. A held
- * receive is still read at most latency/32 late (worker.c). */
+ * receive and a send completion of every connection, up to 8: the refills
+ * of several receives leave in one pass. Measured against nginx with the
+ * client held to 25 % of a core (a cgroup quota, as make bench's bound
+ * section): 1.2-1.8 x the requests/s of a quarter of the connections at
+ * h2c 16 x 32 and 4 x 100, at the same CPU; without a quota as many requests/s
+ * at 35-50 % less CPU. Holding out for more (16) gained nothing under a
+ * quota and, without one, cost nginx 10 % more CPU per request (its
+ * responses left in more TCP segments). A held receive is still read at
+ * most latency/32 late (worker.c). */
 static unsigned tcp_wait_batch(const struct loop *l)
 {
     const struct tcp *t = tcp_of(l);
     if (t->http2 && l->cfg->h2->parallel >= 2)
-        return t->nconns < 8 ? 2 * t->nconns : 16;
+        return t->nconns < 4 ? 2 * t->nconns : 8;
     unsigned n = t->nconns / 4;
     if (n < 1)
         n = 1;
