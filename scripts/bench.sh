@@ -7,7 +7,7 @@
 #
 #   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem,bound \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" ALL_THREADS=$(nproc) \
-#   QUOTA=25 QUOTA_LOW=10 QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
+#   QUOTA=25 QUOTA_LOW="10 5" QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
 #
 # PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
 # CONNECTIONS connections; h2 is `shb --http2 -c C -p S` beside
@@ -55,9 +55,10 @@
 # allowance (quota x the run's wall time) and the spread of its rounds
 # (the farthest from their median, in % of it). A row whose server had no
 # CPU to spare under shb (90 % of the cores the quota leaves it, or its
-# busiest thread 90 % of a core) measured the server, not the clients: a
-# second pass runs those rows again at QUOTA_LOW percent (default 10; 0
-# skips it), and their targets are judged there. It is in the default PROTOS, and skipped with one
+# busiest thread 90 % of a core) measured the server, not the clients:
+# further passes run those rows again at each lower quota of QUOTA_LOW in
+# turn (default "10 5"; empty skips them) until their server has CPU to
+# spare, and their targets are judged there. It is in the default PROTOS, and skipped with one
 # line where the cpu controller is not mounted or not writable (not root).
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time; the server's CPU (nginx's master and
@@ -100,7 +101,7 @@ cg_unusable() {
 
 # cg_new THREADS: makes a fresh cgroup, CG_CPU (cpu) and CG_ACCT (cpuacct;
 # the same directory where the two controllers share a mount), with a quota
-# of BOUND_QUOTA (QUOTA, or QUOTA_LOW for the second pass) percent of a core
+# of BOUND_QUOTA (QUOTA, or one of QUOTA_LOW on a further pass) percent of a core
 # per thread. Sets CG_QUOTA_US.
 cg_new() {
     CG_SEQ=$((CG_SEQ + 1))
@@ -142,7 +143,7 @@ CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
 PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound}
 QUOTA=${QUOTA:-25}
-QUOTA_LOW=${QUOTA_LOW:-10}
+QUOTA_LOW=${QUOTA_LOW-10 5}
 BOUND_QUOTA=$QUOTA
 QUOTA_PERIOD_US=${QUOTA_PERIOD_US:-100000}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
@@ -189,17 +190,21 @@ if ! [[ "$QUOTA" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA" -gt 100 ]; then
     echo "bench: QUOTA=$QUOTA: want a whole percentage of one core per client thread, 1 to 100" >&2
     exit 2
 fi
-if ! [[ "$QUOTA_LOW" =~ ^(0|[1-9][0-9]*)$ ]] || [ "$QUOTA_LOW" -ge "$QUOTA" ]; then
-    echo "bench: QUOTA_LOW=$QUOTA_LOW: want a whole percentage under QUOTA=$QUOTA (0: no second pass)" >&2
-    exit 2
-fi
+prev=$QUOTA
+for q in $QUOTA_LOW; do
+    if ! [[ "$q" =~ ^[1-9][0-9]*$ ]] || [ "$q" -ge "$prev" ]; then
+        echo "bench: QUOTA_LOW=$QUOTA_LOW: want whole percentages, each under QUOTA=$QUOTA and the one before it (empty: no further passes)" >&2
+        exit 2
+    fi
+    prev=$q
+done
 # The kernel takes periods of 1 ms to 1 s and quotas of at least 1 ms.
 if ! [[ "$QUOTA_PERIOD_US" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA_PERIOD_US" -lt 1000 ] || [ "$QUOTA_PERIOD_US" -gt 1000000 ]; then
     echo "bench: QUOTA_PERIOD_US=$QUOTA_PERIOD_US: want a period in microseconds, 1000 to 1000000" >&2
     exit 2
 fi
-for q in "$QUOTA" "$QUOTA_LOW"; do
-    if [ "$q" != 0 ] && [ $((q * QUOTA_PERIOD_US / 100)) -lt 1000 ]; then
+for q in $QUOTA $QUOTA_LOW; do
+    if [ $((q * QUOTA_PERIOD_US / 100)) -lt 1000 ]; then
         echo "bench: a quota of $q % of QUOTA_PERIOD_US=$QUOTA_PERIOD_US is under the kernel's 1000 us minimum" >&2
         exit 2
     fi
@@ -296,7 +301,7 @@ if [ "$DO_BOUND" = 1 ]; then
         start_ngtcp2_h3 bench-ngtcp2 "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" || { echo "bench: ngtcp2's gtlsserver did not start" >&2; exit 1; }
         URL_H3_NGTCP2="https://127.0.0.1:$NGTCP2_H3_PORT/"
     fi
-    echo "client-bound: $ROUNDS rounds x ${DURATION}s, each client in its own cgroup: quota $QUOTA % of a core per client thread, period $QUOTA_PERIOD_US us; servers unbounded"
+    echo "client-bound: $ROUNDS rounds x ${DURATION}s, each client in its own cgroup: quota $QUOTA % of a core per client thread (server-bound rows again at ${QUOTA_LOW:-none}), period $QUOTA_PERIOD_US us; servers unbounded"
     echo "              HTTP/3: Bun $URL_H3_BUN, ngtcp2 ${URL_H3_NGTCP2:-none ($NGTCP2_SERVER not installed: apt-get install ngtcp2-server)} (${H3_CONFS[*]}); h2load: ${H2LOAD_H3:-none (H2LOAD_H3 unset)}"
 elif [[ ",$PROTOS," == *,bound,* ]]; then
     echo "client-bound: skipped: $BOUND_WHY"
@@ -936,31 +941,37 @@ if [ "$DO_BOUND" = 1 ]; then
         SB_WHY="server $(num "$srv" %.2f) of the $left cores left, busiest thread $(num "$srv1" %.2f)"
         [ "$srv" != nan ] && awk -v c="$srv" -v b="$srv1" -v l="$left" 'BEGIN { exit !(c >= 0.9 * l || b >= 0.9) }'
     }
-    # The second pass: the server-bound rows again at QUOTA_LOW, where the
-    # server has CPU to spare and the clients are what is measured.
-    LOW_KEYS=" "
-    LOW_ROWS=()
-    if [ "$QUOTA_LOW" != 0 ]; then
+    # Further passes: the rows still server-bound at the last quota they ran
+    # at, again at each quota of QUOTA_LOW in turn, until the server has CPU
+    # to spare and the clients are what is measured.
+    declare -A ROW_QUOTAS=()
+    for row in "${BOUND_ROWS[@]}"; do
+        IFS='|' read -r key _ <<<"$row"
+        ROW_QUOTAS[$key]=$QUOTA
+    done
+    prev=$QUOTA
+    for ql in $QUOTA_LOW; do
+        LOW_ROWS=()
         for row in "${BOUND_ROWS[@]}"; do
             IFS='|' read -r key threads _ <<<"$row"
-            if server_bound "$key" "$threads" "$QUOTA"; then
+            if [ "${ROW_QUOTAS[$key]##* }" = "$prev" ] && server_bound "$key" "$threads" "$prev"; then
                 LOW_ROWS+=("$row")
-                LOW_KEYS+="$key "
+                ROW_QUOTAS[$key]+=" $ql"
             fi
         done
-    fi
-    if [ "${#LOW_ROWS[@]}" -gt 0 ]; then
+        [ "${#LOW_ROWS[@]}" -gt 0 ] || break
         echo
-        echo "client-bound, second pass: the ${#LOW_ROWS[@]} rows whose server had no CPU to spare at $QUOTA %, at $QUOTA_LOW % of a core per client thread"
-        BOUND_QUOTA=$QUOTA_LOW
+        echo "client-bound, again at $ql % of a core per client thread: the ${#LOW_ROWS[@]} rows whose server had no CPU to spare at $prev %"
+        BOUND_QUOTA=$ql
         for round in $(seq 1 "$ROUNDS"); do
             for row in "${LOW_ROWS[@]}"; do
                 IFS='|' read -r key threads _ <<<"$row"
                 bound_round "$key" "$threads" "$round"
             done
         done
-        BOUND_QUOTA=$QUOTA
-    fi
+        prev=$ql
+    done
+    BOUND_QUOTA=$QUOTA
 
     echo
     echo "Client-bound: each client in a fresh cgroup at $QUOTA % of a core per client thread (period $QUOTA_PERIOD_US us),"
@@ -969,21 +980,18 @@ if [ "$DO_BOUND" = 1 ]; then
     echo "others: the cores busy meanwhile with anything but the client, the server above all (near $(nproc) cores less the"
     echo "client's share, the server is the bottleneck, not the client); server: the cores the server kept busy"
     echo "(nginx's master and workers, Bun, ngtcp2's server: /proc/PID/task); thread: its busiest thread's share of a core."
-    echo "A row whose server had no CPU to spare at $QUOTA % (server-bound) is measured again at $QUOTA_LOW % (QUOTA_LOW)."
+    echo "A row whose server had no CPU to spare (server-bound) is measured again at each lower quota of QUOTA_LOW ($QUOTA_LOW) until it has."
     printf '  %-36s %6s %12s %10s %10s %8s %7s %7s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others server thread
     BOUND_TARGETS=()
     for row in "${BOUND_ROWS[@]}"; do
         IFS='|' read -r key threads title peers <<<"$row"
-        q=$QUOTA
-        if [[ "$LOW_KEYS" == *" $key "* ]]; then
-            server_bound "$key" "$threads" "$QUOTA" || true
-            echo "  $title: server-bound at $QUOTA % ($SB_WHY)"
-            quotas="$QUOTA $QUOTA_LOW"
-            q=$QUOTA_LOW
-        else
-            echo "  $title"
-            quotas=$QUOTA
-        fi
+        quotas=${ROW_QUOTAS[$key]}
+        q=${quotas##* }
+        head="  $title"
+        for qq in $quotas; do
+            [ "$qq" = "$q" ] || { server_bound "$key" "$threads" "$qq" || true; head+="; server-bound at $qq % a thread ($SB_WHY)"; }
+        done
+        echo "$head"
         for qq in $quotas; do
             S_RPS=$(median "b$qq-shb-$key" 4)
             for tool in shb $peers; do
@@ -997,7 +1005,8 @@ if [ "$DO_BOUND" = 1 ]; then
             done
         done
         # The targets are judged where the row is a client comparison: at
-        # QUOTA, or at QUOTA_LOW for a row that was server-bound at QUOTA.
+        # the last quota it ran at (QUOTA, or the QUOTA_LOW that gave its
+        # server CPU to spare).
         S_RPS=$(median "b$q-shb-$key" 4)
         line="  $title, $((q * threads)) %:"
         for tool in $peers; do
@@ -1012,7 +1021,7 @@ if [ "$DO_BOUND" = 1 ]; then
         [ "$used" = nan ] || mark=$(met "$used >= 90")
         line+=" CPU used $mark ($(num "$used" '%.1f %%'));"
         if server_bound "$key" "$threads" "$q"; then
-            line+=" server-bound ($SB_WHY: not a client comparison; lower QUOTA$([ "$q" = "$QUOTA" ] || echo _LOW));"
+            line+=" server-bound ($SB_WHY: not a client comparison; a lower quota would be);"
         fi
         sp=$(spread "b$q-shb-$key")
         mark=n/a
@@ -1022,7 +1031,7 @@ if [ "$DO_BOUND" = 1 ]; then
     done
     echo
     echo "target: on every row shb >= 2 x the peer's req/s, shb uses >= 90 % of its allowance, shb's rounds within 15 % of their median"
-    echo "(judged at $QUOTA %, or at $QUOTA_LOW % where the server had no CPU to spare at $QUOTA %; a row still server-bound measured the server)"
+    echo "(each row judged at the last quota it ran at: $QUOTA %, or the first of $QUOTA_LOW % that left its server CPU to spare; a row still server-bound measured the server)"
     printf '%s\n' "${BOUND_TARGETS[@]}"
 fi
 
