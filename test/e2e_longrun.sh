@@ -257,8 +257,13 @@ fi
 
 # --- 3. memory stays flat ----------------------------------------------------------------
 # rss_pair LABEL ARGS...: peak RSS (GNU time) of shb -z 1s and -z 8s with
-# ARGS; the long run may not have grown by more than 2 % + 256 KiB (pages
-# first touched late: a receive buffer, a histogram bucket).
+# ARGS; the long run may not have grown by more than 2 % + 512 KiB: pages
+# first touched late, the receive buffer ring above all (16 buffers of
+# 16 KiB at these -c: 256 KiB, and a 1 s run may have touched little of
+# it: 928 KiB after 1 s and 1228 after 8 s seen for h2c -c 4, where the
+# same binary's other 1 s runs peaked at 1056-1184), then histogram
+# buckets and the timeline's seconds. A leak of a few bytes per request
+# still shows: the 8 s runs make hundreds of thousands of requests.
 rss_pair() {
     local label=$1 real=$SHB a b
     shift
@@ -273,7 +278,7 @@ rss_pair() {
     SHB=$real
     case "$a$b" in
         '' | *[!0-9]*) want "no peak RSS from GNU time (got '$a' and '$b')" ;;
-        *) [ "$b" -le $((a + a / 50 + 256)) ] || want "peak RSS grew from $a KiB (1 s) to $b KiB (8 s)" ;;
+        *) [ "$b" -le $((a + a / 50 + 512)) ] || want "peak RSS grew from $a KiB (1 s) to $b KiB (8 s)" ;;
     esac
     [ -z "$WHY" ] && echo "  ($label: $a KiB after 1 s, $b KiB after 8 s)"
     finish
