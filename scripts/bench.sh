@@ -540,6 +540,16 @@ bound_round() {
     esac
 }
 
+# bound_pass ROUND ROW...: one round of each of these BOUND_ROWS entries.
+bound_pass() {
+    local round=$1 row key threads
+    shift
+    for row in "$@"; do
+        IFS='|' read -r key threads _ <<<"$row"
+        bound_round "$key" "$threads" "$round"
+    done
+}
+
 for round in $(seq 1 "$ROUNDS"); do
     if [ "$DO_H1" = 1 ]; then
         shb_round shb "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"
@@ -609,10 +619,7 @@ for round in $(seq 1 "$ROUNDS"); do
         SERVER_PID=""
     fi
     if [ "$DO_BOUND" = 1 ]; then
-        for row in "${BOUND_ROWS[@]}"; do
-            IFS='|' read -r key threads _ <<<"$row"
-            bound_round "$key" "$threads" "$round"
-        done
+        bound_pass "$round" "${BOUND_ROWS[@]}"
     fi
 done
 
@@ -964,10 +971,7 @@ if [ "$DO_BOUND" = 1 ]; then
         echo "client-bound, again at $ql % of a core per client thread: the ${#LOW_ROWS[@]} rows whose server had no CPU to spare at $prev %"
         BOUND_QUOTA=$ql
         for round in $(seq 1 "$ROUNDS"); do
-            for row in "${LOW_ROWS[@]}"; do
-                IFS='|' read -r key threads _ <<<"$row"
-                bound_round "$key" "$threads" "$round"
-            done
+            bound_pass "$round" "${LOW_ROWS[@]}"
         done
         prev=$ql
     done
