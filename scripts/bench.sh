@@ -7,7 +7,7 @@
 #
 #   ROUNDS=5 DURATION=5 CONNECTIONS=50 THREADS=1 PROTOS=h1,h2,tls,allcore,mem,bound \
 #   H2_CONFIGS="16x32 4x100" TLS_H2_CONFIGS="16x32" ALL_THREADS=$(nproc) \
-#   QUOTA=25 QUOTA_LOW="10 5" QUOTA_PERIOD_US=100000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
+#   QUOTA=25 QUOTA_LOW="10 5" QUOTA_PERIOD_US=20000 H2LOAD_H3=/path/to/h2load bash scripts/bench.sh
 #
 # PROTOS picks the rows: h1 is shb, wrk and `h2load --h1` over HTTP/1.1 with
 # CONNECTIONS connections; h2 is `shb --http2 -c C -p S` beside
@@ -45,7 +45,9 @@
 # every client run gets a fresh cgroup (cgroup v1 cpu and cpuacct,
 # /sys/fs/cgroup/cpu/shb-bound-*) whose quota is QUOTA percent of one core
 # (default 25) per client thread (-t) in periods of QUOTA_PERIOD_US
-# (default 100000) microseconds, while the servers run outside any quota.
+# (default 20000: finer slices than the kernel's 100 ms keep a throttled
+# client's rounds closer together) microseconds, while the servers run
+# outside any quota.
 # Its rows: the h1, h2 and tls rows above with -t THREADS (handshakes
 # aside), the allcore rows with -t ALL_THREADS (the quota grows with the
 # threads), and shb --http3 for each CxS of H3_CONFIGS against Bun and
@@ -60,6 +62,12 @@
 # turn (default "10 5"; empty skips them) until their server has CPU to
 # spare, and their targets are judged there. It is in the default PROTOS, and skipped with one
 # line where the cpu controller is not mounted or not writable (not root).
+# cubic runs the h2 rows again in a private network namespace (unshare
+# --net, as root) whose TCP uses cubic, with an nginx of its own: where the
+# machine uses BBR, the server paces its writes from how fast its ACKs come
+# back, so its CPU per request depends on how promptly the client reads;
+# under cubic it does not (skipped with one line where the machine already
+# uses cubic or no namespace can be made; in the default PROTOS).
 # Rounds alternate the tools so drift hits all of them alike. Client
 # CPU is user+sys from GNU time; the server's CPU (nginx's master and
 # workers, Bun, Caddy or ngtcp2's server) is utime+stime of its threads
@@ -141,11 +149,19 @@ DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
-PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound}
+PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound,cubic}
+# Inside the cubic section's own run (see below): this network namespace's
+# loopback up and its TCP on BENCH_CC, before nginx starts.
+if [ -n "${BENCH_CC:-}" ]; then
+    if ! ip link set lo up || ! sysctl -qw net.ipv4.tcp_congestion_control="$BENCH_CC"; then
+        echo "bench: could not set up the namespace's loopback with $BENCH_CC" >&2
+        exit 1
+    fi
+fi
 QUOTA=${QUOTA:-25}
 QUOTA_LOW=${QUOTA_LOW-10 5}
 BOUND_QUOTA=$QUOTA
-QUOTA_PERIOD_US=${QUOTA_PERIOD_US:-100000}
+QUOTA_PERIOD_US=${QUOTA_PERIOD_US:-20000}
 H3_CONFIGS=${H3_CONFIGS:-16x32 4x100 32x32 16x128}
 H3_CADDY_CONFIGS=${H3_CADDY_CONFIGS:-16x32}
 H2LOAD_H3=${H2LOAD_H3:-}
@@ -168,6 +184,7 @@ DO_H3=0
 DO_LIVE=0
 DO_PHASES=0
 DO_BOUND=0
+DO_CUBIC=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -179,11 +196,12 @@ for proto in ${PROTOS//,/ }; do
         live) DO_LIVE=1 ;;
         phases) DO_PHASES=1 ;;
         bound) DO_BOUND=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases, bound)" >&2; exit 2 ;;
+        cubic) DO_CUBIC=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases, bound, cubic)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES$DO_BOUND" = 000000000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, bound, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES$DO_BOUND$DO_CUBIC" = 0000000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, bound, cubic, or a comma-separated list of them)" >&2
     exit 2
 fi
 if ! [[ "$QUOTA" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA" -gt 100 ]; then
@@ -232,6 +250,18 @@ H3_CADDY_CONFS=("${CONFS[@]}")
 BOUND_WHY=""
 if [ "$DO_BOUND" = 1 ] && BOUND_WHY=$(cg_unusable); then
     DO_BOUND=0
+fi
+# The cubic section runs only where it tells something and can run.
+CUBIC_WHY=""
+if [ "$DO_CUBIC" = 1 ]; then
+    if [ "$(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null)" = cubic ]; then
+        CUBIC_WHY="this machine's TCP already uses cubic"
+    elif ! command -v unshare >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then
+        CUBIC_WHY="needs unshare (util-linux) and ip (iproute2)"
+    elif ! unshare --net true 2>/dev/null; then
+        CUBIC_WHY="cannot make a network namespace (run as root)"
+    fi
+    [ -z "$CUBIC_WHY" ] || DO_CUBIC=0
 fi
 # Debian's ngtcp2 example server, for the bound section's HTTP/3 rows.
 NGTCP2_SERVER=$(command -v gtlsserver 2>/dev/null || echo /usr/sbin/gtlsserver)
@@ -305,6 +335,11 @@ if [ "$DO_BOUND" = 1 ]; then
     echo "              HTTP/3: Bun $URL_H3_BUN, ngtcp2 ${URL_H3_NGTCP2:-none ($NGTCP2_SERVER not installed: apt-get install ngtcp2-server)} (${H3_CONFS[*]}); h2load: ${H2LOAD_H3:-none (H2LOAD_H3 unset)}"
 elif [[ ",$PROTOS," == *,bound,* ]]; then
     echo "client-bound: skipped: $BOUND_WHY"
+fi
+if [ "$DO_CUBIC" = 1 ]; then
+    echo "cubic:    h2c ${H2_CONFS[*]} again, $ROUNDS rounds x ${DURATION}s, in a private network namespace whose TCP uses cubic"
+elif [[ ",$PROTOS," == *,cubic,* ]]; then
+    echo "cubic:    skipped: $CUBIC_WHY"
 fi
 echo "$(nproc) CPUs, kernel $(uname -r), TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo '?')"
 echo
@@ -985,7 +1020,7 @@ if [ "$DO_BOUND" = 1 ]; then
     echo "client's share, the server is the bottleneck, not the client); server: the cores the server kept busy"
     echo "(nginx's master and workers, Bun, ngtcp2's server: /proc/PID/task); thread: its busiest thread's share of a core."
     echo "A row whose server had no CPU to spare (server-bound) is measured again at each lower quota of QUOTA_LOW ($QUOTA_LOW) until it has."
-    printf '  %-36s %6s %12s %10s %10s %8s %7s %7s %7s\n' "row, tool" quota "req/s" "shb/tool" "CPU used" spread others server thread
+    printf '  %-36s %8s %12s %10s %10s %8s %7s %7s %7s\n' "row, tool" "quota/th" "req/s" "shb/tool" "CPU used" spread others server thread
     BOUND_TARGETS=()
     for row in "${BOUND_ROWS[@]}"; do
         IFS='|' read -r key threads title peers <<<"$row"
@@ -1003,7 +1038,7 @@ if [ "$DO_BOUND" = 1 ]; then
                 rps=$(median "$l" 4)
                 r=""
                 [ "$tool" = shb ] || r=$(ratio "$S_RPS" "$rps")
-                printf '    %-34s %4s %% %12s %10s %10s %8s %7s %7s %7s\n' "$tool" "$((qq * threads))" "$(num "$rps" %.0f)" "$r" \
+                printf '    %-34s %6s %% %12s %10s %10s %8s %7s %7s %7s\n' "$tool" "$qq" "$(num "$rps" %.0f)" "$r" \
                     "$(num "$(median "$l" 8)" '%.1f %%')" "$(num "$(spread "$l")" '%.1f %%')" \
                     "$(num "$(median "$l" 9)" %.2f)" "$(num "$(median "$l" 11)" %.2f)" "$(num "$(median "$l" 12)" %.2f)"
             done
@@ -1012,7 +1047,7 @@ if [ "$DO_BOUND" = 1 ]; then
         # the last quota it ran at (QUOTA, or the QUOTA_LOW that gave its
         # server CPU to spare).
         S_RPS=$(median "b$q-shb-$key" 4)
-        line="  $title, $((q * threads)) %:"
+        line="  $title, $q % a thread:"
         for tool in $peers; do
             rps=$(median "b$q-$tool-$key" 4)
             mark=n/a
@@ -1105,9 +1140,25 @@ allocs() {
     fi
 }
 
+# cubic: the h2c rows again, in a network namespace of their own whose TCP
+# uses cubic (this same script, PROTOS=h2, with its own nginx there). With
+# BBR, a server paces its writes from the rate its ACKs come back at: under
+# a client slow to read (one that is itself out of CPU), nginx's two writes
+# a response more often leave as one segment, and each response costs it
+# less. Without pacing, what remains is what the client's requests cost.
+if [ "$DO_CUBIC" = 1 ]; then
+    echo
+    echo "h2c with TCP cubic (a private network namespace: no pacing by the server's congestion control)"
+    if ! unshare --net -- env BENCH_CC=cubic PROTOS=h2 ROUNDS="$ROUNDS" DURATION="$DURATION" THREADS="$THREADS" \
+        H2_CONFIGS="$H2_CONFIGS" SHB="$SHB" bash scripts/bench.sh 2>&1 | sed 's/^/  /'; then
+        echo "bench: the cubic section failed" >&2
+        FAILED_TOOLS=$((FAILED_TOOLS + 1))
+    fi
+fi
+
 echo
-if [ "$DO_H1$DO_H2$DO_TLS$DO_H3" = 0000 ]; then
-    : # no section whose allocations are counted
+if [ "$DO_H1$DO_H2$DO_TLS$DO_H3" = 0000 ] || [ -n "${BENCH_CC:-}" ]; then
+    : # no section whose allocations are counted (the cubic run: counted outside)
 elif ! command -v valgrind >/dev/null 2>&1; then
     echo "allocations: valgrind not installed, skipped"
 elif [ ! -x "$SHB_GLIBC" ]; then
