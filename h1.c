@@ -31,29 +31,7 @@
 
 /* ---------------------------------------------------------------- request */
 
-static int ascii_lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-static bool names_equal(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b))
-            return false;
-    return *a == *b;
-}
-
-static bool user_gave(const struct shb_request *o, const char *name)
-{
-    for (size_t i = 0; i < o->nheaders; i++)
-        if (names_equal(o->headers[i].name, name))
-            return true;
-    return false;
-}
-
-/* Writes into buf, or with buf NULL only counts: the same code sizes the
- * buffer and fills it, so the two cannot disagree. */
+/* Writes into buf, or with buf NULL only counts (shb_request_writer). */
 struct writer {
     uint8_t *buf;
     size_t len;
@@ -71,17 +49,6 @@ static void put_str(struct writer *w, const char *s)
     put(w, s, strlen(s));
 }
 
-static void put_u64(struct writer *w, uint64_t v)
-{
-    char digits[20];
-    size_t i = sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(w, digits + i, sizeof digits - i);
-}
-
 static void put_header(struct writer *w, const char *name, const char *value)
 {
     put_str(w, name);
@@ -93,48 +60,24 @@ static void put_header(struct writer *w, const char *name, const char *value)
     put_str(w, "\r\n");
 }
 
-static void write_request(const struct shb_request *o, struct writer *w)
+static size_t write_request(const struct shb_request *o, const struct shb_field *f, size_t n, uint8_t *out)
 {
-    const char *method = o->method ? o->method : o->has_body ? "POST" : "GET";
-    const char *target = o->target && *o->target ? o->target : "/";
-
-    put_str(w, method);
-    put_str(w, " ");
-    put_str(w, target);
-    put_str(w, " HTTP/1.1\r\n");
-    if (!user_gave(o, "Host"))
-        put_header(w, "Host", o->authority);
-    if (!user_gave(o, "User-Agent"))
-        put_header(w, "User-Agent", "shb");
-    if (!user_gave(o, "Accept"))
-        put_header(w, "Accept", "*/*");
-    for (size_t i = 0; i < o->nheaders; i++)
-        put_header(w, o->headers[i].name, o->headers[i].value);
-    /* -d '' and a POST without -d send Content-Length: 0 (RFC 9110 §8.6). */
-    if (shb_request_sends_length(o) && !user_gave(o, "Content-Length")) {
-        put_str(w, "Content-Length: ");
-        put_u64(w, o->has_body ? o->body_len : 0);
-        put_str(w, "\r\n");
-    }
-    if (o->connection_close && !user_gave(o, "Connection"))
-        put_header(w, "Connection", "close");
-    put_str(w, "\r\n");
+    struct writer w = { out, 0 };
+    put_str(&w, shb_request_method(o));
+    put_str(&w, " ");
+    put_str(&w, shb_request_target(o));
+    put_str(&w, " HTTP/1.1\r\n");
+    for (size_t i = 0; i < n; i++)
+        put_header(&w, f[i].name, f[i].value);
+    put_str(&w, "\r\n");
     if (o->has_body)
-        put(w, o->body, o->body_len);
+        put(&w, o->body, o->body_len);
+    return w.len;
 }
 
 uint8_t *h1_build_request(const struct shb_request *o, size_t *len)
 {
-    struct writer w = { NULL, 0 };
-    write_request(o, &w);
-    uint8_t *buf = malloc(w.len);
-    if (!buf)
-        return NULL;
-    w.buf = buf;
-    w.len = 0;
-    write_request(o, &w);
-    *len = w.len;
-    return buf;
+    return shb_request_encode(o, SHB_FIELDS_H1, write_request, len);
 }
 
 /* ---------------------------------------------------------------- scanner */
@@ -220,6 +163,11 @@ static bool may_matter(uint8_t c)
 {
     uint8_t lower = c | 0x20;
     return lower == 'c' || lower == 't' || c == '\r' || c == '\n';
+}
+
+static int ascii_lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
 
 static bool ieq_lower(const char *b, const char *lower, size_t n)

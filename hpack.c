@@ -1,9 +1,8 @@
 /* hpack.c — HPACK (RFC 7541): prefix integers, the Huffman code, the static
- * table, the request's field list (shared with qpack.c) and the block shb
- * sends, a complete decoder, and the :status scanner of the hot path.
+ * table, the blocks shb sends (the request's fields come from request.c), a
+ * complete decoder, and the :status scanner of the hot path.
  *
- * Nothing here allocates except hpack_request_fields and hpack_encode_request
- * (once, at start-up), and there is no mutable global state: every table is
+ * Nothing here allocates except the request encoders (once, at start-up), and there is no mutable global state: every table is
  * const, and the Huffman tables are generated from the RFC text
  * (scripts/mkhuffman.c -> hpack_huffman.h), so any number of threads may
  * decode at once.
@@ -246,11 +245,6 @@ int hpack_int_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bit
 }
 
 /* ------------------------------------------------------------- Huffman */
-
-static uint8_t ascii_lower(uint8_t c)
-{
-    return c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
-}
 
 static size_t huff_len_of(const uint8_t *in, size_t n)
 {
@@ -606,22 +600,6 @@ void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, 
         put_byte(w, in[i]);
 }
 
-static bool name_eq(const char *a, const char *lower_b)
-{
-    for (; *a && *lower_b; a++, lower_b++)
-        if (ascii_lower((uint8_t)*a) != (uint8_t)*lower_b)
-            return false;
-    return *a == *lower_b;
-}
-
-static bool ascii_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (ascii_lower((uint8_t)*a) != ascii_lower((uint8_t)*b))
-            return false;
-    return *a == *b;
-}
-
 /* Where a field stands in the static table (RFC 7541 Appendix A): the
  * index of the exact pair in *full (0: none), of the first entry with the
  * name in *name_only (0: none). */
@@ -643,7 +621,7 @@ static void static_lookup(const char *name, const char *value, unsigned *full, u
 /* One field: an indexed field when the static table has the exact pair,
  * else a literal without indexing (§6.2.2, first octet 0000xxxx) with the
  * static name index when the name is there and a literal name otherwise.
- * name is lowercase already (hpack_request_fields). */
+ * name is lowercase already (shb_request_fields). */
 static void put_field(struct hpack_writer *w, const char *name, const char *value)
 {
     unsigned full, name_index;
@@ -664,7 +642,7 @@ static void put_field(struct hpack_writer *w, const char *name, const char *valu
  * 6-bit name index) in `first`, and in `next` the index its entry has once
  * `first` is decoded: the k-th of n inserted is at 62 + n - 1 - k (§2.3.3,
  * the newest entry is 62). */
-static void put_indexed_blocks(const struct hpack_field *f, size_t n, struct hpack_writer *first,
+static void put_indexed_blocks(const struct shb_field *f, size_t n, struct hpack_writer *first,
                                struct hpack_writer *next, uint32_t *table_bytes)
 {
     size_t inserted = 0, total = 0;
@@ -695,7 +673,7 @@ static void put_indexed_blocks(const struct hpack_field *f, size_t n, struct hpa
 int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_request_blocks *b)
 {
     size_t n;
-    struct hpack_field *f = hpack_request_fields(o, &n);
+    struct shb_field *f = shb_request_fields(o, SHB_FIELDS_H2, &n);
     if (!f)
         return -1;
     struct hpack_writer first = { NULL, 0 }, next = { NULL, 0 };
@@ -722,117 +700,18 @@ int hpack_encode_request_indexed(const struct shb_request *o, struct hpack_reque
     return 0;
 }
 
-static const struct shb_header *user_header(const struct shb_request *o, const char *lower_name)
+static size_t write_block(const struct shb_request *o, const struct shb_field *f, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < o->nheaders; i++)
-        if (name_eq(o->headers[i].name, lower_name))
-            return &o->headers[i];
-    return NULL;
-}
-
-/* Headers HTTP/2 and HTTP/3 forbid (RFC 9113 §8.2.2, RFC 9114 §4.2), and
- * host, which becomes :authority (RFC 9113 §8.3.1, RFC 9114 §4.3.1). te is
- * kept only as "trailers". */
-static bool dropped(const struct shb_header *h)
-{
-    static const char *const names[] = { "connection", "keep-alive", "proxy-connection",
-                                         "transfer-encoding", "upgrade", "host" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (name_eq(h->name, names[i]))
-            return true;
-    return name_eq(h->name, "te") && !ascii_ieq(h->value, "trailers");
-}
-
-/* Collects the field list: counts with f NULL (n fields, bytes of strings
- * with their NULs), copies into f and store otherwise. */
-struct field_sink {
-    struct hpack_field *f;
-    char *store;
-    size_t n, bytes;
-};
-
-static void add_field(struct field_sink *s, const char *name, const char *value)
-{
-    size_t nl = strlen(name) + 1, vl = strlen(value) + 1;
-    if (s->f) {
-        char *copy = s->store + s->bytes;
-        for (size_t i = 0; i < nl; i++)
-            copy[i] = (char)ascii_lower((uint8_t)name[i]);
-        memcpy(copy + nl, value, vl);
-        s->f[s->n].name = copy;
-        s->f[s->n].value = copy + nl;
-    }
-    s->n++;
-    s->bytes += nl + vl;
-}
-
-static void list_fields(const struct shb_request *o, struct field_sink *s)
-{
-    const char *method = o->method ? o->method : o->has_body ? "POST" : "GET";
-    const char *path = o->target && *o->target ? o->target : "/";
-    const struct shb_header *host = user_header(o, "host");
-
-    add_field(s, ":method", method);
-    add_field(s, ":scheme", o->https ? "https" : "http");
-    add_field(s, ":authority", host ? host->value : o->authority);
-    add_field(s, ":path", path);
-    /* The same defaults as h1_build_request. */
-    if (!user_header(o, "user-agent"))
-        add_field(s, "user-agent", "shb");
-    if (!user_header(o, "accept"))
-        add_field(s, "accept", "*/*");
-    for (size_t i = 0; i < o->nheaders; i++) {
-        const struct shb_header *h = &o->headers[i];
-        if (dropped(h))
-            continue;
-        add_field(s, h->name, name_eq(h->name, "te") ? "trailers" : h->value);
-    }
-    /* A POST without a body says content-length: 0 too (RFC 9110 §8.6). */
-    if (shb_request_sends_length(o) && !user_header(o, "content-length")) {
-        char digits[21];
-        size_t i = sizeof digits;
-        uint64_t v = o->has_body ? o->body_len : 0;
-        digits[--i] = '\0';
-        do {
-            digits[--i] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        add_field(s, "content-length", digits + i);
-    }
-}
-
-struct hpack_field *hpack_request_fields(const struct shb_request *o, size_t *n)
-{
-    struct field_sink s = { NULL, NULL, 0, 0 };
-    list_fields(o, &s);
-    struct hpack_field *f = malloc(s.n * sizeof *f + s.bytes);
-    if (!f)
-        return NULL;
-    s = (struct field_sink){ f, (char *)(f + s.n), 0, 0 };
-    list_fields(o, &s);
-    *n = s.n;
-    return f;
+    (void)o;
+    struct hpack_writer w = { out, 0 };
+    for (size_t i = 0; i < n; i++)
+        put_field(&w, f[i].name, f[i].value);
+    return w.len;
 }
 
 uint8_t *hpack_encode_request(const struct shb_request *o, size_t *len)
 {
-    size_t n;
-    struct hpack_field *f = hpack_request_fields(o, &n);
-    if (!f)
-        return NULL;
-    struct hpack_writer w = { NULL, 0 };
-    for (size_t i = 0; i < n; i++)
-        put_field(&w, f[i].name, f[i].value);
-    uint8_t *buf = malloc(w.len);
-    if (buf) {
-        w.buf = buf;
-        w.len = 0;
-        for (size_t i = 0; i < n; i++)
-            put_field(&w, f[i].name, f[i].value);
-        *len = w.len;
-    }
-    free(f);
-    return buf;
+    return shb_request_encode(o, SHB_FIELDS_H2, write_block, len);
 }
 
 /* ------------------------------------------------------- dynamic table */

@@ -78,27 +78,10 @@ bool hpack_static_entry(unsigned index, const char **name, const char **value);
 
 /* --- request encoding (done once, at start-up) ---------------------------- */
 
-/* The pieces below are shared with qpack.c, whose request encoder sends the
- * same field list with QPACK's representations (RFC 9204 §4.1 reuses the
- * prefix integers and string literals). */
-
-/* One field of the request: name lowercased, value as sent. */
-struct hpack_field {
-    const char *name, *value;
-};
-
-/* The request's field list, what HTTP/2 and HTTP/3 send alike: :method,
- * :scheme, :authority (the user's Host header value when given), :path, then
- * user-agent and accept unless the user gave them, the user's headers in
- * order (names lowercased, RFC 9113 §8.2 and RFC 9114 §4.2) minus host
- * (it became :authority, RFC 9113 §8.3.1, RFC 9114 §4.3.1) and the
- * connection-specific ones both protocols forbid (RFC 9113 §8.2.2, RFC 9114
- * §4.2: connection, keep-alive, proxy-connection, transfer-encoding,
- * upgrade; te unless its value is "trailers", sent as "trailers"), then
- * content-length when there is a body and the user gave none. Returns one
- * malloc'd block (free() it) holding *n fields and their strings; NULL on
- * allocation failure. */
-struct hpack_field *hpack_request_fields(const struct shb_request *o, size_t *n);
+/* The request's fields are shb_request_fields(..., SHB_FIELDS_H2, ...)
+ * (request.h). The writer and the two put functions below are shared with
+ * qpack.c, whose encoder sends the same fields with QPACK's representations
+ * (RFC 9204 §4.1 reuses the prefix integers and string literals). */
 
 /* The request encoders write twice through one code path: once with buf NULL
  * to count (len), then into a buffer of that size. */
@@ -116,7 +99,7 @@ void hpack_put_int(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, 
 void hpack_put_str(struct hpack_writer *w, unsigned prefix_bits, uint8_t first, const char *s);
 
 /* Encodes the request header block every stream sends: the fields of
- * hpack_request_fields, in that order. Static-table indices where an entry
+ * shb_request_fields (SHB_FIELDS_H2), in that order. Static-table indices where an entry
  * matches exactly (or by name), literals without indexing otherwise
  * (§6.2.2), so no dynamic table is ever involved.
  * Returns the malloc'd block and *len; NULL on allocation failure. */

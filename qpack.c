@@ -231,34 +231,23 @@ static void put_line(struct hpack_writer *w, const char *name, const char *value
     }
 }
 
-static void write_section(const struct hpack_field *f, size_t n, struct hpack_writer *w)
+static size_t write_section(const struct shb_request *o, const struct shb_field *f, size_t n, uint8_t *out)
 {
+    (void)o;
+    struct hpack_writer w = { out, 0 };
     /* §4.5.1: Required Insert Count 0 (8-bit prefix), Sign 0 and Delta Base
      * 0 (7-bit prefix): Base 0, "one of the most efficient encodings" for a
      * section without dynamic references (§4.5.1.2). */
-    hpack_put_int(w, 8, 0x00, 0);
-    hpack_put_int(w, 7, 0x00, 0);
+    hpack_put_int(&w, 8, 0x00, 0);
+    hpack_put_int(&w, 7, 0x00, 0);
     for (size_t i = 0; i < n; i++)
-        put_line(w, f[i].name, f[i].value);
+        put_line(&w, f[i].name, f[i].value);
+    return w.len;
 }
 
 uint8_t *qpack_encode_request(const struct shb_request *o, size_t *len)
 {
-    size_t n;
-    struct hpack_field *f = hpack_request_fields(o, &n);
-    if (!f)
-        return NULL;
-    struct hpack_writer w = { NULL, 0 };
-    write_section(f, n, &w);
-    uint8_t *buf = malloc(w.len);
-    if (buf) {
-        w.buf = buf;
-        w.len = 0;
-        write_section(f, n, &w);
-        *len = w.len;
-    }
-    free(f);
-    return buf;
+    return shb_request_encode(o, SHB_FIELDS_H2, write_section, len);
 }
 
 /* ------------------------------------------------------------- parsing */

@@ -66,7 +66,7 @@ bool qpack_static_entry(unsigned index, const char **name, const char **value);
 /* --- request encoding (done once, at start-up) --------------------------- */
 
 /* Encodes the HEADERS frame payload every request stream sends: the field
- * section of hpack_request_fields (the same fields HTTP/2 sends, see hpack.h),
+ * section of shb_request_fields (SHB_FIELDS_H2: the same fields HTTP/2 sends),
  * with the prefix Required Insert Count 0, Base 0 (§4.5.1: 00 00), then one
  * field line per field: an indexed field line (§4.5.2) where a static entry
  * matches name and value, a literal with static name reference (§4.5.4)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hpack.h"
+#include "request_base.h"
 #include "t.h"
 #include "test/fields.h"
 
@@ -1883,16 +1884,6 @@ static void test_scanner_table(void)
 
 /* ---------------------------------------------------- request encoding */
 
-static struct shb_request base_opts(void)
-{
-    struct shb_request o;
-    memset(&o, 0, sizeof o);
-    o.method = "GET";
-    o.authority = "example.com:8080";
-    o.target = "/";
-    return o;
-}
-
 /* Encodes o's request and decodes it back (table size 4096: the request
  * must leave the table empty, since it never indexes). */
 static bool request_is(const struct shb_request *o, const char *want, uint8_t **bytes, size_t *blen)
@@ -1932,7 +1923,7 @@ static bool contains(const uint8_t *b, size_t n, const char *hex)
 
 static void test_request(void)
 {
-    struct shb_request o = base_opts();
+    struct shb_request o = t_request_base();
     uint8_t *req;
     size_t len;
     bool ok = request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS,
@@ -1946,7 +1937,7 @@ static void test_request(void)
     b_free(&want);
     free(req);
 
-    o = base_opts();
+    o = t_request_base();
     o.method = NULL;
     o.https = true;
     o.target = "/index.html";
@@ -1959,7 +1950,7 @@ static void test_request(void)
 
     struct shb_header ct[] = { { "Content-Type", "application/json" } };
     uint8_t body[] = "{\"a\":1}";
-    o = base_opts();
+    o = t_request_base();
     o.method = "POST";
     o.target = "/api?x=1&y=2";
     o.headers = ct;
@@ -1975,36 +1966,8 @@ static void test_request(void)
             "wrong bytes");
     free(req);
 
-    o = base_opts();
-    o.method = NULL;
-    o.has_body = true; /* -d '' */
-    T_CHECK("request: empty body: default method POST, content-length: 0",
-            request_is(&o, ":method: POST\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
-                           "content-length: 0\n",
-                       NULL, NULL),
-            "wrong fields");
-
-    /* RFC 9110 §8.6: POST, PUT and PATCH say content-length: 0 without a
-     * body; GET and a lower-case "post" (methods are case-sensitive) not. */
-    static const char *const with_length[] = { "POST", "PUT", "PATCH" };
-    for (size_t i = 0; i < sizeof with_length / sizeof with_length[0]; i++) {
-        char expect[200];
-        snprintf(expect, sizeof expect, ":method: %s\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
-                 "content-length: 0\n", with_length[i]);
-        o = base_opts();
-        o.method = with_length[i];
-        T_CHECK("request: POST, PUT or PATCH without a body: content-length: 0", request_is(&o, expect, NULL, NULL),
-                "%s", with_length[i]);
-    }
-    o = base_opts();
-    o.method = "post";
-    T_CHECK("request: 'post' is not POST: no content-length",
-            request_is(&o, ":method: post\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS, NULL,
-                       NULL),
-            "wrong fields");
-
     struct shb_header cl[] = { { "Content-Length", "3" } };
-    o = base_opts();
+    o = t_request_base();
     o.method = "PUT";
     o.headers = cl;
     o.nheaders = 1;
@@ -2019,7 +1982,7 @@ static void test_request(void)
             "wrong bytes");
     free(req);
 
-    o = base_opts();
+    o = t_request_base();
     o.method = "HEAD";
     T_CHECK("request: HEAD (literal :method)",
             request_is(&o, ":method: HEAD\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS, &req,
@@ -2028,47 +1991,12 @@ static void test_request(void)
             "wrong bytes");
     free(req);
 
-    struct shb_header hs[] = { { "X-B", "2" }, { "HOST", "other.test:81" }, { "host", "second.test" },
-                               { "ACCEPT", "text/html" } };
-    o = base_opts();
-    o.headers = hs;
-    o.nheaders = 4;
-    T_CHECK("request: user Host becomes :authority and is not sent; user Accept replaces the default",
-            request_is(&o, ":method: GET\n:scheme: http\n:authority: other.test:81\n:path: /\nuser-agent: shb\n"
-                           "x-b: 2\naccept: text/html\n",
-                       NULL, NULL),
-            "wrong fields");
-
-    struct shb_header conn[] = { { "Connection", "keep-alive" },   { "Keep-Alive", "timeout=5" },
-                                 { "Transfer-Encoding", "chunked" }, { "Upgrade", "h2c" },
-                                 { "Proxy-Connection", "close" },    { "TE", "gzip" },
-                                 { "X-Kept", "yes" } };
-    o = base_opts();
-    o.headers = conn;
-    o.nheaders = 7;
-    o.connection_close = true;
-    T_CHECK("request: connection, keep-alive, transfer-encoding, upgrade, proxy-connection, te: gzip dropped",
-            request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
-                           "x-kept: yes\n",
-                       NULL, NULL),
-            "wrong fields");
-
-    struct shb_header te[] = { { "TE", "Trailers" } };
-    o = base_opts();
-    o.headers = te;
-    o.nheaders = 1;
-    T_CHECK("request: te: trailers kept (lowercased name, value normalised)",
-            request_is(&o, ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
-                           "te: trailers\n",
-                       NULL, NULL),
-            "wrong fields");
-
     static char longv[600];
     memset(longv, 'Z', sizeof longv - 1);
     struct shb_header mixed[] = { { "X-Custom-Header", "Mixed Case Value" }, { "User-Agent", "Bench/1.0" },
                                   { "Accept-Encoding", "gzip, deflate" }, { "COOKIE", "a=b" },
                                   { "X-LONG", longv },  { "x-empty", "" } };
-    o = base_opts();
+    o = t_request_base();
     o.headers = mixed;
     o.nheaders = 6;
     char want_text[2048];
@@ -2238,7 +2166,7 @@ static void test_request_indexed(void)
     static const char want[] = ":method: GET\n:scheme: http\n:authority: example.com:8080\n:path: /\n" DEFAULTS
                                "x-trace: abc\n";
     struct shb_header xs[] = { { "X-Trace", "abc" } };
-    struct shb_request o = base_opts();
+    struct shb_request o = t_request_base();
     o.headers = xs;
     o.nheaders = 1;
     struct hpack_request_blocks b;
@@ -2276,7 +2204,7 @@ static void test_request_indexed(void)
     static char big[4200];
     memset(big, 'v', sizeof big - 1);
     struct shb_header bh[] = { { "X-Big", big } };
-    o = base_opts();
+    o = t_request_base();
     o.headers = bh;
     o.nheaders = 1;
     T_CHECK("request indexed: entries above 4096 bytes: 1, nothing allocated", hpack_encode_request_indexed(&o, &b) == 1,

@@ -40,6 +40,7 @@
 #include "test/fuzz/fuzz.h"
 #include "test/quic_conn_trace.h"
 #include "test/quic_vectors.h"
+#include "test/request_base.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 #include "tls13/record.h"
@@ -665,10 +666,7 @@ static void qpack_seeds(void)
     qpack_seed("encoder_stream_cap0", 1, "2020"); /* two Set Dynamic Table Capacity 0 */
 
     /* What qpack_encode_request sends for GET http://example.com:8080/index.html. */
-    struct shb_request o;
-    memset(&o, 0, sizeof o);
-    o.method = "GET";
-    o.authority = "example.com:8080";
+    struct shb_request o = t_request_base();
     o.target = "/index.html";
     size_t len;
     uint8_t *req = qpack_encode_request(&o, &len);
