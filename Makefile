@@ -21,7 +21,7 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c compare.c completions.c version.c request.c h1.c h2.c h3.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
+CORE = cli.c compare.c completions.c version.c request.c h1.c h2.c h3.c hist.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
        tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
@@ -188,7 +188,7 @@ unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl build/test/quic_r
 CLANG ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_CORE = cli.c completions.c version.c request.c h1.c h2.c hdr.c hpack.c json.c merge.c pace.c report.c stats.c timeline.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
+FUZZ_CORE = cli.c completions.c version.c request.c h1.c h2.c hist.c hdr.c hpack.c json.c merge.c pace.c report.c stats.c timeline.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
             tls13/conn.c tls13/tls12.c qpack.c h3.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c \
             quic/recovery.c quic/conn.c
 FUZZ_CFLAGS = $(BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all

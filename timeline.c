@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h" /* percentile_rank, struct hist */
+#include "hist.h"
 #include "zpages.h"
 
 #define NS_PER_SEC 1000000000ull
