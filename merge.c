@@ -338,16 +338,10 @@ static void get_quic(struct reader *rd, const struct json *r, struct stats *s)
         return;
     struct quic_stats *o = &s->quic;
     o->quic = true;
-    o->packets_sent = get_u64(rd, q, "quic.", "packetsSent");
-    o->packets_received = get_u64(rd, q, "quic.", "packetsReceived");
-    o->packets_lost = get_u64(rd, q, "quic.", "packetsLost");
-    o->pto_count = get_u64(rd, q, "quic.", "ptoCount");
-    o->datagrams_sent = get_u64(rd, q, "quic.", "datagramsSent");
-    o->datagrams_received = get_u64(rd, q, "quic.", "datagramsReceived");
-    o->sends = get_u64(rd, q, "quic.", "sends"); /* sendmsg calls: datagramsPerSend's divisor */
-    o->retries = get_u64(rd, q, "quic.", "retries");
-    o->key_updates = get_u64(rd, q, "quic.", "keyUpdates");
-    o->goaways = get_u64(rd, q, "quic.", "goaways");
+    /* Every counter the report has (sends too: datagramsPerSend's divisor). */
+    for (size_t i = 0; i < quic_ncounters; i++)
+        if (quic_counters[i].group != QC_TEST)
+            *quic_counter_at(o, &quic_counters[i]) = get_u64(rd, q, "quic.", quic_counters[i].key);
     const struct json *closes = json_get(q, "connectionCloses");
     for (const struct json *m = closes && closes->type == JSON_OBJECT ? closes->child : NULL; m; m = m->next) {
         uint64_t n = 0;

@@ -407,22 +407,30 @@ static double datagrams_per_send(const struct quic_stats *q)
     return q->sends ? (double)q->datagrams_sent / (double)q->sends : 0.0;
 }
 
+/* The text report's lines of the counters of group g (quic_counters). */
+static void text_quic_counters(FILE *f, const struct quic_stats *q, enum quic_counter_group g)
+{
+    for (size_t i = 0; i < quic_ncounters; i++) {
+        const struct quic_counter *c = &quic_counters[i];
+        if (c->group != g || !c->label)
+            continue;
+        char label[32];
+        snprintf(label, sizeof label, "%s:", c->label);
+        fprintf(f, "  %-17s %" PRIu64 "\n", label, quic_counter_get(q, c)); /* values in one column */
+    }
+}
+
 static void text_quic(FILE *f, const struct stats *s)
 {
     const struct quic_stats *q = &s->quic;
     if (!q->quic)
         return;
     fputs("QUIC:\n", f);
-    fprintf(f, "  Packets sent:     %" PRIu64 "\n", q->packets_sent);
-    fprintf(f, "  Packets received: %" PRIu64 "\n", q->packets_received);
-    fprintf(f, "  Packets lost:     %" PRIu64 "\n", q->packets_lost);
-    fprintf(f, "  PTO count:        %" PRIu64 "\n", q->pto_count);
+    text_quic_counters(f, q, QC_PACKETS);
     fprintf(f, "  Handshake (ms):   min %.3f  median %.3f\n", ns_to_ms((double)min_latency_ns(&q->handshake)),
             ns_to_ms((double)hist_percentile(&q->handshake, 50)));
     fprintf(f, "  Datagrams/send:   %.2f\n", datagrams_per_send(q));
-    fprintf(f, "  Retries:          %" PRIu64 "\n", q->retries);
-    fprintf(f, "  Key updates:      %" PRIu64 "\n", q->key_updates);
-    fprintf(f, "  GOAWAYs:          %" PRIu64 "\n", q->goaways);
+    text_quic_counters(f, q, QC_EVENTS);
     if (q->n_closes > 0 || q->closes_other > 0) {
         fputs("  Connection closes:\n", f);
         for (unsigned i = 0; i < q->n_closes; i++) {
@@ -857,24 +865,36 @@ static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc
     fputs("},\n", f);
 }
 
+/* The JSON keys of the counters of group g (quic_counters), on one line:
+ * "\n    \"key\": N, \"key\": N" (each after a comma unless first). */
+static void json_quic_counters(FILE *f, const struct quic_stats *q, enum quic_counter_group g, bool first)
+{
+    bool line = false;
+    for (size_t i = 0; i < quic_ncounters; i++) {
+        const struct quic_counter *c = &quic_counters[i];
+        if (c->group != g)
+            continue;
+        fputs(line ? ", " : first ? "\n    " : ",\n    ", f);
+        line = true;
+        fprintf(f, "\"%s\": %" PRIu64, c->key, quic_counter_get(q, c));
+    }
+}
+
 static void json_quic(FILE *f, const struct stats *s)
 {
     const struct quic_stats *q = &s->quic;
     if (!q->quic)
         return;
-    fprintf(f,
-            "  \"quic\": {\n    \"packetsSent\": %" PRIu64 ", \"packetsReceived\": %" PRIu64
-            ", \"packetsLost\": %" PRIu64 ", \"ptoCount\": %" PRIu64 ",\n    \"datagramsSent\": %" PRIu64
-            ", \"datagramsReceived\": %" PRIu64 ", \"sends\": %" PRIu64 ", \"datagramsPerSend\": ",
-            q->packets_sent, q->packets_received, q->packets_lost, q->pto_count, q->datagrams_sent,
-            q->datagrams_received, q->sends);
+    fputs("  \"quic\": {", f);
+    json_quic_counters(f, q, QC_PACKETS, true);
+    json_quic_counters(f, q, QC_DATAGRAMS, false);
+    fputs(", \"datagramsPerSend\": ", f);
     json_decimal(f, datagrams_per_send(q), 2); /* as the text shows it */
     fputs(",\n    \"handshakeRttMinMs\": ", f);
     json_decimal(f, ns_to_ms((double)min_latency_ns(&q->handshake)), MS_PLACES);
     fputs(", \"handshakeRttMedianMs\": ", f);
     json_decimal(f, ns_to_ms((double)hist_percentile(&q->handshake, 50)), MS_PLACES);
-    fprintf(f, ",\n    \"retries\": %" PRIu64 ", \"keyUpdates\": %" PRIu64 ", \"goaways\": %" PRIu64, q->retries,
-            q->key_updates, q->goaways);
+    json_quic_counters(f, q, QC_EVENTS, false);
     /* "connectionCloses": {"server H3_NO_ERROR": 3, "shb PROTOCOL_VIOLATION": 1} */
     fputs(",\n    \"connectionCloses\": {", f);
     for (unsigned i = 0; i < q->n_closes; i++) {

@@ -832,13 +832,12 @@ out:
 static void print_quic_counters(const struct stats *total)
 {
     const struct quic_stats *q = &total->quic;
-    fprintf(stderr,
-            "shb-test: keyUpdates=%llu keyUpdatesByServer=%llu keyUpdatesAnswered=%llu largestPnSent=%llu "
-            "pnLen1=%llu pnLen2=%llu pnLen3=%llu pnLen4=%llu\n",
-            (unsigned long long)q->key_updates, (unsigned long long)q->key_updates_peer,
-            (unsigned long long)q->key_updates_answered, (unsigned long long)q->largest_app_pn_sent,
-            (unsigned long long)q->app_pn_len[0], (unsigned long long)q->app_pn_len[1],
-            (unsigned long long)q->app_pn_len[2], (unsigned long long)q->app_pn_len[3]);
+    fprintf(stderr, "shb-test: keyUpdates=%llu", (unsigned long long)q->key_updates);
+    for (size_t i = 0; i < quic_ncounters; i++)
+        if (quic_counters[i].group == QC_TEST)
+            fprintf(stderr, " %s=%llu", quic_counters[i].key,
+                    (unsigned long long)quic_counter_get(q, &quic_counters[i]));
+    fputc('\n', stderr);
 }
 #endif
 

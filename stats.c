@@ -1,11 +1,61 @@
-/* stats.c — merging of per-worker counters, and the names of error kinds.
- * Everything here runs once, after the workers are done, so it favours
- * clarity over speed. */
+/* stats.c — merging of per-worker counters, the table of QUIC counters, and
+ * the names of error kinds. Everything here runs once a connection (the
+ * QUIC counters) or once after the workers are done, so it favours clarity
+ * over speed. */
 #include "stats.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "quic/counters.h"
+
+#define QS(f) offsetof(struct quic_stats, f)
+#define QK(f) offsetof(struct quic_conn_counters, f)
+const struct quic_counter quic_counters[] = {
+    { "packetsSent", "Packets sent", QC_PACKETS, false, QS(packets_sent), QK(packets_sent) },
+    { "packetsReceived", "Packets received", QC_PACKETS, false, QS(packets_received), QK(packets_received) },
+    { "packetsLost", "Packets lost", QC_PACKETS, false, QS(packets_lost), QK(packets_lost) },
+    { "ptoCount", "PTO count", QC_PACKETS, false, QS(pto_count), QK(pto_count) },
+    { "datagramsSent", NULL, QC_DATAGRAMS, false, QS(datagrams_sent), QK(datagrams_sent) },
+    { "datagramsReceived", NULL, QC_DATAGRAMS, false, QS(datagrams_received), QK(datagrams_received) },
+    { "sends", NULL, QC_DATAGRAMS, false, QS(sends), QC_NOT_PER_CONN }, /* sendmsg calls (GSO batches) */
+    { "retries", "Retries", QC_EVENTS, false, QS(retries), QK(retries) },
+    { "keyUpdates", "Key updates", QC_EVENTS, false, QS(key_updates), QK(key_updates) },
+    { "goaways", "GOAWAYs", QC_EVENTS, false, QS(goaways), QC_NOT_PER_CONN },
+    { "keyUpdatesByServer", NULL, QC_TEST, false, QS(key_updates_peer), QK(key_updates_peer) },
+    { "keyUpdatesAnswered", NULL, QC_TEST, false, QS(key_updates_answered), QK(key_updates_answered) },
+    { "largestPnSent", NULL, QC_TEST, true, QS(largest_app_pn_sent), QK(largest_app_pn_sent) },
+    { "pnLen1", NULL, QC_TEST, false, QS(app_pn_len[0]), QK(app_pn_len[0]) },
+    { "pnLen2", NULL, QC_TEST, false, QS(app_pn_len[1]), QK(app_pn_len[1]) },
+    { "pnLen3", NULL, QC_TEST, false, QS(app_pn_len[2]), QK(app_pn_len[2]) },
+    { "pnLen4", NULL, QC_TEST, false, QS(app_pn_len[3]), QK(app_pn_len[3]) },
+};
+const size_t quic_ncounters = sizeof quic_counters / sizeof quic_counters[0];
+/* Every uint64_t of struct quic_stats, packets_sent to app_pn_len, has its row. */
+_Static_assert(QS(handshake) - QS(packets_sent) == sizeof quic_counters / sizeof quic_counters[0] * sizeof(uint64_t),
+               "a quic_stats counter without its row in quic_counters");
+#undef QS
+#undef QK
+
+/* Sums v into *dst, or keeps the larger (largest: UINT64_MAX is "none"). */
+static void add_counter(uint64_t *dst, uint64_t v, bool largest)
+{
+    if (!largest)
+        *dst += v;
+    else if (v != UINT64_MAX && v > *dst)
+        *dst = v;
+}
+
+void stats_quic_add_conn(struct quic_stats *s, const struct quic_conn_counters *k)
+{
+    for (size_t i = 0; i < quic_ncounters; i++) {
+        const struct quic_counter *c = &quic_counters[i];
+        if (c->conn_off != QC_NOT_PER_CONN)
+            add_counter(quic_counter_at(s, c), *(const uint64_t *)((const char *)k + c->conn_off), c->largest);
+    }
+}
 
 int stats_init(struct stats *s)
 {
@@ -71,22 +121,9 @@ void stats_merge(struct stats *dst, struct stats *src)
     struct quic_stats *q = &dst->quic;
     const struct quic_stats *r = &src->quic;
     q->quic |= r->quic;
-    q->packets_sent += r->packets_sent;
-    q->packets_received += r->packets_received;
-    q->packets_lost += r->packets_lost;
-    q->pto_count += r->pto_count;
-    q->datagrams_sent += r->datagrams_sent;
-    q->datagrams_received += r->datagrams_received;
-    q->sends += r->sends;
-    q->retries += r->retries;
-    q->key_updates += r->key_updates;
-    q->key_updates_peer += r->key_updates_peer;
-    q->key_updates_answered += r->key_updates_answered;
-    if (r->largest_app_pn_sent > q->largest_app_pn_sent)
-        q->largest_app_pn_sent = r->largest_app_pn_sent;
-    for (int i = 0; i < 4; i++)
-        q->app_pn_len[i] += r->app_pn_len[i];
-    q->goaways += r->goaways;
+    for (size_t i = 0; i < quic_ncounters; i++)
+        add_counter(quic_counter_at(q, &quic_counters[i]), quic_counter_get(r, &quic_counters[i]),
+                    quic_counters[i].largest);
     hist_merge(&q->handshake, &r->handshake);
     for (unsigned i = 0; i < r->n_closes; i++)
         stats_quic_close(dst, r->closes[i].by_server, r->closes[i].app, r->closes[i].code, r->closes[i].count);

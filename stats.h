@@ -108,7 +108,8 @@ struct stats {
         /* Not in the report; the test build prints them for the long-run
          * tests (shb.c, SHB_TEST_KNOBS): key updates the server started,
          * ours it answered, the largest 1-RTT packet number sent (0 before any), 1-RTT
-         * packets by packet number length (quic_conn_counters). */
+         * packets by packet number length (quic_conn_counters). Every
+         * uint64_t above is a row of quic_counters (below). */
         uint64_t key_updates_peer, key_updates_answered, largest_app_pn_sent, app_pn_len[4];
         struct hist handshake;      /* first Initial sent -> handshake complete, per connection */
         /* CONNECTION_CLOSEs that ended connections, by who sent them and
@@ -141,6 +142,39 @@ static inline bool stats_why_kept(const struct stats *s, enum err_kind kind, boo
 {
     return s->why[kind][0] && (s->why_hint[kind] || !hint);
 }
+/* The QUIC counters of struct quic_stats, one row each, in the order the
+ * reports print them: summing a connection's (stats_quic_add_conn),
+ * merging (stats_merge), the text and JSON reports, `shb merge`'s read-back
+ * and the test build's shb-test line all walk this table. */
+enum quic_counter_group {
+    QC_PACKETS,   /* JSON's first line; labelled ones in the text's first lines */
+    QC_DATAGRAMS, /* JSON's second line, before datagramsPerSend (not in the text) */
+    QC_EVENTS,    /* JSON's last counters; in the text after Handshake and Datagrams/send */
+    QC_TEST,      /* not in the report: the test build's shb-test line only */
+};
+struct quic_counter {
+    const char *key;           /* JSON key in "quic", and the name on the shb-test line */
+    const char *label;         /* the text report's label ("Packets sent"); NULL: not in the text */
+    enum quic_counter_group group;
+    bool largest;              /* summed and merged as the largest value (UINT64_MAX: none yet) */
+    size_t off;                /* offsetof(struct quic_stats, field) */
+    size_t conn_off;           /* offsetof(struct quic_conn_counters, field); QC_NOT_PER_CONN: counted by the worker */
+};
+#define QC_NOT_PER_CONN SIZE_MAX
+extern const struct quic_counter quic_counters[];
+extern const size_t quic_ncounters;
+static inline uint64_t *quic_counter_at(struct quic_stats *q, const struct quic_counter *c)
+{
+    return (uint64_t *)((char *)q + c->off);
+}
+static inline uint64_t quic_counter_get(const struct quic_stats *q, const struct quic_counter *c)
+{
+    return *(const uint64_t *)((const char *)q + c->off);
+}
+/* Adds one QUIC connection's counters (quic/counters.h) to s. */
+struct quic_conn_counters;
+void stats_quic_add_conn(struct quic_stats *s, const struct quic_conn_counters *k);
+
 /* Counts one CONNECTION_CLOSE in s->quic.closes. */
 void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n);
 

@@ -271,20 +271,7 @@ static void qc_count(struct loop *l, struct qc *c)
         return;
     const struct quic_conn_counters *k = quic_conn_counters(c->q);
     struct quic_stats *s = &l->w->stats.quic;
-    s->packets_sent += k->packets_sent;
-    s->packets_received += k->packets_received;
-    s->packets_lost += k->packets_lost;
-    s->pto_count += k->pto_count;
-    s->datagrams_sent += k->datagrams_sent;
-    s->datagrams_received += k->datagrams_received;
-    s->retries += k->retries;
-    s->key_updates += k->key_updates;
-    s->key_updates_peer += k->key_updates_peer;
-    s->key_updates_answered += k->key_updates_answered;
-    if (k->largest_app_pn_sent != QUIC_PN_NONE && k->largest_app_pn_sent > s->largest_app_pn_sent)
-        s->largest_app_pn_sent = k->largest_app_pn_sent;
-    for (int i = 0; i < 4; i++)
-        s->app_pn_len[i] += k->app_pn_len[i];
+    stats_quic_add_conn(s, k);
     if (k->handshake_ns)
         hist_record(&s->handshake, k->handshake_ns);
     if (c->peer.goaway_id != UINT64_MAX)

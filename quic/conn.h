@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "quic/counters.h"
 #include "quic/packet.h"
 #include "quic/recovery.h"
 #include "tls13/negotiated.h"
@@ -108,22 +109,6 @@ struct quic_conn_config {
  * range twice as large as itself plus one in at most 4 bytes: the first
  * 1-RTT packet number is at most 2^31 - 2. */
 #define QUIC_FIRST_APP_PN_MAX ((UINT64_C(1) << 31) - 2)
-
-/* Counters for the report (quic object). */
-struct quic_conn_counters {
-    uint64_t packets_sent, packets_received, packets_lost, pto_count;
-    uint64_t datagrams_sent, datagrams_received;
-    uint64_t retries, key_updates;
-    uint64_t handshake_ns;     /* first Initial sent -> handshake complete; 0 before */
-    /* For the long-run tests: key updates the server started (we followed;
-     * the rest of key_updates are ours), ours the server answered (its
-     * packets came in the new phase), the largest 1-RTT packet number sent
-     * (QUIC_PN_NONE before any), and 1-RTT packets sent by the length of
-     * their packet number encoding (index: bytes - 1, RFC 9000 §17.1). */
-    uint64_t key_updates_peer, key_updates_answered;
-    uint64_t largest_app_pn_sent;
-    uint64_t app_pn_len[4];
-};
 
 struct quic_conn;
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quic/counters.h"
 #include "stats.h"
 #include "t.h"
 
@@ -358,6 +359,60 @@ static void check_why(void)
     stats_free(&b);
 }
 
+/* The QUIC counter table: what every walker of it relies on. */
+static void check_quic_counters(void)
+{
+    bool ok = quic_ncounters > 0;
+    int groups[QC_TEST + 1] = { 0 };
+    for (size_t i = 0; i < quic_ncounters; i++) {
+        const struct quic_counter *c = &quic_counters[i];
+        groups[c->group]++;
+        for (size_t j = 0; j < i; j++)
+            ok &= T_QUIET("quic counters: keys unique", strcmp(c->key, quic_counters[j].key) != 0, "%s", c->key);
+        /* The text report aligns the values after "label:" in 17 columns. */
+        ok &= T_QUIET("quic counters: labels fit", !c->label || strlen(c->label) + 1 <= 17, "%s", c->label);
+        ok &= T_QUIET("quic counters: test-only rows have no label", c->group != QC_TEST || !c->label, "%s", c->key);
+    }
+    T_CHECK("quic counters: unique keys, labels that fit the text's column, every group used",
+            ok && groups[QC_PACKETS] && groups[QC_DATAGRAMS] && groups[QC_EVENTS] && groups[QC_TEST], "see above");
+
+    /* Two connections summed, then two workers merged: every row moves. */
+    struct quic_conn_counters k1, k2;
+    memset(&k1, 0, sizeof k1);
+    memset(&k2, 0, sizeof k2);
+    k1.packets_sent = 10, k2.packets_sent = 5;
+    k1.app_pn_len[3] = 2, k2.app_pn_len[3] = 1;
+    k1.largest_app_pn_sent = 700, k2.largest_app_pn_sent = UINT64_MAX; /* none sent on the second */
+    struct quic_stats a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    stats_quic_add_conn(&a, &k1);
+    stats_quic_add_conn(&a, &k2);
+    T_CHECK("quic counters: a connection's counters are summed, the largest packet number kept (none ignored)",
+            a.packets_sent == 15 && a.app_pn_len[3] == 3 && a.largest_app_pn_sent == 700 && a.sends == 0,
+            "sent %llu pnlen4 %llu largest %llu", (unsigned long long)a.packets_sent,
+            (unsigned long long)a.app_pn_len[3], (unsigned long long)a.largest_app_pn_sent);
+
+    struct stats dst, src;
+    bool init = stats_init(&dst) == 0 && stats_init(&src) == 0;
+    for (size_t i = 0; init && i < quic_ncounters; i++) {
+        *quic_counter_at(&dst.quic, &quic_counters[i]) = 100;
+        *quic_counter_at(&src.quic, &quic_counters[i]) = quic_counters[i].largest ? 1000 : i + 1;
+    }
+    if (init)
+        stats_merge(&dst, &src);
+    ok = init;
+    for (size_t i = 0; init && i < quic_ncounters; i++) {
+        const struct quic_counter *c = &quic_counters[i];
+        uint64_t want = c->largest ? 1000 : 100 + i + 1;
+        ok &= T_QUIET("quic counters: merged", quic_counter_get(&dst.quic, c) == want, "%s %llu", c->key,
+                      (unsigned long long)quic_counter_get(&dst.quic, c));
+    }
+    T_CHECK("quic counters: stats_merge sums every row (the largest packet number as the larger)", ok, "see above");
+    stats_free(&dst);
+    stats_free(&src);
+}
+
 int main(void)
 {
     check_index_monotonic();
@@ -371,5 +426,6 @@ int main(void)
     check_stats_merge();
     check_err_names();
     check_why();
+    check_quic_counters();
     T_DONE();
 }
