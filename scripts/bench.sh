@@ -45,9 +45,9 @@
 # every client run gets a fresh cgroup (cgroup v1 cpu and cpuacct,
 # /sys/fs/cgroup/cpu/shb-bound-*) whose quota is QUOTA percent of one core
 # (default 25) per client thread (-t) in periods of QUOTA_PERIOD_US
-# (default 20000: finer slices than the kernel's 100 ms keep a throttled
-# client's rounds closer together) microseconds, while the servers run
-# outside any quota.
+# (default 20000: at 25 % a throttled client then waits at most 15 ms at a
+# time, not the 75 ms of the kernel's 100 ms period) microseconds, while
+# the servers run outside any quota.
 # Its rows: the h1, h2 and tls rows above with -t THREADS (handshakes
 # aside), the allcore rows with -t ALL_THREADS (the quota grows with the
 # threads), and shb --http3 for each CxS of H3_CONFIGS against Bun and
