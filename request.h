@@ -70,8 +70,9 @@ enum shb_field_form {
  * out of memory. Called once at start-up by each request encoder. */
 struct shb_field *shb_request_fields(const struct shb_request *r, enum shb_field_form form, size_t *n);
 
-/* One encoding of a request: writes the request line or pseudo-headers,
- * the n fields and whatever follows into out, and returns the length;
+/* One encoding of a request: writes the n fields, and what its protocol
+ * puts around them (HTTP/1.1's request line and body, QPACK's section
+ * prefix), into out, and returns the length;
  * with out NULL it only counts, so one code path sizes the buffer and
  * fills it and the two cannot disagree. */
 typedef size_t shb_request_writer(const struct shb_request *r, const struct shb_field *f, size_t n, uint8_t *out);
