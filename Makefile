@@ -21,12 +21,12 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c compare.c completions.c version.c request.c h1.c h2.c h3.c hist.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c worker.c worker_tcp.c worker_udp.c uring/uring.c \
+CORE = cli.c compare.c completions.c version.c request.c h1.c h2.c h3.c hist.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c $(wildcard worker/*.c) uring/uring.c \
        tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
        tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-HDRS = $(wildcard *.h uring/*.h tls13/*.h quic/*.h)
+HDRS = $(wildcard *.h worker/*.h uring/*.h tls13/*.h quic/*.h)
 UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
@@ -131,9 +131,9 @@ uninstall:
 	rm -f $(foreach f,$(INSTALLED),"$(DESTDIR)$(f)")
 
 # make bench's yardstick for what the first-byte phase costs: ./shb with
-# that one histogram record compiled out (worker.c). Users never get it.
-NOFB_OBJ = $(filter-out build/musl/worker.o,$(musl_OBJ)) build/bench-nofb/worker.o
-build/bench-nofb/worker.o: worker.c $(HDRS) build/inc/.stamp
+# that one histogram record compiled out (worker/meter.c). Users never get it.
+NOFB_OBJ = $(filter-out build/musl/worker/meter.o,$(musl_OBJ)) build/bench-nofb/meter.o
+build/bench-nofb/meter.o: worker/meter.c $(HDRS) build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -DSHB_BENCH_NO_FIRST_BYTE -c -o $@ $<

@@ -8,7 +8,7 @@
  * caller gives each connection one block of h2_conn_size() bytes at start-up.
  *
  * Transport-agnostic: the same engine runs over TCP (h2c with prior
- * knowledge) and, later, over TLS with ALPN "h2". */
+ * knowledge) and over TLS with ALPN "h2" (worker/session_h2.c). */
 #ifndef SHB_H2_H
 #define SHB_H2_H
 

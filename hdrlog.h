@@ -7,7 +7,7 @@
  * Recording. Each worker thread keeps, per series, one struct hist for the
  * current second (hist_record: a few instructions, no allocation, on the
  * response path) and moves to the next second at its first loop turn past
- * the boundary, as the timeline does (worker.c). The finished second is
+ * the boundary, as the timeline does (worker/worker.c). The finished second is
  * then packed: its non-zero buckets as (index gap, count) varints appended
  * to a per-thread buffer, about 2-4 bytes a bucket, and the histogram is
  * cleared over the range it used. Nothing crosses threads during the run.

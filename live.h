@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "worker.h"
+#include "worker/worker.h"
 
 /* One frame's figures (live_format is pure: the unit test drives it). */
 struct live_frame {

@@ -41,7 +41,7 @@
 #include "report.h"
 #include "stats.h"
 #include "version.h"
-#include "worker.h"
+#include "worker/worker.h"
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void die(int code, const char *fmt, ...)

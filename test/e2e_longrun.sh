@@ -175,7 +175,7 @@ if [ "$KNOBS" = 1 ]; then
 
     # One stream per connection: 2^31-1 is the first and the last id. Each
     # new connection waits for the next 100 ms tick, so that the socket's
-    # reset cannot overtake the GOAWAY (worker_tcp.c, slot_set).
+    # reset cannot overtake the GOAWAY (worker/slot.c, slot_set).
     begin "nghttpd: first stream id 2^31-1: -n 20 -c 1 -p 1, one connection per request"
     : >"$NGH_LOG"
     SHB_TEST_H2_FIRST_STREAM_ID=2147483647 shb --http2 -n 20 -c 1 -p 1 -j "$NGH"

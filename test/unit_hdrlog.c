@@ -65,7 +65,7 @@ static struct hdrlog_thread *thp[THREADS];
 
 /* Each thread records into some seconds (thread t skips seconds where
  * (second + t) % 3 == 1, and none records into the last two but thread 0
- * into the very last), moving forward as worker.c does, the service
+ * into the very last), moving forward as worker/worker.c does, the service
  * series only on even values' seconds. */
 static void record_all(void)
 {

@@ -698,7 +698,7 @@ static void test_flight(void)
 /* The server's Finished and its first application data (an HTTP/2 server's
  * SETTINGS) in one read: the data is delivered after the handshake is
  * complete (ready, ALPN known), in the call that returns
- * TLS_HANDSHAKE_DONE. worker.c starts the protocol from the callback then. */
+ * TLS_HANDSHAKE_DONE. worker/tcp_tls.c starts the protocol from the callback then. */
 static void test_same_read(void)
 {
     struct server_opts so = { .rsa = true, .suite = BR_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, .alpn = alpn_both,
@@ -871,7 +871,7 @@ static void test_corrupt(void)
 }
 
 /* Alerts the peer sends: during the handshake, TLS_ERR_HANDSHAKE with the
- * alert negated (what worker.c keys its fallback and ALPN errors on). */
+ * alert negated (what worker/tcp_tls.c keys its fallback and ALPN errors on). */
 static void test_alerts(void)
 {
     struct server_opts so = { .suite = BR_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 };

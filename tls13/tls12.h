@@ -3,7 +3,7 @@
  *
  * Used only for a target that does not speak TLS 1.3 (it answered our
  * ClientHello with protocol_version or handshake_failure, or chose 1.2 in
- * its ServerHello; worker.c remembers that for the rest of the run). Offers
+ * its ServerHello; worker/tcp_tls.c remembers that for the rest of the run). Offers
  * TLS 1.2 only (RFC 5246), ECDHE-ECDSA/ECDHE-RSA/RSA key exchange with
  * AES-GCM, ChaCha20-Poly1305 and AES-CBC, the same SNI and ALPN list as the
  * 1.3 engine.

@@ -1,8 +1,8 @@
 /* worker.h — one worker thread: one io_uring, its own connections, its own
  * stats. Nothing is shared with other workers but the stop flag.
  *
- * worker.c is the loop and the request accounting; worker_tcp.c the TCP and
- * TLS glue of HTTP/1.1 and HTTP/2 (worker_loop.h is what they share). */
+ * worker.c is the loop and the request accounting; tcp.c and udp.c the two
+ * transports (loop.h is what they share; docs/internals.md draws the rest). */
 #ifndef SHB_WORKER_H
 #define SHB_WORKER_H
 

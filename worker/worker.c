@@ -1,12 +1,12 @@
 /* worker.c — the per-thread event loop and the request accounting.
  *
  * submit -> wait for a batch of completions -> hand each to its transport
- * (worker_tcp.c) -> let the transport send what the batch produced ->
+ * (tcp.c or udp.c) -> let the transport send what the batch produced ->
  * submit. The loop owns the clock (read once per turn), the run's end (the -n
  * budget, the -z deadline, Ctrl-C) and the tick that drives every deadline,
  * and it is where each request is taken and where it ends: as a response, as
  * an error of one kind, or in flight when the run ends first (see
- * worker_loop.h). Only this file and the transports' glue do I/O. */
+ * loop.h). Only this file and the transports do I/O. */
 #define _GNU_SOURCE
 #include "worker.h"
 
@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "pace.h"
-#include "worker_loop.h"
+#include "loop.h"
 
 volatile int shb_stop_requested;
 
@@ -98,7 +98,7 @@ bool loop_take(struct loop *l, struct taken *t)
         t->due_ns = l->pace_due;
         l->pace_index += l->cfg->pace_stride;
         pace_next(l);
-        if (!l->warming)
+        if (!l->meter.warming)
             l->w->stats.pace.sent++;
     } else {
         t->due_ns = l->now;
@@ -143,70 +143,37 @@ static uint64_t pace_unsent(const struct loop *l, uint64_t end)
     return !l->cfg->timed && n > l->budget_left ? l->budget_left : n;
 }
 
-/* A request ended during --warmup: not measured, and not one of -n's. */
-static bool warmup_ended_one(struct loop *l)
+/* A request ended: during --warmup it is not measured, and not one of
+ * -n's (the budget gets it back). */
+static void ended_one(struct loop *l)
 {
-    if (!l->warming)
-        return false;
-    if (!l->cfg->timed)
+    l->in_flight--;
+    if (!l->meter.warming)
+        l->w->end_ns = l->now;
+    else if (!l->cfg->timed)
         l->budget_left++;
-    return true;
 }
 
 void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns)
 {
-    struct stats *s = &l->w->stats;
-    l->in_flight--;
     uint64_t latency = l->now - due_ns;
     /* A running mean (1/256 of each new latency): it paces the waits. */
     l->latency_avg_ns += ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256;
-    if (warmup_ended_one(l)) {
-        s->warmup.ok++;
-        return;
-    }
-    s->ok++;
-    if (status < STATUS_MAX)
-        s->status[status]++;
-    hist_record(&s->latency, latency);
-#ifndef SHB_BENCH_NO_FIRST_BYTE /* make bench's yardstick (Makefile) */
-    hist_record(&s->phases.first_byte, first_ns - sent_ns);
-#else
-    (void)first_ns;
-#endif
-    tl_ok(&s->timeline, latency);
-    if (l->paced) {
-        uint64_t lag = sent_ns - due_ns;
-        hist_record(&s->pace.service, l->now - sent_ns);
-        hist_record(&s->pace.lag, lag);
-        s->pace.late += lag > PACE_LATE_NS;
-    }
-    /* --hdr-log: the same values into this second's histograms (the one
-     * branch a run without it pays). */
-    if (l->hdr) {
-        hdrlog_record(l->hdr, HDRLOG_LATENCY, latency);
-        if (l->paced)
-            hdrlog_record(l->hdr, HDRLOG_SERVICE, l->now - sent_ns);
-    }
-    l->w->end_ns = l->now;
+    meter_ok(&l->meter, l->now, status, due_ns, sent_ns, first_ns);
+    ended_one(l);
 }
 
 void loop_error(struct loop *l, enum err_kind kind)
 {
-    l->in_flight--;
-    if (warmup_ended_one(l)) {
-        l->w->stats.warmup.errors++;
-        return;
-    }
-    l->w->stats.errors[kind]++;
-    tl_error(&l->w->stats.timeline);
-    l->w->end_ns = l->now;
+    meter_error(&l->meter, kind);
+    ended_one(l);
 }
 
 /* Whether kind's message is still to be written: not during the warm-up
  * (its errors are not counted), and not over one that stays. */
 static bool why_wanted(const struct loop *l, enum err_kind kind, bool hint)
 {
-    return !l->warming && !stats_why_kept(&l->w->stats, kind, hint);
+    return !l->meter.warming && !stats_why_kept(&l->w->stats, kind, hint);
 }
 
 bool loop_why_wanted(const struct loop *l, enum err_kind kind)
@@ -244,84 +211,6 @@ void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint6
     else
         snprintf(d, sizeof d, "%.3gms", (double)ns / 1e6);
     stats_why(&l->w->stats, kind, what, d, false);
-}
-
-/* ---- the live view's counters ------------------------------------------ */
-
-/* On the tick: what the live view shows, as relaxed stores (the main
- * thread reads each on its own; none has to agree with another). */
-static void live_publish(struct loop *l)
-{
-    const struct stats *s = &l->w->stats;
-    struct worker_live *v = &l->w->live;
-    atomic_store_explicit(&v->ok, s->ok, memory_order_relaxed);
-    atomic_store_explicit(&v->errors, stats_errors(s), memory_order_relaxed);
-    atomic_store_explicit(&v->warmup, s->warmup.ok + s->warmup.errors, memory_order_relaxed);
-    atomic_store_explicit(&v->conns_open, l->conns_open, memory_order_relaxed);
-}
-
-/* A second of the timeline is over: its latencies for the live view. A
- * sequence lock: the reader (live.c) retries when seq was odd or changed. */
-static void live_second(struct worker *w, const struct tl_entry *e)
-{
-    struct worker_live *v = &w->live;
-    uint32_t seq = atomic_load_explicit(&v->seq, memory_order_relaxed);
-    atomic_store_explicit(&v->seq, seq + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    for (unsigned b = 0; b < TL_BUCKETS; b++)
-        atomic_store_explicit(&v->lat[b], e->lat[b], memory_order_relaxed);
-    atomic_store_explicit(&v->seq, seq + 2, memory_order_release);
-}
-
-/* The timeline's first entry starts at `from`, the measured window's start. */
-static void timeline_start(struct loop *l, uint64_t from)
-{
-    l->tl_from = from;
-    l->tl_next = from + 1000000000ull;
-    l->tl_bytes = 0;
-    l->hdr_next = l->hdr ? l->tl_next : UINT64_MAX;
-}
-
-/* The bytes received since the last call go to the current entry. */
-static void timeline_bytes(struct loop *l)
-{
-    struct stats *s = &l->w->stats;
-    s->timeline.e[s->timeline.n - 1].bytes_recv += s->bytes_recv - l->tl_bytes;
-    l->tl_bytes = s->bytes_recv;
-}
-
-/* The first turn past the current entry's end: the entry holding now is
- * the current one (entries with nothing in them are skipped, left zero). */
-static void timeline_step(struct loop *l)
-{
-    struct timeline *t = &l->w->stats.timeline;
-    if (l->cfg->live)
-        live_second(l->w, &t->e[t->n - 1]);
-    timeline_bytes(l);
-    tl_move_to(t, l->now - l->tl_from);
-    l->tl_next = l->tl_from + ((uint64_t)t->n << t->shift) * 1000000000ull;
-}
-
-/* --hdr-log: the first turn past the current second's end. The second
- * holding now becomes the current one (seconds with nothing in them are
- * skipped: the log writes them empty). */
-static void hdr_step(struct loop *l)
-{
-    uint64_t second = (l->now - l->tl_from) / 1000000000ull;
-    hdrlog_move_to(l->hdr, second);
-    l->hdr_next = l->tl_from + (second + 1) * 1000000000ull;
-}
-
-/* The warm-up is over (or the run ended during it): what was sent and
- * received so far belongs to it, and the measured bytes start at zero. */
-static void warmup_over(struct loop *l)
-{
-    struct stats *s = &l->w->stats;
-    l->warming = false;
-    s->warmup.bytes_sent = s->bytes_sent;
-    s->warmup.bytes_recv = s->bytes_recv;
-    s->bytes_sent = s->bytes_recv = 0;
-    timeline_start(l, l->warm_end);
 }
 
 void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind)
@@ -407,7 +296,7 @@ static void on_tick(struct loop *l)
         return;
     l->tp->tick(l);
     if (l->cfg->live)
-        live_publish(l);
+        meter_publish(&l->meter, l->conns_open);
     arm_tick(l);
 }
 
@@ -478,8 +367,8 @@ int worker_prepare(struct worker *w)
             snprintf(w->error, sizeof(w->error), "out of memory");
             return -1;
         }
-        l->hdr = &w->hdr;
     }
+    meter_init(&l->meter, w, l->paced);
     if (l->paced) {
         l->waiters = calloc(w->cfg.connections, sizeof(*l->waiters));
         l->waiting = calloc(w->cfg.connections, 1);
@@ -502,9 +391,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     l->now = start_ns;
     w->end_ns = start_ns;
     l->budget_left = w->cfg.timed ? 0 : w->cfg.budget;
-    l->warming = w->cfg.warmup_ns != 0;
-    l->warm_end = start_ns + w->cfg.warmup_ns;
-    timeline_start(l, start_ns);
+    meter_start(&l->meter, start_ns);
     l->pace_index = w->cfg.pace_first;
     if (l->paced)
         pace_next(l);
@@ -531,12 +418,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
             break;
         }
         l->now = monotonic_ns();
-        if (l->warming && l->now >= l->warm_end)
-            warmup_over(l);
-        if (!l->warming && l->now >= l->tl_next)
-            timeline_step(l);
-        if (!l->warming && l->now >= l->hdr_next)
-            hdr_step(l);
+        meter_turn(&l->meter, l->now);
         unsigned head = uring_cq_head(&l->ring), tail = uring_cq_tail(&l->ring);
         for (; head != tail; head++)
             handle_cqe(l, uring_cq_at(&l->ring, head));
@@ -551,11 +433,7 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     if (l->tp->end)
         l->tp->end(l);
     uring_submit_wait(&l->ring, 0, 0);
-    if (l->warming)
-        warmup_over(l);
-    timeline_bytes(l);
-    if (l->hdr)
-        hdrlog_finish(l->hdr);
+    meter_finish(&l->meter);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
     w->stats.in_flight = l->in_flight;

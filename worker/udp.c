@@ -1,7 +1,7 @@
-/* worker_udp.c — the UDP transport: QUIC connections (quic/conn.c) and the
+/* worker/udp.c — the UDP transport: QUIC connections (quic/conn.c) and the
  * HTTP/3 glue (h3.c). What happens to a datagram, from the socket to the
  * request it completes, is here; the loop and the request accounting are
- * worker.c's (worker_loop.h).
+ * worker.c's (loop.h).
  *
  * One connected UDP socket per QUIC connection, in a registered file slot,
  * with one multishot receive drawing from the worker's provided buffer ring
@@ -32,7 +32,8 @@
 
 #include "h3.h"
 #include "report.h" /* report_close_name */
-#include "worker_loop.h"
+#include "loop.h"
+#include "slot.h"
 
 /* <linux/udp.h>, which musl-gcc does not see. */
 #ifndef SOL_UDP
@@ -46,7 +47,7 @@
  * (UDP_MAX_SEGMENTS); a batch rarely needs more than a few. */
 #define SEND_DGRAMS 32
 
-enum udp_op { OP_RECV = OP_TRANSPORT, OP_SEND, OP_TIMER, OP_CANCEL };
+enum udp_op { OP_TIMER = OP_SLOT_END };
 
 enum qc_state { QC_IDLE, QC_QUEUED, QC_OPEN };
 
@@ -64,10 +65,10 @@ struct h3_req {
 #define UNI_STREAMS 16    /* the server's unidirectional streams we track (quic/conn.c UNI_MAX) */
 
 struct qc {
+    struct slot s;                     /* file slot, generation, receive, the send in flight (slot.h) */
     struct loop *loop;                 /* for the engine's callbacks */
-    uint32_t gen;
     uint8_t state;
-    bool recv_armed, sending, in_flush, started;
+    bool started;
     bool heard;                        /* a datagram came from the server on this connection */
     uint32_t responses;
     uint64_t handshake_deadline;
@@ -81,10 +82,6 @@ struct qc {
     struct h3_uni uni[UNI_STREAMS];
     bool uni_ignored[UNI_STREAMS];
     bool counted;                      /* its QUIC counters are in the stats */
-    /* The send in flight (one at a time per connection), and the SQ mark
-     * after its SQE: the slot's socket may change only once the kernel has
-     * taken it (qc_slot_set). */
-    unsigned send_mark;
     uint8_t *out;                      /* SEND_DGRAMS datagrams, then one for a last close */
     size_t out_len, seg;
     struct iovec iov;
@@ -103,11 +100,10 @@ struct qc {
 struct udp {
     struct qc *conns;
     uint32_t nconns;
-    /* Connections to turn after this batch: a ring of nconns, each in it at
-     * most once (in_flush). A turn may queue its own connection again (a
+    /* Connections to turn after this batch, each in it at most once
+     * (slot.in_flush). A turn may queue its own connection again (a
      * replacement's first flight), so the walk pops until it is empty. */
-    uint32_t *flush_list;
-    uint32_t flush_head, nflush;
+    struct idx_ring flush;
     uint8_t *qmem, *out_mem;
     struct h3_req *req_mem;
     size_t qsize;
@@ -118,23 +114,8 @@ struct udp {
 };
 
 static inline struct udp *udp_of(const struct loop *l) { return l->tp_state; }
-static uint32_t qc_idx(const struct udp *u, const struct qc *c) { return (uint32_t)(c - u->conns); }
 
-static void flush_later(struct loop *l, struct qc *c)
-{
-    struct udp *u = udp_of(l);
-    if (!c->in_flush) {
-        c->in_flush = true;
-        u->flush_list[(u->flush_head + u->nflush++) % u->nconns] = qc_idx(u, c);
-    }
-}
-
-static void arm_recv(struct loop *l, struct qc *c)
-{
-    uint32_t i = qc_idx(udp_of(l), c);
-    uring_prep_recv_multishot(uring_sqe(&l->ring), i, LOOP_BUF_GROUP, ud_make(OP_RECV, c->gen, i));
-    c->recv_armed = true;
-}
+static inline void flush_later(struct loop *l, struct qc *c) { slot_flush_later(&udp_of(l)->flush, &c->s); }
 
 /* ---- requests ------------------------------------------------------------ */
 
@@ -170,7 +151,7 @@ static void fill_streams(struct loop *l, struct qc *c)
         h3_resp_init(&r->resp);
     }
     if (l->paced && quic_conn_can_open(c->q))
-        loop_idle(l, qc_idx(udp_of(l), c));
+        loop_idle(l, c->s.idx);
 }
 
 /* ---- engine callbacks ------------------------------------------------------ */
@@ -279,32 +260,19 @@ static void qc_count(struct loop *l, struct qc *c)
     c->counted = true;
 }
 
-/* Puts fd (or nothing: -1) in the connection's file slot. A send queued
- * for the socket the slot held (the CONNECTION_CLOSE that ended it) names
- * the slot, not the socket: it is submitted first, or it would leave from
- * the next connection's socket — a datagram for a connection the server
- * does not know, from a port it never saw (RFC 9000 §10.2 wants the close
- * to reach the peer). */
-static int qc_slot_set(struct loop *l, struct qc *c, int fd)
-{
-    if (c->sending && !uring_sq_submitted(&l->ring, c->send_mark))
-        uring_submit_wait(&l->ring, 0, 0);
-    return uring_files_set(&l->ring, qc_idx(udp_of(l), c), fd);
-}
-
 static void qc_close(struct loop *l, struct qc *c)
 {
-    uint32_t i = qc_idx(udp_of(l), c);
     qc_count(l, c);
-    if (c->recv_armed) {
-        struct io_uring_sqe *s = uring_sqe(&l->ring);
-        uring_prep_cancel(s, ud_make(OP_RECV, c->gen, i), ud_make(OP_CANCEL, c->gen, i));
-        s->flags |= IOSQE_CQE_SKIP_SUCCESS;
-        c->recv_armed = false;
-    }
-    c->gen = (c->gen + 1) & GEN_MASK;
+    /* A send in flight keeps slot.sending until it completes: the buffer
+     * is the slot's, whichever connection holds it. And the send (the
+     * CONNECTION_CLOSE that ended this connection) is submitted before the
+     * slot's socket changes (slot_set): from the next connection's socket
+     * it would be a datagram for a connection the server does not know,
+     * from a port it never saw (RFC 9000 §10.2 wants the close to reach
+     * the peer). */
+    slot_close(l, &c->s);
     c->state = QC_IDLE;
-    c->timer_at = 0; /* (a send in flight keeps `sending` until it completes) */
+    c->timer_at = 0;
     if (c->started)
         l->conns_open--;
     c->started = false;
@@ -316,7 +284,7 @@ static void qc_open(struct loop *l, struct qc *c);
 static void qc_replace(struct loop *l, struct qc *c)
 {
     if (!loop_work_left(l)) {
-        qc_slot_set(l, c, -1);
+        slot_set(l, &c->s, -1);
         return;
     }
     c->state = QC_QUEUED;
@@ -333,7 +301,7 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
         if (r->id == UINT64_MAX)
             continue;
         /* §5.2: provably not processed, so sent again. As HTTP/2's refusals
-         * (worker_tcp.c) and H3_REQUEST_REJECTED (on_stream_reset), the
+         * (session_h2.c) and H3_REQUEST_REJECTED (on_stream_reset), the
          * attempt counts towards MAX_RETRIES only from a connection that
          * answered nothing: a server that sends GOAWAY 0 on every
          * connection would otherwise have the run retry forever. */
@@ -430,7 +398,7 @@ static void qc_finished(struct loop *l, struct qc *c)
     if (!l->w->fatal && !handshake)
         qc_replace(l, c);
     else if (!loop_work_left(l))
-        qc_slot_set(l, c, -1);
+        slot_set(l, &c->s, -1);
 }
 
 static void qc_open(struct loop *l, struct qc *c)
@@ -453,11 +421,11 @@ static void qc_open(struct loop *l, struct qc *c)
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
         /* --bind: the source address, and a port on it now (a connected
          * UDP socket holds its port: EADDRINUSE when they are spent). */
-        ret = cfg->nbind ? loop_bind_source(cfg, fd, qc_idx(u, c), true, false) : 0;
+        ret = cfg->nbind ? loop_bind_source(cfg, fd, c->s.idx, true, false) : 0;
         if (ret == 0)
             ret = connect(fd, cfg->addr, cfg->addrlen) == 0 ? 0 : -errno;
         if (ret == 0)
-            ret = qc_slot_set(l, c, fd);
+            ret = slot_set(l, &c->s, fd);
         close(fd);
     } else {
         ret = -errno;
@@ -495,7 +463,7 @@ static void qc_open(struct loop *l, struct qc *c)
     c->timer_at = 0;
     c->stuck_since = 0;
     c->handshake_deadline = l->now + cfg->connect_timeout_ns;
-    arm_recv(l, c);
+    slot_arm_recv(l, &c->s);
     flush_later(l, c);
 }
 
@@ -511,19 +479,16 @@ static void arm_timer(struct loop *l, struct qc *c)
      * makes a turn. */
     if (c->timer_at != 0 && c->timer_at <= d + 1000000ull)
         return;
-    uint32_t i = qc_idx(udp_of(l), c);
     c->timer_at = d;
     c->timer_ts = ns_to_ts(d);
-    uring_prep_timeout(uring_sqe(&l->ring), &c->timer_ts, true, ud_make(OP_TIMER, c->gen, i));
+    uring_prep_timeout(uring_sqe(&l->ring), &c->timer_ts, true, slot_ud(&c->s, OP_TIMER));
 }
 
 /* Queues the sendmsg of n bytes described by msg on the connection's slot. */
 static void queue_sendmsg(struct loop *l, struct qc *c, struct msghdr *msg, size_t n)
 {
-    uint32_t i = qc_idx(udp_of(l), c);
-    uring_prep_sendmsg(uring_sqe(&l->ring), i, msg, ud_make(OP_SEND, c->gen, i));
-    c->send_mark = uring_sq_mark(&l->ring);
-    c->sending = true;
+    uring_prep_sendmsg(uring_sqe(&l->ring), c->s.idx, msg, slot_ud(&c->s, OP_SEND));
+    slot_sending(l, &c->s);
     l->w->stats.bytes_sent += n;
     l->w->stats.quic.sends++;
 }
@@ -593,7 +558,7 @@ static void qc_turn(struct loop *l, struct qc *c)
          * (qc_finished). */
         quic_conn_close(c->q, true, H3_NO_ERROR, "GOAWAY");
     }
-    if (!c->sending)
+    if (!c->s.sending)
         qc_send(l, c);
     if (quic_conn_state(c->q) == QUIC_CLOSED) {
         qc_finished(l, c);
@@ -626,14 +591,12 @@ static void qc_unreachable(struct loop *l, struct qc *c, int res)
     drain_requests(l, c, ERR_CONNECT, false); /* none: streams open after the handshake */
     qc_close(l, c); /* idle: udp_tick opens it again */
     if (!loop_work_left(l))
-        qc_slot_set(l, c, -1);
+        slot_set(l, &c->s, -1);
 }
 
 static void on_recv(struct loop *l, struct qc *c, int res, uint32_t flags)
 {
-    bool more = (flags & IORING_CQE_F_MORE) != 0;
-    if (!more)
-        c->recv_armed = false;
+    slot_recv_done(&c->s, flags);
     if (res > 0) {
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
         uint8_t *p = uring_bufring_addr(&l->bufs, bid);
@@ -654,8 +617,8 @@ static void on_recv(struct loop *l, struct qc *c, int res, uint32_t flags)
         quic_conn_close(c->q, false, QUIC_INTERNAL_ERROR, "socket error");
         flush_later(l, c);
     }
-    if (!c->recv_armed && c->state == QC_OPEN)
-        arm_recv(l, c);
+    if (!c->s.recv_armed && c->state == QC_OPEN)
+        slot_arm_recv(l, &c->s);
 }
 
 static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
@@ -671,7 +634,7 @@ static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
     if (op == OP_SEND) {
         /* Whichever socket it was for, the slot's send buffer is free
          * again (a new connection in the slot may not write it before). */
-        c->sending = false;
+        c->s.sending = false;
         if (cqe->res == -EIO && u->gso) {
             /* GSO refused at send time (a device without checksum
              * offload): plain sends from now on. */
@@ -681,9 +644,8 @@ static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
             flush_later(l, c); /* also a new connection in the slot that waited for it */
         return;
     }
-    if (ud_gen(ud) != c->gen || c->state != QC_OPEN) {
-        if (op == OP_RECV && (cqe->flags & IORING_CQE_F_BUFFER))
-            uring_bufring_recycle(&l->bufs, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+    if (ud_gen(ud) != c->s.gen || c->state != QC_OPEN) {
+        slot_drop_stale(l, cqe);
         return;
     }
     switch (op) {
@@ -701,11 +663,9 @@ static void udp_complete(struct loop *l, const struct io_uring_cqe *cqe)
 static void udp_after_batch(struct loop *l)
 {
     struct udp *u = udp_of(l);
-    while (u->nflush > 0) {
-        struct qc *c = &u->conns[u->flush_list[u->flush_head]];
-        u->flush_head = (u->flush_head + 1) % u->nconns;
-        u->nflush--;
-        c->in_flush = false;
+    while (u->flush.len > 0) {
+        struct qc *c = &u->conns[ring_pop(&u->flush)];
+        c->s.in_flush = false;
         qc_turn(l, c);
     }
 }
@@ -740,7 +700,7 @@ static void udp_tick(struct loop *l)
                                 cfg->connect_timeout_ns);
                 loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
                 quic_conn_close(c->q, false, QUIC_NO_ERROR, "handshake timeout");
-                if (!c->sending)
+                if (!c->s.sending)
                     qc_send(l, c);
                 drain_requests(l, c, ERR_CONNECT_TIMEOUT, false);
                 qc_close(l, c);
@@ -809,10 +769,10 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     u->nconns = w->cfg.connections;
     u->qsize = (quic_conn_size(&w->cfg.h3->quic) + 63) & ~(size_t)63;
     u->conns = calloc(u->nconns, sizeof(*u->conns));
-    u->flush_list = calloc(u->nconns, sizeof(*u->flush_list));
+    u->flush = (struct idx_ring){ .v = calloc(u->nconns, sizeof(uint32_t)), .cap = u->nconns };
     u->qmem = aligned_alloc(64, u->qsize * u->nconns);
     u->out_mem = malloc((size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * u->nconns);
-    if (!u->conns || !u->flush_list || !u->qmem || !u->out_mem) {
+    if (!u->conns || !u->flush.v || !u->qmem || !u->out_mem) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
         return -1;
     }
@@ -823,6 +783,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         return -1;
     }
     for (uint32_t i = 0; i < u->nconns; i++) {
+        u->conns[i].s.idx = i;
         u->conns[i].loop = l;
         u->conns[i].qmem = u->qmem + u->qsize * i;
         u->conns[i].out = u->out_mem + (size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * i;
@@ -876,7 +837,7 @@ static void udp_end(struct loop *l)
         if (c->state != QC_OPEN || quic_conn_state(c->q) == QUIC_CLOSED)
             continue;
         quic_conn_close(c->q, true, H3_NO_ERROR, "");
-        if (!c->sending) {
+        if (!c->s.sending) {
             qc_send(l, c);
         } else {
             /* A send still in flight (an ACK, say): the close goes beside
@@ -909,7 +870,7 @@ static void udp_release(struct loop *l)
     free(u->qmem);
     free(u->out_mem);
     free(u->req_mem);
-    free(u->flush_list);
+    free(u->flush.v);
     free(u->conns);
     free(u);
     l->tp_state = NULL;

@@ -1,6 +1,6 @@
-/* worker_loop.h — what the per-thread loop (worker.c) shares with a
- * transport's glue (worker_tcp.c: TCP and TLS; a UDP/QUIC glue sits beside
- * it). Private to the worker: nothing outside worker*.c includes this.
+/* worker/loop.h — what the per-thread loop (worker.c) shares with the
+ * transports (tcp.c: TCP, TLS, HTTP/1.1 and HTTP/2; udp.c: QUIC and
+ * HTTP/3). Private to the worker: nothing outside worker/ includes this.
  *
  * The loop owns the ring, the clock, the run's end (budget, -z deadline,
  * Ctrl-C) and the request accounting: every request is taken from the budget
@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "meter.h"
 #include "stats.h"
 #include "uring/uring.h"
 #include "worker.h"
@@ -104,17 +105,7 @@ struct loop {
     uint64_t now;                   /* read once per loop turn, after the wait */
     uint64_t latency_avg_ns;        /* running mean of the latencies recorded (the wait's bound) */
     bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
-    bool warming;                   /* --warmup: before warm_end (checked once per turn) */
-    uint64_t warm_end;
-    /* The timeline (stats.timeline): it starts where the measured window
-     * does, and moves to the next entry at the first turn past tl_next. */
-    uint64_t tl_from, tl_next;
-    uint64_t tl_bytes;              /* stats.bytes_recv already put in an entry */
-    /* --hdr-log (hdr: &w->hdr, else NULL): its own second boundaries, on
-     * the timeline's start, since the timeline's entries grow longer in
-     * long runs; hdr_next is UINT64_MAX without it. */
-    struct hdrlog_thread *hdr;
-    uint64_t hdr_next;
+    struct meter meter;             /* what is measured (meter.h): the warm-up, the timeline, --hdr-log */
     uint32_t conns_open;            /* connected (QUIC: established), for the live view */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
@@ -169,7 +160,7 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns,
  * not measured. The loop's clock, read once per turn: no syscall here. */
 static inline void loop_phase(struct loop *l, struct hist *h, uint64_t since_ns)
 {
-    if (!l->warming)
+    if (!l->meter.warming)
         hist_record(h, l->now - since_ns);
 }
 
