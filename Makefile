@@ -21,12 +21,13 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
 
-CORE = cli.c compare.c completions.c version.c request.c h1.c h2.c h3.c hist.c hdr.c hdrlog.c hpack.c json.c merge.c pace.c qpack.c stats.c timeline.c report.c live.c $(wildcard worker/*.c) uring/uring.c \
-       tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c \
-       tls13/tls12.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c quic/recovery.c quic/conn.c
+# Every source file but main's (shb.c) and the musl link's compat.c: the
+# folders are the design (docs/internals.md, The source tree).
+CORE = $(filter-out shb.c compat.c,$(wildcard *.c)) \
+       $(foreach d,worker stats report cli uring tls13 quic,$(wildcard $(d)/*.c))
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-HDRS = $(wildcard *.h worker/*.h uring/*.h tls13/*.h quic/*.h)
+HDRS = $(wildcard *.h $(foreach d,worker stats report cli uring tls13 quic,$(d)/*.h))
 UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
@@ -50,7 +51,7 @@ all: shb doc
 # recompiles that one file and relinks, and no object keeps a stale version.
 build/version.h: FORCE
 	$(Q)sh scripts/version.sh $@
-$(foreach f,musl asan glibc fuzz/obj,build/$(f)/version.o): build/version.h
+$(foreach f,musl asan glibc fuzz/obj,build/$(f)/cli/version.o): build/version.h
 
 # musl-gcc sees no system headers, so BearSSL's headers are linked into a
 # private include directory; nothing else from /usr/include leaks in.
@@ -93,10 +94,11 @@ build/glibc/shb: $(glibc_OBJ)
 # The man page and the completion scripts, from cli.c's option table:
 # build/mkman (host compiler) links cli.c and manpage.c and writes shb.1;
 # the completions are what `./shb completions SHELL` prints.
-build/mkman: scripts/mkman.c manpage.c cli.c version.c $(HDRS) build/version.h
+MKMAN_SRC = scripts/mkman.c cli/manpage.c cli/cli.c cli/version.c
+build/mkman: $(MKMAN_SRC) $(HDRS) build/version.h
 	@mkdir -p build
 	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(GLIBC_CFLAGS) -o $@ scripts/mkman.c manpage.c cli.c version.c
+	$(Q)$(CC) $(GLIBC_CFLAGS) -o $@ $(MKMAN_SRC)
 shb.1: build/mkman
 	@$(if $(Q),echo "  GEN     $@")
 	$(Q)build/mkman > $@.tmp && mv -f $@.tmp $@
@@ -188,9 +190,9 @@ unit: $(addprefix build/test/,$(UNIT)) build/test/musl_bearssl build/test/quic_r
 CLANG ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
-FUZZ_CORE = cli.c completions.c version.c request.c h1.c h2.c hist.c hdr.c hpack.c json.c merge.c pace.c report.c stats.c timeline.c tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c \
-            tls13/conn.c tls13/tls12.c qpack.c h3.c quic/packet.c quic/frame.c quic/ackset.c quic/tparams.c \
-            quic/recovery.c quic/conn.c
+# The fuzz targets link the engines and what reads users' files, not the
+# worker's I/O.
+FUZZ_CORE = $(filter-out worker/% uring/% report/live.c report/compare.c report/hdrlog.c,$(CORE)) worker/pace.c
 FUZZ_CFLAGS = $(BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_CORE))
 .SECONDARY: $(fuzz_OBJ)

@@ -28,19 +28,19 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "compare.h"
-#include "completions.h"
+#include "cli/cli.h"
+#include "report/compare.h"
+#include "cli/completions.h"
 #include "h1.h"
 #include "h2.h"
 #include "h3.h"
-#include "hdrlog.h"
+#include "report/hdrlog.h"
 #include "hpack.h"
-#include "live.h"
-#include "merge.h"
-#include "report.h"
-#include "stats.h"
-#include "version.h"
+#include "report/live.h"
+#include "report/merge.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "cli/version.h"
 #include "worker/worker.h"
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

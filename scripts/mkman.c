@@ -5,8 +5,8 @@
  * that ./shb parses and prints -h from. No arguments. */
 #include <stdio.h>
 
-#include "manpage.h"
-#include "version.h"
+#include "cli/manpage.h"
+#include "cli/version.h"
 
 int main(void)
 {

@@ -157,7 +157,7 @@ finish
 begin "build/version.h is included by version.c alone"
 others=$(cd "$ROOT" && grep -l 'build/version\.h' -- *.c */*.c 2>/dev/null | grep -v '^version\.c$' | grep -v '^scripts/')
 [ -z "$others" ] || want "also included by: $others"
-grep -q '#include "build/version.h"' "$ROOT/version.c" || want "version.c does not include it"
+grep -q '#include "build/version.h"' "$ROOT/cli/version.c" || want "version.c does not include it"
 finish
 
 # --- shb completions ----------------------------------------------------------------
@@ -347,7 +347,7 @@ finish
 # The error kinds the report can print (stats.c's err_kind_name) are each
 # an item of the page's ERRORS and a row of docs/errors.md's table.
 begin "ERRORS in the man page and docs/errors.md name every error kind the report prints"
-sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats.c" | grep -vx unknown >"$T/kinds"
+sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats/stats.c" | grep -vx unknown >"$T/kinds"
 [ "$(wc -l <"$T/kinds")" -ge 11 ] || want "only $(wc -l <"$T/kinds") kinds read from stats.c"
 awk '/^\.SH /{ on = ($0 == ".SH ERRORS") } on && prev == ".TP" && /^\.B /{ sub(/^\.B /, ""); print } { prev = $0 }' "$ROOT/shb.1" >"$T/man-kinds"
 while IFS= read -r k; do

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "completions.h"
+#include "cli/cli.h"
+#include "cli/completions.h"
 #include "t.h"
 
 #define URL "http://127.0.0.1:8080/"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "report.h"
-#include "stats.h"
+#include "report/compare.h"
+#include "report/report.h"
+#include "stats/stats.h"
 #include "t.h"
 
 /* Output captured in memory: mem_begin gives the stream to write to (NULL

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr.h"
-#include "stats.h"
+#include "report/hdr.h"
+#include "stats/stats.h"
 #include "t.h"
 
 /* Made by HdrHistogram 2.1.11 (Debian's libhdrhistogram-java):

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr.h"
-#include "hdrlog.h"
+#include "report/hdr.h"
+#include "report/hdrlog.h"
 #include "t.h"
 
 #define THREADS 3

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "report/json.h"
 #include "t.h"
 
 /* json_parse changes its input: each test parses its own copy. */

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "live.h"
+#include "report/live.h"
 #include "t.h"
 
 /* The visible text of line k (0 or 1) of a frame, escapes removed. */

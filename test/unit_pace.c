@@ -3,7 +3,7 @@
  * inverse), and the mean asked-for rate over a window. */
 #include <stdint.h>
 
-#include "pace.h"
+#include "worker/pace.h"
 #include "t.h"
 
 #define S 1000000000ull /* ns per second */

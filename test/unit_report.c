@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr.h"
-#include "report.h"
-#include "stats.h"
+#include "report/hdr.h"
+#include "report/report.h"
+#include "stats/stats.h"
 #include "t.h"
 
 typedef void report_fn(FILE *, const struct report_info *, const struct stats *);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "quic/counters.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "t.h"
 
 #define N_SAMPLES 200000

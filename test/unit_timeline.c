@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr.h"
-#include "stats.h"
+#include "report/hdr.h"
+#include "stats/stats.h"
 #include "t.h"
-#include "timeline.h"
+#include "stats/timeline.h"
 
 #define S 1000000000ull
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "meter.h"
-#include "stats.h"
+#include "stats/stats.h"
 #include "uring/uring.h"
 #include "worker.h"
 

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "h3.h"
-#include "report.h" /* report_close_name */
+#include "report/report.h" /* report_close_name */
 #include "loop.h"
 #include "slot.h"
 

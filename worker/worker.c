@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pace.h"
+#include "worker/pace.h"
 #include "loop.h"
 
 volatile int shb_stop_requested;

@@ -13,11 +13,11 @@
 #include <sys/socket.h>
 
 #include "h2.h"
-#include "hdrlog.h"
-#include "pace.h"
+#include "report/hdrlog.h"
+#include "worker/pace.h"
 #include "quic/conn.h"
 #include "tls13/conn.h"
-#include "stats.h"
+#include "stats/stats.h"
 
 /* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
 extern volatile int shb_stop_requested;

@@ -27,7 +27,7 @@
  *     exactly when there is no body, DATA only on open request streams and
  *     adding up to exactly the body at END_STREAM, nothing on a stream after
  *     our END_STREAM or RST_STREAM (§5.1), and no zero WINDOW_UPDATE (§6.9). */
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz.h"
 #include "h2.h"
 

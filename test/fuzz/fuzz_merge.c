@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "hdr.h"
-#include "merge.h"
-#include "stats.h"
+#include "report/hdr.h"
+#include "report/merge.h"
+#include "stats/stats.h"
 
 /* The input as a file merge can open: a memfd, by its /proc path. */
 static int as_file(const uint8_t *p, size_t n, char *path, size_t cap)

@@ -1,7 +1,7 @@
 /* version.c — the one object that holds the version, so that a new commit
  * recompiles this file alone (build/version.h changes only when the
  * version does: scripts/version.sh). */
-#include "version.h"
+#include "cli/version.h"
 
 #include "build/version.h"
 

@@ -7,12 +7,12 @@
  * for zsh an _arguments spec, for fish `complete` lines. Values complete only
  * where there is something to offer: methods, @file for -d, paths, shells;
  * a number or a duration is left to the user. */
-#include "completions.h"
+#include "cli/completions.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #define SUMMARY_MAX 200
 

@@ -8,7 +8,7 @@
  * distance from the previous non-zero bucket. hist_index's buckets are
  * below 2^16 (three bytes at most) and counts 32-bit (five). */
 #define _GNU_SOURCE
-#include "hdrlog.h"
+#include "report/hdrlog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hdr.h"
+#include "report/hdr.h"
 
 #define NS_PER_SEC 1000000000ull
 #define NS_PER_MS 1000000ull

@@ -1,5 +1,5 @@
 /* pace.c — the open model's schedule (pace.h). */
-#include "pace.h"
+#include "worker/pace.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * workers run: it only reads what they publish, with atomic loads, so the
  * workers pay nothing but their tick's few stores. */
 #define _GNU_SOURCE
-#include "live.h"
+#include "report/live.h"
 
 #include <stdarg.h>
 #include <stdio.h>

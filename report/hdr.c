@@ -1,7 +1,7 @@
 /* hdr.c — HdrHistogram's V2 encoding of struct hist (hdr.h says the format).
  *
  * Runs once per report or log interval, never per request. */
-#include "hdr.h"
+#include "report/hdr.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pace.h"
-#include "stats.h"
+#include "worker/pace.h"
+#include "stats/stats.h"
 
 struct report_info {
     const char *url;      /* as the user typed it */

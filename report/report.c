@@ -3,10 +3,10 @@
  * Both reports show the same numbers. Latencies are kept in integer
  * nanoseconds until printed: the JSON writes seconds straight from them
  * ("0.000030961") so no binary-float rounding creeps into the digits. */
-#include "report.h"
+#include "report/report.h"
 
 #include "h3.h"         /* h3_error_name */
-#include "hdr.h"        /* hdr_encode_base64 */
+#include "report/hdr.h"        /* hdr_encode_base64 */
 #include "quic/frame.h" /* quic_transport_error_name */
 #include "tls13/conn.h" /* tls_alert_name */
 

@@ -17,7 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

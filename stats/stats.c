@@ -2,7 +2,7 @@
  * the names of error kinds. Everything here runs once a connection (the
  * QUIC counters) or once after the workers are done, so it favours clarity
  * over speed. */
-#include "stats.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 #include <stdio.h>

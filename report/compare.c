@@ -3,7 +3,7 @@
  * The figures are the reports' own (report_summary), printed as the text
  * report prints them (req/s to 0.1, ms to 0.001), so that a row can be
  * checked against its report; the ratios come from the unrounded values. */
-#include "compare.h"
+#include "report/compare.h"
 
 #include <inttypes.h>
 #include <string.h>

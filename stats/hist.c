@@ -1,11 +1,11 @@
 /* hist.c — the histogram's allocation, merging and queries. Recording
  * lives inline in hist.h (hot path); everything here runs once, after the
  * workers are done, so it favours clarity over speed. */
-#include "hist.h"
+#include "stats/hist.h"
 
 #include <string.h>
 
-#include "zpages.h"
+#include "stats/zpages.h"
 
 int hist_init(struct hist *h)
 {

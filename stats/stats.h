@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
-#include "timeline.h"
+#include "stats/hist.h"
+#include "stats/timeline.h"
 #include "tls13/negotiated.h"
 
 /* Every request ends as exactly one of: a response (counted by status), or

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 
 struct compare_row {
     const char *name; /* the target's label, or its URL */

@@ -1,12 +1,12 @@
 /* timeline.c — the run second by second (timeline.h). Recording is inline
  * in the header; this moves between entries, merges and reads them. */
-#include "timeline.h"
+#include "stats/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "zpages.h"
+#include "stats/hist.h"
+#include "stats/zpages.h"
 
 #define NS_PER_SEC 1000000000ull
 

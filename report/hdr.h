@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "stats/hist.h"
 
 #define HDR_SIGNIFICANT_DIGITS 3
 #define HDR_HIGHEST_TRACKABLE ((1ull << 55) - 1)

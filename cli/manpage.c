@@ -5,13 +5,13 @@
  * around them (description, output, exit status, errors, examples) is
  * written here, as h2load's page has it. Only scripts/mkman.c links this
  * file: the shb binary carries no man page. */
-#include "manpage.h"
+#include "cli/manpage.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
-#include "stats.h"
+#include "cli/cli.h"
+#include "stats/stats.h"
 
 /* Text for a man(7) line: a backslash is \e, every '-' is \- (a minus:
  * options stay copy-pastable, not typeset as hyphens), and a leading '.'

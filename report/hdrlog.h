@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hist.h"
+#include "stats/hist.h"
 
 /* The series, each tagged in the log ("Tag=latency,..."): latency always,
  * service time (sent -> response) only with -q, where it differs. */

@@ -1,5 +1,5 @@
 /* json.c — the RFC 8259 reader json.h describes. */
-#include "json.h"
+#include "report/json.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  *
  * Every file is read and parsed before any report is merged: where a
  * report's timeline lands depends on the earliest start of them all. */
-#include "merge.h"
+#include "report/merge.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "hdr.h"
-#include "json.h"
-#include "report.h"
-#include "stats.h"
+#include "cli/cli.h"
+#include "report/hdr.h"
+#include "report/json.h"
+#include "report/report.h"
+#include "stats/stats.h"
 #include "tls13/conn.h"
 
 #define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
