@@ -157,14 +157,6 @@ build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c $(wildcard test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread -lm
 
-# The QUIC connection test plays the server through quic/conn.c's SHB_TEST
-# hooks, replaying a real server's handshake (test/quic_conn_trace.h).
-CONN_TEST_OBJS = $(filter-out build/asan/quic/conn.o,$(asan_CORE))
-build/test/unit_quic_conn: test/unit_quic_conn.c quic/conn.c $(wildcard test/*.h) $(CONN_TEST_OBJS) $(HDRS)
-	@mkdir -p build/test
-	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_quic_conn.c quic/conn.c $(CONN_TEST_OBJS) $(BEARSSL_A) -lpthread -lm
-
 # The recorder that made test/quic_conn_trace.h (a dev tool, never run by
 # make test; usage at the top of test/quic_record.c).
 build/test/quic_record: test/quic_record.c $(asan_CORE) $(HDRS)
@@ -205,19 +197,6 @@ build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(wildcard test/*.h) $(fu
 	@mkdir -p build/fuzz
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(fuzz_OBJ) $(BEARSSL_A)
-
-# fuzz_quic_conn feeds decrypted payloads through quic/conn.c's SHB_TEST
-# entry points: its own conn.c object, built with -DSHB_TEST.
-FUZZ_CONN_OBJS = $(filter-out build/fuzz/obj/quic/conn.o,$(fuzz_OBJ))
-build/fuzz/obj/quic/conn_test.o: quic/conn.c $(HDRS) build/inc/.stamp
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DSHB_TEST -fsanitize=fuzzer-no-link -c -o $@ $<
-build/fuzz/fuzz_quic_conn: test/fuzz/fuzz_quic_conn.c test/fuzz/fuzz.h build/fuzz/obj/quic/conn_test.o $(FUZZ_CONN_OBJS) $(HDRS)
-	@mkdir -p build/fuzz
-	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -DSHB_TEST -fsanitize=fuzzer -o $@ $< build/fuzz/obj/quic/conn_test.o \
-		$(FUZZ_CONN_OBJS) $(BEARSSL_A)
 
 fuzz-build: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
 

@@ -12,6 +12,7 @@
  * Packet number spaces and TLS epochs map one to one: Initial (epoch 0),
  * Handshake (2), ApplicationData (3). */
 #include "quic/conn.h"
+#include "quic/conn_internal.h"
 
 #include <stdio.h> /* snprintf, for a message */
 #include <string.h>
@@ -1928,7 +1929,8 @@ void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *r
     set_close(c, QUIC_CLOSE_LOCAL, app, code, 0, reason, reason ? strlen(reason) : 0);
 }
 
-#ifdef SHB_TEST
+/* ---- test accessors (quic/conn_internal.h) -------------------------------- */
+
 const struct quic_keys *quic_conn_test_server_keys(const struct quic_conn *c, int *rd_phase)
 {
     *rd_phase = c->rd_phase;
@@ -1995,4 +1997,3 @@ int quic_conn_test_establish(struct quic_conn *c, const struct quic_tparams *pee
     established(c, now);
     return 0;
 }
-#endif

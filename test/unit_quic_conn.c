@@ -17,7 +17,7 @@
  * Part two plays the server from there: 1-RTT packets built with
  * quic_build_short, frame encoders and quic_packet_seal under the keys
  * quic_conn_test_server_keys gives, and the client's packets opened with
- * quic_conn_test_client_keys (SHB_TEST hooks, with
+ * quic_conn_test_client_keys (test accessors, quic/conn_internal.h, with
  * quic_conn_test_handshake_keys and quic_conn_test_scid): stream reassembly,
  * flow control and its credit, ACK validation, MAX_STREAMS, the stream
  * ring, PTO, CONNECTION_CLOSE, stateless resets, key updates, the idle
@@ -27,10 +27,7 @@
  * Part three: a connection with a 64 KiB window and its handshake skipped
  * (quic_conn_test_establish, payloads through quic_conn_test_frames): the
  * reorder pool keeps the whole window, and duplicates of a closed stream
- * never count against MAX_DATA.
- *
- * Build with -DSHB_TEST (the Makefile's rule for this binary compiles
- * quic/conn.c with it). */
+ * never count against MAX_DATA. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +35,7 @@
 
 #include "h3.h"
 #include "quic/conn.h"
+#include "quic/conn_internal.h"
 #include "quic/frame.h"
 #include "quic/packet.h"
 #include "quic/tparams.h"
@@ -46,10 +44,6 @@
 #include "t.h"
 #include "tls13/aead.h"
 #include "tls13/keysched.h"
-
-#ifndef SHB_TEST
-#error "build unit_quic_conn with -DSHB_TEST"
-#endif
 
 #define MS 1000000ull
 #define T0 (1000 * MS)

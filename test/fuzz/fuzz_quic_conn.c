@@ -1,7 +1,7 @@
 /* test/fuzz/fuzz_quic_conn.c — the QUIC connection engine's frame layer
  * (quic/conn.c), with the packet protection out of the way: decrypted
- * payloads go in through quic_conn_test_frames (quic/conn.c built with
- * -DSHB_TEST, for this target only), once the handshake was skipped with
+ * payloads go in through quic_conn_test_frames (a test accessor,
+ * quic/conn_internal.h), once the handshake was skipped with
  * quic_conn_test_establish (fixed keys, the server's transport parameters
  * from the control bytes).
  *
@@ -55,6 +55,7 @@
  *   - and, through the sanitizers, no overflow, no undefined behaviour. */
 #include "fuzz.h"
 #include "quic/conn.h"
+#include "quic/conn_internal.h"
 #include "quic/frame.h"
 #include "quic/tparams.h"
 
