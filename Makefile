@@ -149,14 +149,6 @@ build/test/%: test/%.c $(wildcard test/*.h) $(asan_CORE) $(HDRS)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
-# The handshake test replays the RFC 8448-style traces' own ClientHellos
-# through entry points that exist only with -DSHB_TEST.
-HS_TEST_OBJS = $(filter-out build/asan/tls13/handshake.o,$(asan_CORE))
-build/test/unit_tls13_hs: test/unit_tls13_hs.c tls13/handshake.c $(wildcard test/*.h) $(HS_TEST_OBJS) $(HDRS)
-	@mkdir -p build/test
-	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -DSHB_TEST -o $@ test/unit_tls13_hs.c tls13/handshake.c $(HS_TEST_OBJS) $(BEARSSL_A) -lpthread -lm
-
 # The recorder that made test/quic_conn_trace.h (a dev tool, never run by
 # make test; usage at the top of test/quic_record.c).
 build/test/quic_record: test/quic_record.c $(asan_CORE) $(HDRS)

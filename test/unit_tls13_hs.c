@@ -1,9 +1,9 @@
 /* test/unit_tls13_hs.c — the TLS 1.3 client handshake engine (tls13/handshake.c):
  *
  *  - RFC 8448-style traces (shared/rfc/tls13-traces.txt §3 and §5): the
- *    trace's own ClientHello(s) replayed through the SHB_TEST entry points,
- *    the trace's server flight fed in; the secrets handed out and our Finished
- *    must be the trace's, byte for byte;
+ *    trace's own ClientHello(s) replayed through the test entry points
+ *    (tls13/handshake_internal.h), the trace's server flight fed in; the
+ *    secrets handed out and our Finished must be the trace's, byte for byte;
  *  - an in-test TLS 1.3 "server" (keysched.h + BearSSL EC) in loopback, for
  *    every suite and group, HelloRetryRequest with and without a cookie,
  *    CertificateRequest, QUIC mode; both sides must derive the same secrets;
@@ -15,10 +15,7 @@
  *  - the TCP glue (tls13/conn.c) on records split inside their header.
  *
  * Every fragment fed to the engine is an exact-size heap copy, so under ASan
- * a read past what a feed delivered is caught.
- *
- * Build with -DSHB_TEST (tls13_hs_start_with_client_hello and
- * tls13_hs_test_client_hello2 exist only then). */
+ * a read past what a feed delivered is caught. */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,11 +28,8 @@
 #include "test/tls13_traces.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
+#include "tls13/handshake_internal.h"
 #include "tls13/record.h"
-
-#ifndef SHB_TEST
-#error "build unit_tls13_hs with -DSHB_TEST"
-#endif
 
 /* ------------------------------------------------------------ trace vectors
  * Extracted from shared/rfc/tls13-traces.txt (values of that later run, not

@@ -34,6 +34,7 @@
  * record layer and the middlebox-compatibility ChangeCipherSpec (§D.4) are
  * the TCP glue's business, not this file's. */
 #include "tls13/handshake.h"
+#include "tls13/handshake_internal.h"
 
 #include <string.h>
 
@@ -683,7 +684,7 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
     return 0;
 }
 
-#ifdef SHB_TEST
+/* The tests' entry points (tls13/handshake_internal.h). */
 int tls13_hs_start_with_client_hello(struct tls13_hs *hs, const struct tls13_hs_config *cfg,
                                      const uint8_t *entropy, const struct tls13_hs_callbacks *cb, void *ctx,
                                      const uint8_t *ch, size_t ch_len)
@@ -706,7 +707,6 @@ void tls13_hs_test_client_hello2(struct tls13_hs *hs, const uint8_t *ch2, size_t
     hs->test_ch2 = ch2;
     hs->test_ch2_len = ch2_len;
 }
-#endif
 
 /* ------------------------------------------------------------------ */
 /* ServerHello and HelloRetryRequest (§4.1.3, §4.1.4). */
@@ -759,12 +759,10 @@ static int on_hello_retry(struct tls13_hs *hs, const struct tls13_suite *suite, 
     tls13_transcript_update(&hs->transcript, hs->msg, hs->msg_len);
 
     kx_len = group_public(hs, group, kx);
-#ifdef SHB_TEST
-    if (hs->test_ch2) {
+    if (hs->test_ch2) { /* a test's replayed ClientHello2 (tls13_hs_test_client_hello2) */
         send_client_hello(hs, hs->test_ch2, hs->test_ch2_len);
         return 0;
     }
-#endif
     n = build_client_hello(hs, kx, kx_len); /* overwrites the HRR in msg: done with it */
     if (n == 0)
         return E_INTERNAL;

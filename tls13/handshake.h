@@ -89,7 +89,7 @@ struct tls13_hs {
     uint8_t hdr_have;
     uint8_t cw_phase, cw_need;   /* Certificate framing walker (streamed, never stored) */
     uint32_t cw_acc, cw_skip, cw_left;
-    const uint8_t *test_ch2;     /* SHB_TEST only: ClientHello2 bytes replayed instead of built */
+    const uint8_t *test_ch2;     /* tests only: ClientHello2 bytes replayed instead of built */
     size_t test_ch2_len;
     uint8_t msg[4096];           /* small messages are collected here; ClientHellos are built here */
     uint8_t quic_params_peer[1024]; /* QUIC: the server's transport parameters */
@@ -127,21 +127,5 @@ void tls13_hs_app_data_sent(struct tls13_hs *hs);
 /* Asks the peer to update its keys and updates ours (RFC 8446 §4.6.3):
  * emits KeyUpdate(update_requested) at APP and installs our next secret. */
 int tls13_hs_key_update(struct tls13_hs *hs);
-
-#ifdef SHB_TEST
-/* Tests only (build with -DSHB_TEST): like tls13_hs_start, but ch (a whole
- * ClientHello message, header included, e.g. an RFC 8448-style trace's) is
- * emitted and hashed instead of one built from cfg. The engine takes the
- * legacy_session_id from ch and assumes ch offered one x25519 share made
- * from entropy's X25519 key and the three suites; cfg still says which
- * extensions count as offered (server_name, ALPN, QUIC). */
-int tls13_hs_start_with_client_hello(struct tls13_hs *hs, const struct tls13_hs_config *cfg,
-                                     const uint8_t *entropy, const struct tls13_hs_callbacks *cb, void *ctx,
-                                     const uint8_t *ch, size_t ch_len);
-/* Tests only: after a HelloRetryRequest, emit and hash these ClientHello2
- * bytes instead of building them (the new key share is still made from
- * entropy for the group the HRR selected). Call before feeding the HRR. */
-void tls13_hs_test_client_hello2(struct tls13_hs *hs, const uint8_t *ch2, size_t ch2_len);
-#endif
 
 #endif
