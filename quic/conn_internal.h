@@ -1,9 +1,13 @@
-/* quic/conn_internal.h — the QUIC connection's inside, for quic/conn.c and
+/* quic/conn_internal.h — the QUIC connection's inside, shared by
+ * quic/conn.c (packets, frames, TLS, keys, recovery, timers) and
+ * quic/stream.c (streams, flow control, the reassembly pool), and read by
  * the tests; never included by the worker, whose API is quic/conn.h.
  *
- * What is here: the sizes the connection is built on, struct quic_conn and
- * the structs in it, and the test accessors. RFC sections are RFC 9000's
- * unless named. */
+ * What is here: the sizes both files build on, struct quic_conn and the
+ * structs in it, the small helpers both call on their hot paths (static
+ * inline: the pool's lookup runs for every STREAM and CRYPTO frame), what
+ * stream.c offers conn.c, and the test accessors. RFC sections are RFC
+ * 9000's unless named. */
 #ifndef SHB_QUIC_CONN_INTERNAL_H
 #define SHB_QUIC_CONN_INTERNAL_H
 
@@ -223,6 +227,79 @@ struct quic_conn {
 
     bool abort_packet;                   /* the packet being processed cannot be taken (pool full) */
 };
+
+/* One packet being built (quic/conn.c's build_packet); the stream writers
+ * of quic/stream.c add their frames at p. */
+struct pkt_builder {
+    uint8_t *p, *end;          /* payload cursor; end leaves room for the tag */
+    struct pkt_meta *m;
+    bool eliciting;
+    uint32_t chunk_room;
+};
+
+/* ---- small helpers (both files) ------------------------------------------- */
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* The pool (data ahead of its offset, quic/stream.c): the entry of key
+ * (a stream id, or NONE - space for CRYPTO) that starts at or before upto,
+ * so its data can follow on now; NULL when there is none (at once when the
+ * pool is empty, as it is whenever nothing arrives out of order). */
+static inline struct pool_ent *quic_pool_find(struct quic_conn *c, uint64_t key, uint64_t upto)
+{
+    if (c->pool_used == 0)
+        return NULL;
+    for (unsigned i = 0; i < c->pool_top; i++)
+        if (c->pool[i].used && c->pool[i].key == key && c->pool[i].off <= upto)
+            return &c->pool[i];
+    return NULL;
+}
+
+/* A slot is free again; once all are, the scans start from nothing. */
+static inline void quic_pool_release(struct quic_conn *c, struct pool_ent *e)
+{
+    e->used = false;
+    if (--c->pool_used == 0)
+        c->pool_top = 0;
+}
+
+/* ---- quic/stream.c, for quic/conn.c --------------------------------------- */
+
+/* The block quic_conn_init is given holds struct quic_conn, then (16-byte
+ * aligned) the stream ring and the pool: the bytes those take, and their
+ * setup at mem (during quic_conn_init, c->cfg set and the rest zeroed). */
+size_t quic_streams_size(const struct quic_conn_config *cfg);
+void quic_streams_init(struct quic_conn *c, void *mem);
+
+/* Keeps n bytes at off of key (a stream id, or NONE - space for CRYPTO)
+ * that arrived ahead of its offset. false: no room — the packet is then
+ * not acknowledged, and the server sends it again. */
+bool quic_pool_put(struct quic_conn *c, uint64_t key, uint64_t off, const uint8_t *p, size_t n, bool fin);
+/* Frees every entry of key (a stream closed, a space's keys discarded). */
+void quic_pool_drop_key(struct quic_conn *c, uint64_t key);
+
+/* Frames that concern streams, as quic/conn.c's on_frame decoded them; each
+ * returns 0 or minus the transport error that closes the connection. A
+ * STREAM frame's data goes to the application in order, through
+ * cb.stream_data, and may set c->abort_packet (the pool is full). */
+int quic_stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uint8_t *p, size_t n, bool fin);
+int quic_stream_on_reset(struct quic_conn *c, const struct quic_frame *f); /* RESET_STREAM, STOP_SENDING */
+int quic_stream_on_max_stream_data(struct quic_conn *c, const struct quic_frame *f);
+
+/* Sending, in ApplicationData packets once the handshake is done. Anything
+ * of the streams' ack-eliciting to send (MAX_DATA, STREAMS_BLOCKED, stream
+ * data or credit)? */
+bool quic_streams_pending(const struct quic_conn *c);
+/* Retransmission records (chunks) free for the next packet. */
+uint32_t quic_chunks_free(const struct quic_conn *c);
+/* Writes into b, in this order: MAX_DATA, STREAMS_BLOCKED, the server's
+ * unidirectional streams' MAX_STREAM_DATA, our unidirectional streams'
+ * data, then the queued request streams, each recorded as chunks. */
+void quic_streams_write(struct quic_conn *c, struct pkt_builder *b);
+/* A packet carrying chunks m->chunk_first.. was lost: what they sent goes
+ * again (streams closed since are skipped). */
+void quic_streams_on_lost(struct quic_conn *c, const struct pkt_meta *m);
 
 /* ---- test accessors ------------------------------------------------------- */
 

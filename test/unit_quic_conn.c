@@ -1,4 +1,4 @@
-/* test/unit_quic_conn.c — the QUIC client connection (quic/conn.c) driven
+/* test/unit_quic_conn.c — the QUIC client connection (quic/conn.c, stream.c) driven
  * by scripted server datagrams on a fake clock (ns, from 1 s; 0 means
  * "none" to the engine) with fixed entropy (bytes 0..191).
  *

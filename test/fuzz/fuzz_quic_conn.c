@@ -1,5 +1,5 @@
 /* test/fuzz/fuzz_quic_conn.c — the QUIC connection engine's frame layer
- * (quic/conn.c), with the packet protection out of the way: decrypted
+ * (quic/conn.c, stream.c), with the packet protection out of the way: decrypted
  * payloads go in through quic_conn_test_frames (a test accessor,
  * quic/conn_internal.h), once the handshake was skipped with
  * quic_conn_test_establish (fixed keys, the server's transport parameters
