@@ -35,13 +35,48 @@ static int t_failed_;
 #include <stdint.h>
 #include <stdlib.h>
 
-/* xorshift64*: a deterministic generator, so a failure reproduces. */
-static inline uint64_t t_xorshift64s(uint64_t *state)
+/* The tests' one random generator: xorshift64* from a fixed seed, so a
+ * failure reproduces. A test that wants its own sequence calls t_rng_seed
+ * first; without that the seed is 0x9e3779b97f4a7c15. */
+static uint64_t t_rng_state_ = 0x9e3779b97f4a7c15ull;
+
+static inline void t_rng_seed(uint64_t seed)
 {
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return *state * 0x2545f4914f6cdd1dull;
+    t_rng_state_ = seed ? seed : 0x9e3779b97f4a7c15ull; /* 0 would stay 0 */
+}
+
+static inline uint64_t t_rng(void)
+{
+    t_rng_state_ ^= t_rng_state_ >> 12;
+    t_rng_state_ ^= t_rng_state_ << 25;
+    t_rng_state_ ^= t_rng_state_ >> 27;
+    return t_rng_state_ * 0x2545f4914f6cdd1dull;
+}
+
+/* Below n (0 when n is 0). */
+static inline size_t t_rng_below(size_t n)
+{
+    return n ? (size_t)(t_rng() % n) : 0;
+}
+
+/* malloc that never returns NULL (nor asks malloc for 0 bytes). */
+static inline void *t_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        printf("out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* An exact-size heap copy of p[0..n): under ASan a read past n is caught. */
+static inline uint8_t *t_memdup(const void *p, size_t n)
+{
+    uint8_t *c = t_malloc(n);
+    if (n)
+        memcpy(c, p, n);
+    return c;
 }
 
 /* Hex text -> bytes: digits are taken in pairs, anything else (spaces,

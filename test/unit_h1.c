@@ -508,31 +508,21 @@ static void check_every_split(const struct scenario *sc)
 
 /* ------------------------------------------------------------ fuzz-ish */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Bytes that steer the scanner somewhere interesting. */
 static uint8_t interesting_byte(void)
 {
     static const char pick[] = "\r\n\r\n:; ,\t0123456789aAfFxcCtT-HTTP/1.01 close chunked";
-    if (rng() % 4 == 0)
-        return (uint8_t)rng();
-    return (uint8_t)pick[rng() % (sizeof pick - 1)];
+    if (t_rng() % 4 == 0)
+        return (uint8_t)t_rng();
+    return (uint8_t)pick[t_rng() % (sizeof pick - 1)];
 }
 
 static size_t mutate(uint8_t *buf, size_t len, size_t cap)
 {
-    int edits = 1 + (int)(rng() % 4);
+    int edits = 1 + (int)(t_rng() % 4);
     for (int e = 0; e < edits; e++) {
-        size_t at = len ? (size_t)(rng() % len) : 0;
-        switch (rng() % 3) {
+        size_t at = len ? (size_t)(t_rng() % len) : 0;
+        switch (t_rng() % 3) {
         case 0:
             if (len)
                 buf[at] = interesting_byte();
@@ -561,7 +551,7 @@ static void test_fuzz(void)
     bool no_bad_used = true, splits_agree = true;
     int iterations = 4000;
     for (int it = 0; it < iterations; it++) {
-        const struct scenario *sc = &scenarios[rng() % (sizeof scenarios / sizeof scenarios[0])];
+        const struct scenario *sc = &scenarios[t_rng() % (sizeof scenarios / sizeof scenarios[0])];
         size_t len = strlen(sc->data);
         memcpy(buf, sc->data, len);
         len = mutate(buf, len, sizeof buf);
@@ -572,7 +562,7 @@ static void test_fuzz(void)
         memset(&t, 0, sizeof t);
         h1_scanner_reset(&s, sc->head);
         for (size_t at = 0; at < len;) {
-            size_t piece = 1 + (size_t)(rng() % 48);
+            size_t piece = 1 + (size_t)(t_rng() % 48);
             if (piece > len - at)
                 piece = len - at;
             feed(&s, buf + at, piece, &t);

@@ -2187,15 +2187,6 @@ static void test_dynamic_table(void)
 
 /* ------------------------------------------------------------ robustness */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 static void test_fuzz(void)
 {
     struct buf s = { 0 }, m = { 0 };
@@ -2204,18 +2195,18 @@ static void test_fuzz(void)
     for (int it = 0; it < iters; it++) {
         m.len = 0;
         buf_put(&m, s.b, s.len);
-        int nmut = 1 + (int)(rnd() % 4);
+        int nmut = 1 + (int)(t_rng() % 4);
         for (int k = 0; k < nmut && m.len > 0; k++) {
-            size_t pos = rnd() % m.len;
-            switch (rnd() % 6) {
-            case 0: m.b[pos] = (uint8_t)rnd(); break;
-            case 1: m.b[pos] ^= (uint8_t)(1u << (rnd() % 8)); break;
+            size_t pos = t_rng() % m.len;
+            switch (t_rng() % 6) {
+            case 0: m.b[pos] = (uint8_t)t_rng(); break;
+            case 1: m.b[pos] ^= (uint8_t)(1u << (t_rng() % 8)); break;
             case 2: /* delete a byte */
                 memmove(m.b + pos, m.b + pos + 1, m.len - pos - 1);
                 m.len--;
                 break;
             case 3: { /* insert a byte */
-                uint8_t v = (uint8_t)rnd();
+                uint8_t v = (uint8_t)t_rng();
                 buf_u8(&m, 0);
                 memmove(m.b + pos + 1, m.b + pos, m.len - pos - 1);
                 m.b[pos] = v;
@@ -2223,7 +2214,7 @@ static void test_fuzz(void)
             }
             case 4: m.len = pos; break; /* truncate */
             default: { /* duplicate a slice */
-                size_t len = 1 + rnd() % 64;
+                size_t len = 1 + t_rng() % 64;
                 if (pos + len > m.len)
                     len = m.len - pos;
                 uint8_t tmp[64];
@@ -2234,12 +2225,12 @@ static void test_fuzz(void)
             }
         }
         struct fx *f = fx_new(4, REQ, sizeof REQ, NULL, 0, false);
-        f->restart = rnd() & 1;
+        f->restart = t_rng() & 1;
         for (int i = 0; i < 4; i++)
             fx_start(f);
         int rc = 0;
         for (size_t off = 0; off < m.len && rc == 0;) {
-            size_t len = 1 + rnd() % 97;
+            size_t len = 1 + t_rng() % 97;
             if (len > m.len - off)
                 len = m.len - off;
             rc = fx_feed(f, m.b + off, len);

@@ -29,33 +29,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void) /* xorshift64*, fixed seed */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static size_t rnd_below(size_t n)
-{
-    return n ? (size_t)(rnd() % n) : 0;
-}
-
-static uint8_t *memdup(const void *p, size_t n)
-{
-    uint8_t *c = malloc(n ? n : 1);
-    if (!c) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    if (n)
-        memcpy(c, p, n);
-    return c;
-}
-
 /* A QUIC varint on exactly len bytes (len 0: the shortest). */
 static void b_varint_len(struct blk *k, uint64_t v, size_t len)
 {
@@ -135,7 +108,7 @@ static int scan_cut(const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts
     int rc = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t to = i < ncuts ? cuts[i] : n;
-        uint8_t *piece = memdup(b + at, to - at);
+        uint8_t *piece = t_memdup(b + at, to - at);
         int r = qpack_status_scan_feed(&s, piece, to - at);
         free(piece);
         if (rc == 0)
@@ -156,7 +129,7 @@ static int scan_cut(const uint8_t *b, size_t n, const size_t *cuts, size_t ncuts
 static bool scan_agrees(const uint8_t *b, size_t n, int *ways)
 {
     uint16_t want_st = 7, st;
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     int want = qpack_status(copy, n, &want_st);
     free(copy);
     bool ok = true;
@@ -191,7 +164,7 @@ static bool scan_agrees(const uint8_t *b, size_t n, int *ways)
     for (int r = 0; r < 4; r++) {
         size_t nc = 0, at = 0;
         while (at < n && nc < ncap) {
-            at += rnd_below(5); /* empty feeds too */
+            at += t_rng_below(5); /* empty feeds too */
             if (at > n)
                 at = n;
             cuts[nc++] = at;
@@ -209,7 +182,7 @@ out:
 static bool scan_agrees_hex(const char *hex, int *ways)
 {
     struct vec v = V(hex);
-    uint8_t *b = memdup(v.p, v.n);
+    uint8_t *b = t_memdup(v.p, v.n);
     bool ok = scan_agrees(b, v.n, ways);
     free(b);
     return ok;
@@ -305,47 +278,47 @@ static void gen_section(struct blk *k)
     static const char *const values[] = { "200", "404", "100", "103", "101", "099", "20", "2000", "abc", "",
                                           "1a3", "999", "000", " 200", "a value long enough to span pieces" };
     static const uint64_t idx[] = { 24, 25, 26, 27, 28, 63, 64, 71, 0, 1, 15, 17, 22, 4, 92, 95, 98, 99, 200 };
-    int r = (int)rnd_below(100);
+    int r = (int)t_rng_below(100);
     if (r < 88)
         b_hex(k, "0000");
     else if (r < 94) {
         b_hex(k, "00");
-        b_int(k, 7, 0x00, rnd_below(2) ? rnd_below(300) : rnd() >> 2);
+        b_int(k, 7, 0x00, t_rng_below(2) ? t_rng_below(300) : t_rng() >> 2);
     } else if (r < 97) {
-        b_int(k, 8, 0x00, rnd_below(300));
+        b_int(k, 8, 0x00, t_rng_below(300));
         b_hex(k, "00");
     } else {
         b_hex(k, "00");
-        b_int(k, 7, 0x80, rnd_below(300));
+        b_int(k, 7, 0x80, t_rng_below(300));
     }
-    int nlines = (int)rnd_below(6);
+    int nlines = (int)t_rng_below(6);
     for (int i = 0; i < nlines; i++) {
-        const char *v = values[rnd_below(sizeof values / sizeof values[0])];
-        int t = (int)rnd_below(100);
+        const char *v = values[t_rng_below(sizeof values / sizeof values[0])];
+        int t = (int)t_rng_below(100);
         if (t < 30)
-            b_indexed(k, idx[rnd_below(sizeof idx / sizeof idx[0])]);
+            b_indexed(k, idx[t_rng_below(sizeof idx / sizeof idx[0])]);
         else if (t < 55)
-            b_nameref(k, idx[rnd_below(sizeof idx / sizeof idx[0])], v, rnd_below(2));
+            b_nameref(k, idx[t_rng_below(sizeof idx / sizeof idx[0])], v, t_rng_below(2));
         else if (t < 85)
-            b_litname(k, names[rnd_below(sizeof names / sizeof names[0])], rnd_below(2), v, rnd_below(2));
+            b_litname(k, names[t_rng_below(sizeof names / sizeof names[0])], t_rng_below(2), v, t_rng_below(2));
         else if (t < 88)
-            b_int(k, 6, 0x80, rnd_below(100)); /* dynamic */
+            b_int(k, 6, 0x80, t_rng_below(100)); /* dynamic */
         else if (t < 90)
-            b_int(k, 4, 0x10, rnd_below(100)); /* post-Base */
+            b_int(k, 4, 0x10, t_rng_below(100)); /* post-Base */
         else if (t < 95) { /* a Huffman :status value of random octets */
             b_int(k, 4, 0x50, 25);
-            size_t n = 1 + rnd_below(9);
+            size_t n = 1 + t_rng_below(9);
             b_int(k, 7, 0x80, n);
             for (size_t j = 0; j < n; j++)
-                b_byte(k, (uint8_t)rnd());
+                b_byte(k, (uint8_t)t_rng());
         } else
-            b_byte(k, (uint8_t)rnd());
+            b_byte(k, (uint8_t)t_rng());
     }
-    if (k->n && rnd_below(8) == 0) {
-        size_t at = rnd_below(k->n);
-        switch (rnd_below(3)) {
-        case 0: k->b[at] ^= (uint8_t)(1u << rnd_below(8)); break;
-        case 1: k->b[at] = (uint8_t)rnd(); break;
+    if (k->n && t_rng_below(8) == 0) {
+        size_t at = t_rng_below(k->n);
+        switch (t_rng_below(3)) {
+        case 0: k->b[at] ^= (uint8_t)(1u << t_rng_below(8)); break;
+        case 1: k->b[at] = (uint8_t)t_rng(); break;
         default: k->n = at; break;
         }
     }
@@ -361,7 +334,7 @@ static void test_scan_differential(void)
         gen_section(&k);
         ok &= scan_agrees(k.b, k.n, &ways);
         struct ref r = { false, false, 0 };
-        uint8_t *copy = memdup(k.b, k.n);
+        uint8_t *copy = t_memdup(k.b, k.n);
         int rd = qpack_decode(copy, k.n, scratch, sizeof scratch, ref_cb, &r);
         uint16_t st;
         int rs = qpack_status(copy, k.n, &st);
@@ -389,14 +362,14 @@ static void test_scan_differential(void)
     ok = true;
     for (int i = 0; i < 3000 && ok; i++) {
         uint8_t b[40];
-        size_t n = rnd_below(sizeof b);
+        size_t n = t_rng_below(sizeof b);
         for (size_t j = 0; j < n; j++)
-            b[j] = (uint8_t)rnd();
-        if (n >= 2 && rnd_below(4)) {
+            b[j] = (uint8_t)t_rng();
+        if (n >= 2 && t_rng_below(4)) {
             b[0] = b[1] = 0;
             for (size_t j = 2; j < n; j++)
-                if (rnd_below(2))
-                    b[j] = (uint8_t)(rnd_below(2) ? 0xc0 | (b[j] & 0x3f) : b[j] & 0x0f);
+                if (t_rng_below(2))
+                    b[j] = (uint8_t)(t_rng_below(2) ? 0xc0 | (b[j] & 0x3f) : b[j] & 0x0f);
         }
         ok &= scan_agrees(b, n, NULL);
     }
@@ -437,7 +410,7 @@ static struct resp_result resp_cut(const uint8_t *b, size_t n, const size_t *cut
     for (size_t i = 0; i <= ncuts && rc == H3_RESP_MORE; i++) {
         size_t to = i < ncuts ? cuts[i] : n;
         bool last = i == ncuts;
-        uint8_t *piece = memdup(b + at, to - at);
+        uint8_t *piece = t_memdup(b + at, to - at);
         rc = h3_resp_feed(&r, piece, to - at, last && fin && !fin_apart);
         free(piece);
         at = to;
@@ -494,7 +467,7 @@ static bool resp_all(const uint8_t *b, size_t n, bool fin, struct resp_result *o
     for (int r = 0; r < 6; r++) {
         size_t nc = 0, at = 0, step = r < 3 ? 8 : 3000;
         while (at < n && nc < ncap) {
-            at += rnd_below(step);
+            at += t_rng_below(step);
             if (at > n)
                 at = n;
             cuts[nc++] = at;
@@ -794,7 +767,7 @@ static void test_resp(void)
     struct resp_result whole = resp_cut(k.b, k.n, NULL, 0, true, false);
     ok = whole.rc == H3_RESP_DONE && whole.status == 200 && whole.body_len == 3 * (uint64_t)mb;
     size_t *cuts = malloc((k.n / 200 + 2) * sizeof *cuts), nc = 0;
-    for (size_t at = 1 + rnd_below(1200); at < k.n; at += 200 + rnd_below(1200))
+    for (size_t at = 1 + t_rng_below(1200); at < k.n; at += 200 + t_rng_below(1200))
         cuts[nc++] = at;
     got = resp_cut(k.b, k.n, cuts, nc, true, true);
     free(cuts);
@@ -843,7 +816,7 @@ static struct uni_result uni_cut(const struct blk *before, size_t nbefore, const
     int rc = 0;
     for (size_t i = 0; i <= ncuts && rc == 0; i++) {
         size_t to = i < ncuts ? cuts[i] : n;
-        uint8_t *piece = memdup(b + at, to - at);
+        uint8_t *piece = t_memdup(b + at, to - at);
         rc = h3_uni_feed(&peer, &u, piece, to - at, i == ncuts && fin && !fin_apart);
         free(piece);
         at = to;

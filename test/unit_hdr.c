@@ -89,12 +89,6 @@ static void test_java_vectors(void)
     hist_free(&got);
 }
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(void)
-{
-    return t_xorshift64s(&rng);
-}
-
 static void test_round_trips(void)
 {
     /* Empty, one value, the extremes, a spread over every octave, and a
@@ -114,7 +108,7 @@ static void test_round_trips(void)
         }
         if (t == 3)
             for (int i = 0; i < 100000; i++)
-                hist_record(&h, rnd() >> (rnd() % 64));
+                hist_record(&h, t_rng() >> (t_rng() % 64));
         if (t == 4)
             for (size_t i = 0; i < HIST_BUCKETS; i += 2) {
                 h.counts[i] = 70000 + (uint32_t)i; /* 3-byte varints */
@@ -144,7 +138,7 @@ static void test_block_type(void)
     hist_init(&h);
     hist_init(&back);
     for (int i = 0; i < 100000; i++)
-        hist_record(&h, 20000 + rnd() % 2000000);
+        hist_record(&h, 20000 + t_rng() % 2000000);
     size_t len = 0, where = 0;
     struct hdr_buf buf = { 0 };
     const uint8_t *enc = hdr_encode(&buf, &h, &len);
@@ -266,7 +260,7 @@ static void test_reused_buffer(void)
     hist_init(&big);
     hist_init(&small);
     for (int i = 0; i < 100000; i++)
-        hist_record(&big, 20000 + rnd() % 2000000000);
+        hist_record(&big, 20000 + t_rng() % 2000000000);
     hist_record(&small, 1000000);
     struct hdr_buf enc = { 0 }, fresh = { 0 };
     size_t n_small = 0, n_fresh = 0, n = 0;
@@ -296,6 +290,7 @@ static void test_reused_buffer(void)
 
 int main(void)
 {
+    t_rng_seed(0x2545f4914f6cdd1dull);
     test_java_vectors();
     test_round_trips();
     test_block_type();

@@ -20,22 +20,15 @@
 #define SECONDS 7
 #define S 1000000000ull
 
-/* The same values every run (t.h). */
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_rand(void)
-{
-    return t_xorshift64s(&rng);
-}
-
 /* A latency-like value over the whole range: exact small ones, bucket
  * edges, microseconds to hours, and one past the top bucket. */
 static uint64_t some_value(void)
 {
     static const uint64_t edges[] = { 0, 1, 2047, 2048, 2049, 4095, 4096, 1ull << 40, 1ull << 60 };
-    uint64_t r = next_rand();
+    uint64_t r = t_rng();
     if (r % 16 == 0)
         return edges[(r >> 8) % (sizeof edges / sizeof edges[0])];
-    return (next_rand() >> (r % 50 + 14)) + 1;
+    return (t_rng() >> (r % 50 + 14)) + 1;
 }
 
 static bool same_hist(const struct hist *a, const struct hist *b, const char **why)
@@ -83,7 +76,7 @@ static void record_all(void)
                 continue;
             hdrlog_move_to(&th[t], k);
             hdrlog_move_to(&th[t], k); /* the same second again: nothing packed twice */
-            unsigned n = 1 + (unsigned)(next_rand() % 3000);
+            unsigned n = 1 + (unsigned)(t_rng() % 3000);
             for (unsigned i = 0; i < n; i++) {
                 uint64_t v = some_value();
                 hdrlog_record(&th[t], HDRLOG_LATENCY, v);

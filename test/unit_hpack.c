@@ -20,21 +20,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void) /* xorshift64*, fixed seed */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static size_t rnd_below(size_t n)
-{
-    return n ? (size_t)(rnd() % n) : 0;
-}
-
 static void b_int(struct blk *k, unsigned prefix, uint8_t first, uint64_t v)
 {
     uint8_t tmp[16];
@@ -283,10 +268,10 @@ static void test_huffman(void)
     ok = true;
     for (int i = 0; i < 2000; i++) {
         uint8_t s[300];
-        size_t n = rnd_below(sizeof s + 1);
-        bool ascii = rnd() & 1;
+        size_t n = t_rng_below(sizeof s + 1);
+        bool ascii = t_rng() & 1;
         for (size_t j = 0; j < n; j++)
-            s[j] = ascii ? (uint8_t)(' ' + rnd_below(95)) : (uint8_t)rnd();
+            s[j] = ascii ? (uint8_t)(' ' + t_rng_below(95)) : (uint8_t)t_rng();
         ok &= T_QUIET("huffman: random round trip", huff_round_trip(s, n), "iteration %d", i);
     }
     T_CHECK("huffman: 2000 random strings round-trip", ok, "see above");
@@ -693,17 +678,9 @@ static void model_evict_one(struct model *m)
     free(e->value);
 }
 
-static uint8_t *memdup(const void *p, size_t n)
-{
-    uint8_t *c = malloc(n ? n : 1);
-    if (n)
-        memcpy(c, p, n);
-    return c;
-}
-
 static void model_insert(struct model *m, const uint8_t *name, size_t nlen, const uint8_t *value, size_t vlen)
 {
-    uint8_t *nc = memdup(name, nlen), *vc = memdup(value, vlen); /* copy first: §4.4 */
+    uint8_t *nc = t_memdup(name, nlen), *vc = t_memdup(value, vlen); /* copy first: §4.4 */
     size_t es = nlen + vlen + 32;
     if (es > m->cap) {
         while (m->count)
@@ -739,9 +716,9 @@ static int grab(void *ctx, const uint8_t *name, size_t nlen, const uint8_t *valu
 
 static void rnd_bytes(uint8_t *p, size_t n)
 {
-    int kind = (int)rnd_below(3);
+    int kind = (int)t_rng_below(3);
     for (size_t i = 0; i < n; i++)
-        p[i] = kind == 0 ? (uint8_t)rnd() : kind == 1 ? (uint8_t)('a' + rnd_below(26)) : (uint8_t)(' ' + rnd_below(95));
+        p[i] = kind == 0 ? (uint8_t)t_rng() : kind == 1 ? (uint8_t)('a' + t_rng_below(26)) : (uint8_t)(' ' + t_rng_below(95));
 }
 
 static bool small_phase;
@@ -749,12 +726,12 @@ static bool small_phase;
 static size_t rnd_len(void)
 {
     if (small_phase)
-        return rnd_below(8);
-    switch (rnd_below(10)) {
+        return t_rng_below(8);
+    switch (t_rng_below(10)) {
     case 0: return 0;
-    case 1: case 2: return rnd_below(2000);
-    case 3: return 4000 + rnd_below(200); /* often bigger than the capacity */
-    default: return rnd_below(40);
+    case 1: case 2: return t_rng_below(2000);
+    case 3: return 4000 + t_rng_below(200); /* often bigger than the capacity */
+    default: return t_rng_below(40);
     }
 }
 
@@ -770,8 +747,8 @@ static void test_model(void)
     for (int step = 0; step < 1000 && ok; step++) {
         struct blk k = { 0 };
         small_phase = step / 250 % 2 == 1; /* phases of small entries fill the slots */
-        if (rnd_below(20) == 0) { /* §6.3 at the start of the block */
-            size_t cap = rnd_below(3) == 0 ? 4096 : rnd_below(4097);
+        if (t_rng_below(20) == 0) { /* §6.3 at the start of the block */
+            size_t cap = t_rng_below(3) == 0 ? 4096 : t_rng_below(4097);
             b_int(&k, 5, 0x20, cap);
             m->cap = cap;
             while (m->count && m->size > m->cap)
@@ -780,29 +757,29 @@ static void test_model(void)
         size_t nlen, vlen = rnd_len();
         const uint8_t *nsrc;
         unsigned name_index = 0;
-        if (m->count && rnd_below(3) == 0) {
-            size_t i = rnd_below(m->count);
+        if (m->count && t_rng_below(3) == 0) {
+            size_t i = t_rng_below(m->count);
             name_index = HPACK_STATIC_COUNT + 1 + (unsigned)i;
             nsrc = m->e[i].name;
             nlen = m->e[i].nlen;
             if (m->size + nlen + vlen + 32 > m->cap)
                 evicted_name_refs++;
         } else {
-            nlen = rnd_below(4) == 0 ? rnd_len() : rnd_below(12);
+            nlen = t_rng_below(4) == 0 ? rnd_len() : t_rng_below(12);
             rnd_bytes(name, nlen);
             nsrc = name;
         }
         rnd_bytes(value, vlen);
         /* Sometimes a non-indexed literal first: it must not touch the table. */
-        if (rnd_below(4) == 0)
-            b_lit(&k, rnd_below(2) ? 0x00 : 0x10, 0, "x-plain", false, "v", 1, true);
+        if (t_rng_below(4) == 0)
+            b_lit(&k, t_rng_below(2) ? 0x00 : 0x10, 0, "x-plain", false, "v", 1, true);
         b_int(&k, 6, 0x40, name_index);
         if (!name_index)
-            b_str(&k, nsrc, nlen, rnd_below(2));
-        b_str(&k, value, vlen, rnd_below(2));
-        uint8_t *nsave = memdup(nsrc, nlen);
+            b_str(&k, nsrc, nlen, t_rng_below(2));
+        b_str(&k, value, vlen, t_rng_below(2));
+        uint8_t *nsave = t_memdup(nsrc, nlen);
         struct one_field f = { 0 };
-        uint8_t *copy = memdup(k.b, k.n);
+        uint8_t *copy = t_memdup(k.b, k.n);
         int rc = hpack_decode(d, copy, k.n, scratch, sizeof scratch, grab, &f);
         free(copy);
         ok &= T_QUIET("model: decode", rc == 0, "step %d rc %d", step, rc);
@@ -902,7 +879,7 @@ static int scan_cuts_t(struct hpack_decoder *t, const uint8_t *b, size_t n, cons
     int rc = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t stop = i < ncuts ? cuts[i] : n;
-        uint8_t *frag = memdup(b + start, stop - start);
+        uint8_t *frag = t_memdup(b + start, stop - start);
         rc = hpack_status_scan_feed(s, frag, stop - start, i == ncuts);
         free(frag);
         if (rc)
@@ -1009,7 +986,7 @@ static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int 
             struct hpack_status_scan *s = malloc(sizeof *s);
             hpack_decoder_init(t, limit);
             hpack_status_scan_init(s, t);
-            uint8_t *copy = memdup(b, n);
+            uint8_t *copy = t_memdup(b, n);
             rc = hpack_status_scan_feed(s, copy, n, false);
             free(copy);
             if (rc == 0)
@@ -1024,7 +1001,7 @@ static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int 
         if (want_rc == 0) {
             hpack_decoder_init(t, limit);
             struct first_status f = { { 0 }, false };
-            uint8_t *copy = memdup(b, n);
+            uint8_t *copy = t_memdup(b, n);
             rc = hpack_decode(t, copy, n, scratch, sizeof scratch, find_status, &f);
             free(copy);
             unsigned dv = f.found ? (unsigned)atoi(f.v) : 0;
@@ -1242,7 +1219,7 @@ static void scan_sequence(const char *name, uint32_t limit, struct seq_step *ste
     hpack_decoder_init(d, limit);
     for (int i = 0; i < nsteps; i++) {
         struct first_status f = { { 0 }, false };
-        uint8_t *copy = memdup(steps[i].k.b, steps[i].k.n);
+        uint8_t *copy = t_memdup(steps[i].k.b, steps[i].k.n);
         int rc = hpack_decode(d, copy, steps[i].k.n, scratch, sizeof scratch, find_status, &f);
         free(copy);
         ref[i] = *d;
@@ -1306,12 +1283,12 @@ static void scan_names(const char *name, const char *hex, int want_rc, bool want
         hpack_status_scan_init(s, t);
         int rc = 0;
         if (way == 0) {
-            uint8_t *copy = memdup(b, n);
+            uint8_t *copy = t_memdup(b, n);
             rc = hpack_status_scan_feed(s, copy, n, true);
             free(copy);
         } else {
             for (size_t i = 0; i < n && rc == 0; i++) {
-                uint8_t *copy = memdup(b + i, 1);
+                uint8_t *copy = t_memdup(b + i, 1);
                 rc = hpack_status_scan_feed(s, copy, 1, i + 1 == n);
                 free(copy);
             }
@@ -1380,7 +1357,7 @@ static void scan_values_b(const char *name, const uint8_t *b, size_t n, int want
                 size_t cut = way == 0 ? n : way == 1 ? 1 : way - 1;
                 for (size_t off = 0; off < n && rc == 0;) {
                     size_t k = way == 1 ? 1 : off == 0 ? cut : n - off;
-                    uint8_t *copy = memdup(b + off, k);
+                    uint8_t *copy = t_memdup(b + off, k);
                     rc = hpack_status_scan_feed(s, copy, k, off + k == n);
                     free(copy);
                     off += k;
@@ -1465,13 +1442,13 @@ static void test_huffman_check_vs_decoder(void)
     for (unsigned k = 0; k < 40000 && ok; k++) {
         size_t n;
         if (k & 1) {
-            n = rnd_below(9);
+            n = t_rng_below(9);
             for (size_t i = 0; i < n; i++)
-                enc[i] = (uint8_t)rnd();
+                enc[i] = (uint8_t)t_rng();
         } else {
-            size_t sn = rnd_below(sizeof str);
+            size_t sn = t_rng_below(sizeof str);
             for (size_t i = 0; i < sn; i++)
-                str[i] = rnd_below(4) ? (uint8_t)(' ' + rnd_below(95)) : (uint8_t)rnd();
+                str[i] = t_rng_below(4) ? (uint8_t)(' ' + t_rng_below(95)) : (uint8_t)t_rng();
             n = hpack_huffman_encode(str, sn, enc);
         }
         for (int name = 0; name < 2 && ok; name++) {
@@ -1708,12 +1685,12 @@ static void test_block_memo(void)
             hpack_status_scan_init(sb, tb);
             bool before = ta->bmemo_len == n && memcmp(ta->bmemo, b, n) == 0 && ta->count == 0 &&
                           ta->capacity == ta->bmemo_cap_in;
-            uint8_t *copy = memdup(b, n);
+            uint8_t *copy = t_memdup(b, n);
             int ra = hpack_status_scan_feed(sa, copy, n, true);
             free(copy);
             int rb = 0;
             for (size_t k = 0; k < n && rb == 0; k++) {
-                copy = memdup(b + k, 1);
+                copy = t_memdup(b + k, 1);
                 rb = hpack_status_scan_feed(sb, copy, 1, k + 1 == n);
                 free(copy);
             }
@@ -2022,7 +1999,7 @@ static int robust_tabled;
 
 static void robust_one(struct hpack_decoder *d, const uint8_t *b, size_t n, bool *ok, int *accepted)
 {
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     struct hpack_decoder *before = malloc(sizeof *before), *t1 = malloc(sizeof *t1), *t2 = malloc(sizeof *t2);
     *before = *d;
     struct first_status fd = { { 0 }, false };
@@ -2035,9 +2012,9 @@ static void robust_one(struct hpack_decoder *d, const uint8_t *b, size_t n, bool
     uint16_t st_whole, st_split;
     int rw = scan_cuts(copy, n, NULL, 0, &st_whole);
     size_t cuts[4], nc = 0;
-    size_t ncuts = n > 1 ? rnd_below(4) + 1 : 0;
+    size_t ncuts = n > 1 ? t_rng_below(4) + 1 : 0;
     for (size_t i = 0; i < ncuts; i++) {
-        size_t c = 1 + rnd_below(n - 1);
+        size_t c = 1 + t_rng_below(n - 1);
         if (nc == 0 || c > cuts[nc - 1])
             cuts[nc++] = c;
     }
@@ -2094,19 +2071,19 @@ static void test_robustness(void)
     int accepted = 0;
     uint8_t b[128];
     for (int i = 0; i < 4000; i++) {
-        size_t n = rnd_below(sizeof b);
-        int style = (int)rnd_below(3);
+        size_t n = t_rng_below(sizeof b);
+        int style = (int)t_rng_below(3);
         for (size_t j = 0; j < n; j++) {
-            uint8_t v = (uint8_t)rnd();
+            uint8_t v = (uint8_t)t_rng();
             if (style == 1 && j % 4 == 0) /* bias toward plausible first octets */
-                v = (uint8_t)((v & 0x0f) | (uint8_t[]){ 0x00, 0x10, 0x40, 0x80 }[rnd_below(4)]);
+                v = (uint8_t)((v & 0x0f) | (uint8_t[]){ 0x00, 0x10, 0x40, 0x80 }[t_rng_below(4)]);
             if (style == 2)
                 v &= 0x8f; /* small lengths and indices */
             b[j] = v;
         }
         robust_one(d, b, n, &ok, &accepted);
-        if (rnd_below(50) == 0)
-            hpack_decoder_init(d, (uint32_t)rnd_below(4097));
+        if (t_rng_below(50) == 0)
+            hpack_decoder_init(d, (uint32_t)t_rng_below(4097));
     }
     T_CHECK("robust: 4000 random blocks through hpack_decode and the scanner: clean errors only", ok, "see above");
 
@@ -2117,26 +2094,26 @@ static void test_robustness(void)
     int accepted2 = 0;
     ok = true;
     for (int i = 0; i < 4000; i++) {
-        const char *seed = seeds[rnd_below(sizeof seeds / sizeof seeds[0])];
+        const char *seed = seeds[t_rng_below(sizeof seeds / sizeof seeds[0])];
         uint8_t m[256];
         size_t n = unhex(seed, m, sizeof m - 8);
-        int nmut = 1 + (int)rnd_below(3);
+        int nmut = 1 + (int)t_rng_below(3);
         for (int j = 0; j < nmut && n; j++) {
-            size_t at = rnd_below(n);
-            switch (rnd_below(5)) {
-            case 0: m[at] ^= (uint8_t)(1u << rnd_below(8)); break;
-            case 1: m[at] = (uint8_t)rnd(); break;
+            size_t at = t_rng_below(n);
+            switch (t_rng_below(5)) {
+            case 0: m[at] ^= (uint8_t)(1u << t_rng_below(8)); break;
+            case 1: m[at] = (uint8_t)t_rng(); break;
             case 2: n = at; break; /* truncate */
             case 3:
                 memmove(m + at + 1, m + at, n - at);
-                m[at] = (uint8_t)rnd();
+                m[at] = (uint8_t)t_rng();
                 n++;
                 break;
             default: memmove(m + at, m + at + 1, n - at - 1); n--; break;
             }
         }
-        if (rnd_below(2))
-            hpack_decoder_init(d, rnd_below(2) ? 256 : 4096);
+        if (t_rng_below(2))
+            hpack_decoder_init(d, t_rng_below(2) ? 256 : 4096);
         robust_one(d, m, n, &ok, &accepted2);
     }
     T_CHECK("robust: 4000 mutated RFC/scanner blocks: clean errors only, scanner split-independent", ok,

@@ -20,33 +20,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-static uint64_t rnd(void) /* xorshift64*, fixed seed */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static size_t rnd_below(size_t n)
-{
-    return n ? (size_t)(rnd() % n) : 0;
-}
-
-static uint8_t *memdup(const void *p, size_t n)
-{
-    uint8_t *c = malloc(n ? n : 1);
-    if (!c) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    if (n)
-        memcpy(c, p, n);
-    return c;
-}
-
 static void b_int(struct blk *k, unsigned prefix, uint8_t first, uint64_t v)
 {
     uint8_t tmp[16];
@@ -101,7 +74,7 @@ static uint8_t scratch[65536];
 /* Decodes an exact-size copy of b[0..n) into l (cleared first). */
 static int decode_bytes(const uint8_t *b, size_t n, struct list *l)
 {
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     list_clear(l);
     int rc = qpack_decode(copy, n, scratch, sizeof scratch, collect, l);
     free(copy);
@@ -117,7 +90,7 @@ static int decode_hex(const char *hex, struct list *l)
 
 static int status_bytes(const uint8_t *b, size_t n, uint16_t *st)
 {
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     int rc = qpack_status(copy, n, st);
     free(copy);
     return rc;
@@ -263,7 +236,7 @@ static void test_appendix_b(void)
         size_t n = unhex(enc[i], b, sizeof b);
         struct qpack_encoder_stream es;
         qpack_encoder_stream_init(&es);
-        uint8_t *copy = memdup(b, n);
+        uint8_t *copy = t_memdup(b, n);
         rc = qpack_encoder_stream_feed(&es, copy, n);
         free(copy);
         char name[160];
@@ -439,7 +412,7 @@ static void test_representations(void)
     /* Scratch. */
     b_hex(&k, "0000");
     b_litname(&k, false, "x-huffman-name", true, "huffman value", true);
-    uint8_t small[20], *copy = memdup(k.b, k.n);
+    uint8_t small[20], *copy = t_memdup(k.b, k.n);
     rc = qpack_decode(copy, k.n, small, sizeof small, collect, l);
     T_CHECK("scratch: name + value (27 octets) in 20 octets of scratch is QPACK_ERR_TOO_LONG",
             rc == QPACK_ERR_TOO_LONG && qpack_error_code(rc) == QPACK_DECOMPRESSION_FAILED, "rc=%d", rc);
@@ -866,98 +839,98 @@ static const char *const gen_values[] = { "200", "404", "100", "103", "099", "20
 
 static void gen_value(char *v, size_t cap)
 {
-    if (rnd_below(4) == 0) {
-        size_t n = rnd_below(cap < 12 ? cap : 12);
+    if (t_rng_below(4) == 0) {
+        size_t n = t_rng_below(cap < 12 ? cap : 12);
         for (size_t i = 0; i < n; i++)
-            v[i] = (char)(rnd_below(3) ? '0' + rnd_below(10) : ' ' + rnd_below(95));
+            v[i] = (char)(t_rng_below(3) ? '0' + t_rng_below(10) : ' ' + t_rng_below(95));
         v[n] = '\0';
         return;
     }
-    snprintf(v, cap, "%s", gen_values[rnd_below(sizeof gen_values / sizeof gen_values[0])]);
+    snprintf(v, cap, "%s", gen_values[t_rng_below(sizeof gen_values / sizeof gen_values[0])]);
 }
 
 static uint64_t gen_index(void)
 {
     static const uint64_t pick[] = { 24, 25, 26, 27, 28, 63, 64, 65, 66, 67, 68, 69, 70, 71, 0, 1, 15, 17, 22, 23,
                                      92, 95, 4 };
-    switch (rnd_below(10)) {
-    case 0: return rnd_below(QPACK_STATIC_COUNT);
-    case 1: return rnd_below(50) == 0 ? QPACK_STATIC_COUNT + rnd_below(40) : rnd_below(QPACK_STATIC_COUNT);
-    default: return pick[rnd_below(sizeof pick / sizeof pick[0])];
+    switch (t_rng_below(10)) {
+    case 0: return t_rng_below(QPACK_STATIC_COUNT);
+    case 1: return t_rng_below(50) == 0 ? QPACK_STATIC_COUNT + t_rng_below(40) : t_rng_below(QPACK_STATIC_COUNT);
+    default: return pick[t_rng_below(sizeof pick / sizeof pick[0])];
     }
 }
 
 static void gen_section(struct blk *k)
 {
-    int r = (int)rnd_below(100);
+    int r = (int)t_rng_below(100);
     if (r < 90)
         b_hex(k, "0000");
     else if (r < 95) { /* a Delta Base, small or up to 62 bits */
         b_hex(k, "00");
-        b_int(k, 7, 0x00, rnd_below(2) ? rnd_below(300) : rnd() >> 2);
+        b_int(k, 7, 0x00, t_rng_below(2) ? t_rng_below(300) : t_rng() >> 2);
     } else if (r < 97) {
-        b_int(k, 8, 0x00, 1 + rnd_below(300)); /* Required Insert Count */
+        b_int(k, 8, 0x00, 1 + t_rng_below(300)); /* Required Insert Count */
         b_hex(k, "00");
     } else {
         b_hex(k, "00");
-        b_int(k, 7, 0x80, rnd_below(300)); /* Sign bit */
+        b_int(k, 7, 0x80, t_rng_below(300)); /* Sign bit */
     }
-    bool shaped = rnd_below(3) == 0;
+    bool shaped = t_rng_below(3) == 0;
     if (shaped) { /* response-shaped: one :status, then regular fields (and maybe more below) */
         static const uint64_t st_idx[] = { 24, 25, 26, 27, 28, 63, 64, 65, 66, 67, 68, 69, 70, 71 };
         char v[8];
-        snprintf(v, sizeof v, "%u", (unsigned)(100 + rnd_below(900)));
-        switch (rnd_below(3)) {
-        case 0: b_indexed(k, st_idx[rnd_below(14)]); break;
-        case 1: b_nameref(k, st_idx[rnd_below(14)], rnd_below(2), v, rnd_below(2)); break;
-        default: b_litname(k, rnd_below(2), ":status", rnd_below(2), v, rnd_below(2)); break;
+        snprintf(v, sizeof v, "%u", (unsigned)(100 + t_rng_below(900)));
+        switch (t_rng_below(3)) {
+        case 0: b_indexed(k, st_idx[t_rng_below(14)]); break;
+        case 1: b_nameref(k, st_idx[t_rng_below(14)], t_rng_below(2), v, t_rng_below(2)); break;
+        default: b_litname(k, t_rng_below(2), ":status", t_rng_below(2), v, t_rng_below(2)); break;
         }
         static const uint64_t reg_idx[] = { 2, 4, 6, 29, 31, 46, 53, 59, 92, 95, 98 };
-        for (int i = (int)rnd_below(5); i > 0; i--) {
-            if (rnd_below(2))
-                b_indexed(k, reg_idx[rnd_below(11)]);
+        for (int i = (int)t_rng_below(5); i > 0; i--) {
+            if (t_rng_below(2))
+                b_indexed(k, reg_idx[t_rng_below(11)]);
             else
-                b_nameref(k, reg_idx[rnd_below(11)], rnd_below(2), "some value", rnd_below(2));
+                b_nameref(k, reg_idx[t_rng_below(11)], t_rng_below(2), "some value", t_rng_below(2));
         }
     }
-    int nlines = (int)rnd_below(shaped ? 3 : 7);
+    int nlines = (int)t_rng_below(shaped ? 3 : 7);
     for (int i = 0; i < nlines; i++) {
         char v[32];
         gen_value(v, sizeof v);
-        bool nbit = rnd_below(4) == 0, vh = rnd_below(2);
-        int t = (int)rnd_below(100);
+        bool nbit = t_rng_below(4) == 0, vh = t_rng_below(2);
+        int t = (int)t_rng_below(100);
         if (t < 35) {
             b_indexed(k, gen_index());
         } else if (t < 60) {
             b_nameref(k, gen_index(), nbit, v, vh);
         } else if (t < 90) {
-            const char *name = gen_names[rnd_below(sizeof gen_names / sizeof gen_names[0])];
-            b_litname(k, nbit, name, rnd_below(2), v, vh);
+            const char *name = gen_names[t_rng_below(sizeof gen_names / sizeof gen_names[0])];
+            b_litname(k, nbit, name, t_rng_below(2), v, vh);
         } else if (t < 92) {
-            b_int(k, 6, 0x80, rnd_below(100)); /* indexed, dynamic */
+            b_int(k, 6, 0x80, t_rng_below(100)); /* indexed, dynamic */
         } else if (t < 93) {
-            b_int(k, 4, 0x10, rnd_below(100)); /* indexed post-Base */
+            b_int(k, 4, 0x10, t_rng_below(100)); /* indexed post-Base */
         } else if (t < 94) {
-            b_int(k, 3, nbit ? 0x08 : 0x00, rnd_below(100)); /* post-Base name reference */
+            b_int(k, 3, nbit ? 0x08 : 0x00, t_rng_below(100)); /* post-Base name reference */
             b_str(k, 8, 0x00, v, strlen(v), vh);
         } else if (t < 95) {
-            b_int(k, 4, 0x40, rnd_below(100)); /* name reference, dynamic */
+            b_int(k, 4, 0x40, t_rng_below(100)); /* name reference, dynamic */
             b_str(k, 8, 0x00, v, strlen(v), vh);
         } else if (t < 98) { /* a Huffman value of random octets: often invalid */
-            b_int(k, 4, 0x50, rnd_below(2) ? 25 : 92);
-            size_t n = 1 + rnd_below(4);
+            b_int(k, 4, 0x50, t_rng_below(2) ? 25 : 92);
+            size_t n = 1 + t_rng_below(4);
             b_int(k, 7, 0x80, n);
             for (size_t j = 0; j < n; j++)
-                b_byte(k, (uint8_t)rnd());
+                b_byte(k, (uint8_t)t_rng());
         } else {
-            b_byte(k, (uint8_t)rnd());
+            b_byte(k, (uint8_t)t_rng());
         }
     }
-    if (k->n && rnd_below(10) == 0) {
-        size_t at = rnd_below(k->n);
-        switch (rnd_below(3)) {
-        case 0: k->b[at] ^= (uint8_t)(1u << rnd_below(8)); break;
-        case 1: k->b[at] = (uint8_t)rnd(); break;
+    if (k->n && t_rng_below(10) == 0) {
+        size_t at = t_rng_below(k->n);
+        switch (t_rng_below(3)) {
+        case 0: k->b[at] ^= (uint8_t)(1u << t_rng_below(8)); break;
+        case 1: k->b[at] = (uint8_t)t_rng(); break;
         default: k->n = at; break;
         }
     }
@@ -975,7 +948,7 @@ static bool known_rc(int rc)
 /* qpack_status against qpack_decode + the reference on one section. */
 static bool diff_one(const uint8_t *b, size_t n, struct diff_stats *ds)
 {
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     struct ref r = { false, false, 0 };
     int rd = qpack_decode(copy, n, scratch, sizeof scratch, ref_cb, &r);
     uint16_t st = 7;
@@ -1026,18 +999,18 @@ static void test_differential(void)
     ok = true;
     for (int i = 0; i < 20000; i++) {
         uint8_t b[64];
-        size_t n = rnd_below(sizeof b), start = 0;
-        if (rnd_below(4) && n >= 2) { /* a valid prefix, most of the time */
+        size_t n = t_rng_below(sizeof b), start = 0;
+        if (t_rng_below(4) && n >= 2) { /* a valid prefix, most of the time */
             b[0] = b[1] = 0;
             start = 2;
         }
-        int style = (int)rnd_below(3);
+        int style = (int)t_rng_below(3);
         for (size_t j = start; j < n; j++) {
-            uint8_t v = (uint8_t)rnd();
+            uint8_t v = (uint8_t)t_rng();
             if (style == 1) /* static lines only: 11xxxxxx, 01x1xxxx, 001xxxxx */
-                v = (uint8_t)((uint8_t[]){ 0xc0 | (v & 0x3f), 0x50 | (v & 0x2f), 0x20 | (v & 0x1f) }[rnd_below(3)]);
+                v = (uint8_t)((uint8_t[]){ 0xc0 | (v & 0x3f), 0x50 | (v & 0x2f), 0x20 | (v & 0x1f) }[t_rng_below(3)]);
             if (style == 2)
-                v &= (uint8_t)(rnd_below(2) ? 0x07 : 0xff); /* short lengths */
+                v &= (uint8_t)(t_rng_below(2) ? 0x07 : 0xff); /* short lengths */
             b[j] = v;
         }
         ok &= diff_one(b, n, &dr);
@@ -1070,13 +1043,13 @@ static int enc_feed_all_ways(const char *hex, uint64_t *count)
     size_t n = unhex(hex, b, sizeof b);
     struct qpack_encoder_stream w, s;
     qpack_encoder_stream_init(&w);
-    uint8_t *copy = memdup(b, n);
+    uint8_t *copy = t_memdup(b, n);
     int rw = qpack_encoder_stream_feed(&w, copy, n);
     free(copy);
     qpack_encoder_stream_init(&s);
     int rb = 0;
     for (size_t i = 0; i < n; i++) {
-        uint8_t *one = memdup(b + i, 1);
+        uint8_t *one = t_memdup(b + i, 1);
         int r = qpack_encoder_stream_feed(&s, one, 1);
         free(one);
         if (r && !rb)
@@ -1087,7 +1060,7 @@ static int enc_feed_all_ways(const char *hex, uint64_t *count)
     for (size_t cut = 1; cut < n; cut++) {
         struct qpack_encoder_stream t;
         qpack_encoder_stream_init(&t);
-        uint8_t *a = memdup(b, cut), *z = memdup(b + cut, n - cut);
+        uint8_t *a = t_memdup(b, cut), *z = t_memdup(b + cut, n - cut);
         int r1 = qpack_encoder_stream_feed(&t, a, cut);
         int r2 = qpack_encoder_stream_feed(&t, z, n - cut);
         free(a);
@@ -1153,6 +1126,7 @@ static void test_error_codes(void)
 
 int main(void)
 {
+    t_rng_seed(0x2545f4914f6cdd1dull);
     test_static();
     test_appendix_b();
     test_prefix_and_integers();

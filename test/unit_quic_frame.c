@@ -29,40 +29,11 @@ _Static_assert(QUIC_FRAME_IN_1RTT == 1u << QUIC_PT_1RTT, "1-RTT bit");
 
 /* ------------------------------------------------------------ helpers */
 
-static uint8_t *xmalloc(size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1);
-    if (!p) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-/* An exact-size heap copy of b[0..n). */
-static uint8_t *dup_exact(const uint8_t *b, size_t n)
-{
-    uint8_t *p = xmalloc(n);
-    if (n)
-        memcpy(p, b, n);
-    return p;
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void) /* xorshift64*, fixed seed */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-
 /* Decodes one frame from an exact-size copy of b[0..n); *used: bytes consumed.
  * The frame's pointers refer to the copy, which is kept in *keep (free it). */
 static int dec1(const uint8_t *b, size_t n, struct quic_frame *f, size_t *used, uint8_t **keep)
 {
-    uint8_t *c = dup_exact(b, n);
+    uint8_t *c = t_memdup(b, n);
     const uint8_t *p = c;
     int r = quic_frame_next(&p, c + n, f);
     *used = (size_t)(p - c);
@@ -211,7 +182,7 @@ static void test_roundtrip_simple(void)
         memset(reason, 'x', sizeof reason);
         ok = true;
         for (size_t room = 0; room < 110; room++) {
-            uint8_t *o = xmalloc(room);
+            uint8_t *o = t_malloc(room);
             n = quic_frame_enc_close(o, room, false, 1, 0, reason, sizeof reason);
             if (room < 4) {
                 ok &= T_QUIET("close: too small", n == 0, "room=%zu n=%zu", room, n);
@@ -268,7 +239,7 @@ static void test_roundtrip_data(void)
     /* CRYPTO into every room: as much as fits, at most one byte wasted. */
     ok = true;
     for (size_t room = 0; room <= 310; room++) {
-        uint8_t *o = xmalloc(room);
+        uint8_t *o = t_malloc(room);
         n = quic_frame_enc_crypto(o, room, 1000, data, sizeof data, &nd);
         if (room < 5) { /* type, 2-byte offset, length, one byte */
             ok &= T_QUIET("crypto room: too small", n == 0 && nd == 0, "room=%zu n=%zu", room, n);
@@ -330,7 +301,7 @@ static void test_roundtrip_data(void)
     for (int fill = 0; fill < 2; fill++) {
         ok = true;
         for (size_t room = 0; room <= 310; room++) {
-            uint8_t *o = xmalloc(room);
+            uint8_t *o = t_malloc(room);
             /* type + 2-byte stream id + 2-byte offset = 5; LEN needs one more */
             size_t min = fill ? 6 : 7;
             n = quic_frame_enc_stream(o, room, 1000, 2000, data, sizeof data, true, fill, &nd);
@@ -366,7 +337,7 @@ static void test_encoder_rooms(void)
         size_t full = 0;
         const uint8_t pr[8] = { 0 };
         for (size_t room = 0; room <= 64; room++) {
-            uint8_t *o = room == 64 ? big : xmalloc(room);
+            uint8_t *o = room == 64 ? big : t_malloc(room);
             size_t n = 0;
             switch (which) {
             case 0: n = quic_frame_enc_ping(o, room); break;
@@ -386,7 +357,7 @@ static void test_encoder_rooms(void)
                 free(o);
         }
         for (size_t room = 0; room < full; room++) {
-            uint8_t *o = xmalloc(room);
+            uint8_t *o = t_malloc(room);
             size_t n = 1;
             switch (which) {
             case 0: n = quic_frame_enc_ping(o, room); break;
@@ -762,7 +733,7 @@ static void test_ack_room(void)
         ok &= T_QUIET("ack full", full > 0 && sent == 40, "full=%zu sent=%zu", full, sent);
     }
     for (size_t room = 0; room <= full + 2; room++) {
-        uint8_t *o = xmalloc(room);
+        uint8_t *o = t_malloc(room);
         size_t sent = 99;
         size_t n = quic_frame_enc_ack(o, room, r, 40, 123, NULL, &sent);
         if (n == 0) {
@@ -805,22 +776,22 @@ static void test_random(void)
         uint8_t b[96];
         size_t n;
         if (iter < 10000) {
-            n = rnd() % sizeof b;
+            n = t_rng() % sizeof b;
             for (size_t i = 0; i < n; i++)
-                b[i] = (uint8_t)(rnd() % 4 != 0 ? rnd() % 0x20 : rnd());
+                b[i] = (uint8_t)(t_rng() % 4 != 0 ? t_rng() % 0x20 : t_rng());
         } else {
             n = 0;
             while (n < 64) {
-                size_t s = rnd() % (sizeof samples / sizeof samples[0]);
+                size_t s = t_rng() % (sizeof samples / sizeof samples[0]);
                 if (samples[s].hdr)
                     continue;
                 n += unhex(samples[s].hex, b + n, sizeof b - n);
             }
             if (n > sizeof b)
                 n = sizeof b;
-            b[rnd() % n] ^= (uint8_t)(1u << (rnd() % 8));
+            b[t_rng() % n] ^= (uint8_t)(1u << (t_rng() % 8));
         }
-        uint8_t *c = dup_exact(b, n);
+        uint8_t *c = t_memdup(b, n);
         const uint8_t *p = c, *end = c + n;
         while (p < end) {
             struct quic_frame f;
@@ -859,7 +830,7 @@ static void test_rfc9001(void)
 
     memset(pay + n, 0, sizeof pay - n);
     {
-        uint8_t *c = dup_exact(pay, sizeof pay);
+        uint8_t *c = t_memdup(pay, sizeof pay);
         const uint8_t *p = c, *end = c + sizeof pay;
         r = quic_frame_next(&p, end, &f);
         T_CHECK("RFC 9001 A.2: CRYPTO offset 0, 241 bytes of ClientHello",
@@ -877,7 +848,7 @@ static void test_rfc9001(void)
     {
         uint8_t b[256];
         size_t m = unhex(Q_A3_PLAIN, b, sizeof b);
-        uint8_t *c = dup_exact(b, m);
+        uint8_t *c = t_memdup(b, m);
         const uint8_t *p = c, *end = c + m;
         struct quic_ack_range got[2];
         r = quic_frame_next(&p, end, &f);
@@ -1009,11 +980,11 @@ static void test_ackset(void)
         uint64_t top = 0;
         for (int i = 0; i < 200000 && top + 64 < (1 << 16); i++) {
             uint64_t pn;
-            if (rnd() % 4 == 0 && top > 150)
-                pn = top - 1 - rnd() % 150; /* late or duplicate, some older than the set keeps */
+            if (t_rng() % 4 == 0 && top > 150)
+                pn = top - 1 - t_rng() % 150; /* late or duplicate, some older than the set keeps */
             else
                 pn = top++;
-            if (rnd() % 3 == 0)
+            if (t_rng() % 3 == 0)
                 top++; /* a packet that never arrives */
             enum quic_ackset_result c = quic_ackset_check(&s, pn), res = quic_ackset_insert(&s, pn);
             ok &= T_QUIET("model: check agrees with insert", c == res, "pn=%llu", (unsigned long long)pn);
@@ -1030,7 +1001,7 @@ static void test_ackset(void)
             } else {
                 olds++;
             }
-            if (rnd() % 500 == 0 && top > 100)
+            if (t_rng() % 500 == 0 && top > 100)
                 quic_ackset_drop_below(&s, top - 100);
             ok &= T_QUIET("model: ranges sorted, disjoint, above floor", set_sane(&s), "i=%d", i);
             /* Every number at or above the oldest range is in the set iff seen. */

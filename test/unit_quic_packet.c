@@ -36,17 +36,6 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
     }
 }
 
-/* An exact-size heap copy of p[0..n): ASan catches any read past n. */
-static uint8_t *dup_exact(const uint8_t *p, size_t n)
-{
-    uint8_t *c = malloc(n ? n : 1);
-    if (c == NULL)
-        abort();
-    if (n)
-        memcpy(c, p, n);
-    return c;
-}
-
 /* ---- varints (RFC 9000 §16, Appendix A.1) ---- */
 
 static void test_varint(void)
@@ -78,7 +67,7 @@ static void test_varint(void)
         /* Every shorter input is truncated and leaves the cursor alone. */
         int ok = 1;
         for (size_t cut = 0; cut < w.n; cut++) {
-            uint8_t *c = dup_exact(w.p, cut);
+            uint8_t *c = t_memdup(w.p, cut);
             const uint8_t *q = c;
             ok &= T_QUIET("varint truncated", quic_varint_get(&q, c + cut, &v) == -1 && q == c, "cut %zu", cut);
             free(c);
@@ -419,7 +408,7 @@ static void test_a3(void)
     snprintf(want, sizeof want, "%s%s", Q_A3_HDR_PROT, Q_A3_CIPHER);
     struct vec w = V(want);
     T_CHECK("A.3: packet is 135 bytes", w.n == 135, "%zu", w.n);
-    c = dup_exact(w.p, w.n);
+    c = t_memdup(w.p, w.n);
     int rc = quic_hdr_parse(&h, c, w.n, 8);
     T_CHECK("A.3: parses as Initial from SCID f067a5502a4262b5",
             rc == 0 && h.type == QUIC_PT_INITIAL && h.version == QUIC_V1 && h.dcid_len == 0 && h.scid_len == 8 &&
@@ -482,7 +471,7 @@ static void test_a4(void)
      * (then its token shrinks and the tag check fails) or is refused. */
     ok = 1;
     for (size_t cut = 0; cut < r.n; cut++) {
-        uint8_t *c = dup_exact(r.p, cut);
+        uint8_t *c = t_memdup(r.p, cut);
         rc = quic_hdr_parse(&h, c, cut, 8);
         if (rc == 0)
             ok &= T_QUIET("Retry cut: tag fails", quic_retry_verify(&h, c, odcid.p, odcid.n) == -1, "cut %zu", cut);
@@ -799,7 +788,7 @@ static void test_protect_rules(void)
 
     /* Too short for a sample on receipt: truncated, nothing read past it. */
     n = make(pkt, sizeof pkt, &ak, QUIC_PT_1RTT, dcid, 8, NULL, 0, NULL, 0, 1, 1, 3, 1);
-    uint8_t *c = dup_exact(pkt, n - 1);
+    uint8_t *c = t_memdup(pkt, n - 1);
     rc = quic_packet_open(&ak, c, n - 1, 9, 0, &o);
     T_CHECK("open: one byte short of a sample is truncated", rc == QUIC_PKT_TRUNCATED, "rc %d", rc);
     free(c);
@@ -946,7 +935,7 @@ static void test_vn(void)
      * versions. */
     int ok = 1;
     for (size_t cut = 0; cut < n; cut++) {
-        uint8_t *c = dup_exact(pkt, cut);
+        uint8_t *c = t_memdup(pkt, cut);
         rc = quic_hdr_parse(&h, c, cut, 5);
         ok &= T_QUIET("VN cut", rc == QUIC_PKT_TRUNCATED || rc == QUIC_PKT_INVALID ||
                                     (rc == 0 && h.n_versions < 3 && cut >= 20 && (cut - 20) % 4 == 0),
@@ -1006,7 +995,7 @@ static void test_coalesced(void)
     len = n1 + n2 + n3;
     T_CHECK("coalesced: three packets built", n1 && n2 && n3, "%zu %zu %zu", n1, n2, n3);
 
-    uint8_t *c = dup_exact(d, len);
+    uint8_t *c = t_memdup(d, len);
     size_t k = walk(c, len, types, pns, &stop, &walked);
     T_CHECK("coalesced: Initial, Handshake, 1-RTT walked in order",
             k == 3 && stop == 0 && walked == len && types[0] == QUIC_PT_INITIAL && types[1] == QUIC_PT_HANDSHAKE &&
@@ -1015,7 +1004,7 @@ static void test_coalesced(void)
     free(c);
 
     /* A failing packet in the middle does not stop the walk (§12.2). */
-    c = dup_exact(d, len);
+    c = t_memdup(d, len);
     c[n1 + n2 - 1] ^= 1; /* the Handshake packet's tag */
     k = walk(c, len, types, pns, &stop, &walked);
     T_CHECK("coalesced: a bad Handshake tag drops only that packet",
@@ -1029,7 +1018,7 @@ static void test_coalesced(void)
     int ok = 1;
     for (size_t cut = 0; cut < len; cut++) {
         size_t want = cut >= n1 + n2 ? 2 : cut >= n1 ? 1 : 0;
-        c = dup_exact(d, cut);
+        c = t_memdup(d, cut);
         k = walk(c, cut, types, pns, &stop, &walked);
         int boundary = cut == 0 || cut == n1 || cut == n1 + n2;
         ok &= T_QUIET("coalesced cut", k == want && (boundary ? stop == 0 : stop != 0), "cut %zu k %zu stop %d", cut,
@@ -1049,7 +1038,7 @@ static void test_coalesced(void)
     ok = 1;
     for (size_t cut = 0; cut < a2.n; cut++) {
         struct quic_hdr h;
-        c = dup_exact(a2.p, cut);
+        c = t_memdup(a2.p, cut);
         int rc = quic_hdr_parse(&h, c, cut, 8);
         ok &= T_QUIET("A.2 cut", rc == QUIC_PKT_TRUNCATED, "cut %zu rc %d", cut, rc);
         free(c);
@@ -1062,7 +1051,7 @@ static void test_coalesced(void)
     for (size_t cut = 0; cut < a5.n; cut++) {
         struct quic_hdr h;
         struct quic_opened o;
-        c = dup_exact(a5.p, cut);
+        c = t_memdup(a5.p, cut);
         int rc = quic_hdr_parse(&h, c, cut, 0);
         if (rc == 0)
             rc = quic_packet_open(&k5, c, h.pkt_len, h.pn_offset, 654360563, &o);
@@ -1076,7 +1065,7 @@ static void test_coalesced(void)
      * One past the datagram: truncated. */
     struct quic_hdr h;
     struct quic_opened o;
-    c = dup_exact(d, len);
+    c = t_memdup(d, len);
     c[n1 - 120 - 16 - 1 - 1] -= 1; /* Initial's 2-byte Length, low byte */
     int rc = quic_hdr_parse(&h, c, len, 8);
     T_CHECK("an Initial Length one short: parsed one byte shorter, fails its tag",
@@ -1084,7 +1073,7 @@ static void test_coalesced(void)
                 quic_packet_open(&si, c, h.pkt_len, h.pn_offset, QUIC_PN_NONE, &o) == QUIC_PKT_DECRYPT,
             "rc %d pkt_len %zu", rc, h.pkt_len);
     free(c);
-    c = dup_exact(d, n1);
+    c = t_memdup(d, n1);
     c[n1 - 120 - 16 - 1 - 1] += 1;
     T_CHECK("an Initial Length one past the datagram is truncated", quic_hdr_parse(&h, c, n1, 8) == QUIC_PKT_TRUNCATED,
             "accepted");

@@ -21,20 +21,10 @@
 
 #define TPE (-QUIC_TRANSPORT_PARAMETER_ERROR)
 
-static uint8_t *xmalloc(size_t n)
-{
-    uint8_t *p = malloc(n ? n : 1);
-    if (!p) {
-        printf("out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 /* Decodes b[0..n) from an exact-size heap copy. */
 static int dec(struct quic_tparams *tp, const uint8_t *b, size_t n, bool from_server)
 {
-    uint8_t *c = xmalloc(n);
+    uint8_t *c = t_malloc(n);
     if (n)
         memcpy(c, b, n);
     int r = quic_tparams_decode(tp, c, n, from_server);
@@ -318,11 +308,11 @@ static void test_encode(void)
     {
         bool ok = true;
         for (size_t room = 0; room < n; room++) {
-            uint8_t *o = xmalloc(room);
+            uint8_t *o = t_malloc(room);
             ok &= T_QUIET("encode room", quic_tparams_encode(&ours, o, room) == 0, "room=%zu", room);
             free(o);
         }
-        uint8_t *o = xmalloc(n);
+        uint8_t *o = t_malloc(n);
         ok &= T_QUIET("encode exact room", quic_tparams_encode(&ours, o, n) == n && memcmp(o, out, n) == 0, "wrong");
         free(o);
         T_CHECK("encode: 0 for every room below the encoding, exact room works", ok, "n=%zu", n);

@@ -16,22 +16,17 @@ static const uint64_t spec_permille[] = {10000, 25000, 50000, 75000, 90000,
                                          95000, 99000, 99900, 99990};
 #define N_SPEC (sizeof spec_permille / sizeof spec_permille[0])
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rng_next(void)
-{
-    return t_xorshift64s(&rng_state);
-}
 
 static uint64_t rng_range(uint64_t lo, uint64_t hi) /* inclusive */
 {
-    return lo + rng_next() % (hi - lo + 1);
+    return lo + t_rng() % (hi - lo + 1);
 }
 
 /* A random value whose magnitude is 2^exp: uniform inside that octave. */
 static uint64_t in_octave(unsigned exp)
 {
     uint64_t base = 1ull << exp;
-    return base + (rng_next() & (base - 1));
+    return base + (t_rng() & (base - 1));
 }
 
 static uint64_t gen_uniform(void)
@@ -59,11 +54,11 @@ static uint64_t gen_constant(void)
  * can only be reported as max). ~2 huge ones in 200k stay above p99.99. */
 static uint64_t gen_wide(void)
 {
-    uint64_t r = rng_next() % 100000;
+    uint64_t r = t_rng() % 100000;
     if (r < 10)
         return 0;
     if (r == 10)
-        return rng_next() % 2 ? UINT64_MAX : (1ull << 60);
+        return t_rng() % 2 ? UINT64_MAX : (1ull << 60);
     return in_octave((unsigned)rng_range(0, 41));
 }
 

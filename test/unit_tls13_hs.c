@@ -80,15 +80,6 @@ static const uint8_t hrr_random[32] = {
     0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
-}
-static size_t rnd_below(size_t n) { return n ? rnd() % n : 0; }
 
 static void fill_entropy(uint8_t *ent, uint32_t seed)
 {
@@ -1838,15 +1829,15 @@ static bool known_error(int r)
 
 static size_t mutate(uint8_t *m, size_t n, size_t cap)
 {
-    int nmut = 1 + (int)rnd_below(3);
+    int nmut = 1 + (int)t_rng_below(3);
     for (int j = 0; j < nmut && n; j++) {
-        size_t at = rnd_below(n);
-        switch (rnd_below(6)) {
+        size_t at = t_rng_below(n);
+        switch (t_rng_below(6)) {
         case 0:
-            m[at] ^= (uint8_t)(1u << rnd_below(8));
+            m[at] ^= (uint8_t)(1u << t_rng_below(8));
             break;
         case 1:
-            m[at] = (uint8_t)rnd();
+            m[at] = (uint8_t)t_rng();
             break;
         case 2:
             n = at; /* truncate */
@@ -1854,7 +1845,7 @@ static size_t mutate(uint8_t *m, size_t n, size_t cap)
         case 3:
             if (n < cap) {
                 memmove(m + at + 1, m + at, n - at);
-                m[at] = (uint8_t)rnd();
+                m[at] = (uint8_t)t_rng();
                 n++;
             }
             break;
@@ -1863,7 +1854,7 @@ static size_t mutate(uint8_t *m, size_t n, size_t cap)
             n--;
             break;
         default: /* nudge what may be a length byte */
-            m[at] = (uint8_t)(m[at] + (rnd_below(2) ? 1 : -1));
+            m[at] = (uint8_t)(m[at] + (t_rng_below(2) ? 1 : -1));
             break;
         }
     }
@@ -1913,11 +1904,11 @@ static void test_mutations(void)
     bool ok = true;
     int counts[8] = {0}, done = 0; /* by error, and handshakes that still completed */
     for (int it = 0; it < 4000; it++) {
-        int b = (int)rnd_below(2);
+        int b = (int)t_rng_below(2);
         memcpy(seg, base[b], sizeof seg);
-        size_t which = rnd_below(nseg[b]);
+        size_t which = t_rng_below(nseg[b]);
         seg[which].n = mutate(seg[which].b, seg[which].n, sizeof seg[which].b);
-        if (rnd_below(8) == 0) /* a second segment too */
+        if (t_rng_below(8) == 0) /* a second segment too */
             seg[(which + 1) % nseg[b]].n = mutate(seg[(which + 1) % nseg[b]].b, seg[(which + 1) % nseg[b]].n,
                                                   sizeof seg[0].b);
         memset(&rec, 0, sizeof rec);
@@ -1925,7 +1916,7 @@ static void test_mutations(void)
         int res = 0;
         bool was_done = false;
         for (size_t k = 0; k < nseg[b] && res >= 0; k++) {
-            size_t chunk = rnd_below(4) == 0 ? 0 : 1 + rnd_below(64);
+            size_t chunk = t_rng_below(4) == 0 ? 0 : 1 + t_rng_below(64);
             res = feed_chunks(&hs, seg[k].epoch, seg[k].b, seg[k].n, chunk);
             if (res == TLS13_HS_DONE)
                 was_done = true;
