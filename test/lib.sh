@@ -171,6 +171,40 @@ start_failed() {
     tail -n 20 "$@" >&2 2>/dev/null || true
 }
 
+# start_retry WHAT PIDVAR LOG... -- ATTEMPT [ARG...]: starts a server, trying
+# up to five times (a port picked free can be taken before the server binds
+# it). ATTEMPT ARG... picks its ports afresh, starts the server in the
+# background (in this shell, not a subshell), sets the variable named PIDVAR
+# to its pid, and waits until it is ready. It returns 0 when the server is
+# up (it joins LIB_PIDS), 1 when it did not come up (start_failed stops it
+# and shows the end of its LOGs; then another try), 2 when it could not
+# even be started (no free port, a template that does not render: no other
+# try), 3 when it did not come up and another try would not help.
+start_retry() {
+    local what=$1 pidvar=$2 attempt rc logs=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        logs+=("$1")
+        shift
+    done
+    shift
+    lib_init
+    for attempt in 1 2 3 4 5; do
+        rc=0
+        "$@" || rc=$?
+        case $rc in
+        0)
+            LIB_PIDS+=("${!pidvar}")
+            return 0
+            ;;
+        2) return 1 ;;
+        esac
+        start_failed "$what" "$attempt" "${!pidvar}" "${logs[@]}"
+        [ "$rc" = 3 ] && return 1
+    done
+    return 1
+}
+
 # lib_nofile: the hard limit on open files (RLIMIT_NOFILE), 65536 when unlimited.
 lib_nofile() {
     local n
@@ -252,27 +286,24 @@ render_nginx() {
 # until every port in the template accepts connections. Retries on a port
 # clash.
 start_nginx() {
-    local template=$1 name=$2 dir attempt p ok
+    local template=$1 name=$2 dir
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
-    for attempt in 1 2 3 4 5; do
-        render_nginx "$template" "$dir" || return 1
-        nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
-        NGINX_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        NGINX_DIR=$dir
-        ok=1
-        for p in $NGINX_PORTS; do
-            wait_port "$p" "$NGINX_PID" 10 || { ok=0; break; }
-        done
-        if [ "$ok" = 1 ]; then
-            LIB_PIDS+=("$NGINX_PID")
-            return 0
-        fi
-        start_failed "start_nginx" "$attempt" "$NGINX_PID" "$dir/error.log" "$dir/stdout.log"
+    start_retry "start_nginx" NGINX_PID "$dir/error.log" "$dir/stdout.log" -- nginx_attempt "$template" "$dir"
+}
+
+# nginx_attempt TEMPLATE DIR: one try of start_nginx (start_retry).
+nginx_attempt() {
+    local template=$1 dir=$2 p
+    render_nginx "$template" "$dir" || return 2
+    nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
+    NGINX_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    NGINX_DIR=$dir
+    for p in $NGINX_PORTS; do
+        wait_port "$p" "$NGINX_PID" 10 || return 1
     done
-    return 1
 }
 
 # start_node_server SCRIPT NAME [ARGS...]: starts `node SCRIPT PORT LOG ARGS...`
@@ -282,25 +313,25 @@ start_nginx() {
 # runs the script instead of node.
 # Sets NODE_PORT, NODE_LOG, NODE_PID. Retries on a port clash.
 start_node_server() {
-    local script=$1 name=$2 dir attempt
+    local script=$1 name=$2 dir
     shift 2
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
     NODE_LOG="$dir/requests.jsonl"
-    for attempt in 1 2 3 4 5; do
-        pick_port NODE_PORT || return 1
-        : >"$NODE_LOG"
-        : >"$dir/stdout.log"
-        "${LIB_JS_RUNTIME:-node}" "$script" "$NODE_PORT" "$NODE_LOG" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
-        NODE_PID=$!
-        if wait_line '^listening' "$dir/stdout.log" "$NODE_PID" 10; then
-            LIB_PIDS+=("$NODE_PID")
-            return 0
-        fi
-        start_failed "start_node_server $name" "$attempt" "$NODE_PID" "$dir/stderr.log"
-    done
-    return 1
+    start_retry "start_node_server $name" NODE_PID "$dir/stderr.log" -- node_attempt "$dir" "$script" "$@"
+}
+
+# node_attempt DIR SCRIPT [ARGS...]: one try of start_node_server.
+node_attempt() {
+    local dir=$1 script=$2
+    shift 2
+    pick_port NODE_PORT || return 2
+    : >"$NODE_LOG"
+    : >"$dir/stdout.log"
+    "${LIB_JS_RUNTIME:-node}" "$script" "$NODE_PORT" "$NODE_LOG" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+    NODE_PID=$!
+    wait_line '^listening' "$dir/stdout.log" "$NODE_PID" 10
 }
 
 # start_echo NAME: starts test/echo_server.js (HTTP/1.1) on a fresh port.
@@ -325,23 +356,24 @@ start_h2_echo() {
 # port, in the foreground, with extra nghttpd OPTIONs (e.g. -m 2,
 # --trailer 'x-t: 1'). Sets NGHTTPD_PORT, NGHTTPD_PID. Retries on a port clash.
 start_nghttpd() {
-    local name=$1 docroot=$2 dir attempt
+    local name=$1 docroot=$2 dir
     shift 2
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
-    for attempt in 1 2 3 4 5; do
-        pick_port NGHTTPD_PORT || return 1
-        nghttpd --no-tls -a 127.0.0.1 -d "$docroot" "$@" "$NGHTTPD_PORT" \
-            >"$dir/stdout.log" 2>"$dir/stderr.log" &
-        NGHTTPD_PID=$!
-        if wait_port "$NGHTTPD_PORT" "$NGHTTPD_PID" 10; then
-            LIB_PIDS+=("$NGHTTPD_PID")
-            return 0
-        fi
-        start_failed "start_nghttpd $name" "$attempt" "$NGHTTPD_PID" "$dir/stderr.log" "$dir/stdout.log"
-    done
-    return 1
+    start_retry "start_nghttpd $name" NGHTTPD_PID "$dir/stderr.log" "$dir/stdout.log" -- \
+        nghttpd_attempt "$dir" "$docroot" "$@"
+}
+
+# nghttpd_attempt DIR DOCROOT [OPTION...]: one try of start_nghttpd.
+nghttpd_attempt() {
+    local dir=$1 docroot=$2
+    shift 2
+    pick_port NGHTTPD_PORT || return 2
+    nghttpd --no-tls -a 127.0.0.1 -d "$docroot" "$@" "$NGHTTPD_PORT" \
+        >"$dir/stdout.log" 2>"$dir/stderr.log" &
+    NGHTTPD_PID=$!
+    wait_port "$NGHTTPD_PORT" "$NGHTTPD_PID" 10
 }
 
 # start_h2o TEMPLATE NAME DOCROOT: renders TEMPLATE into $LIB_TMP/NAME/h2o.conf
@@ -349,7 +381,7 @@ start_nghttpd() {
 # Placeholders: @PREFIX@ @PORT@ @DOCROOT@ @USER_LINE@.
 # Sets H2O_PORT, H2O_DIR, H2O_PID. Retries on a port clash.
 start_h2o() {
-    local template=$1 name=$2 docroot=$3 dir attempt user_line=""
+    local template=$1 name=$2 docroot=$3 dir user_line=""
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
@@ -358,23 +390,23 @@ start_h2o() {
     if [ "$(id -u)" = 0 ]; then
         user_line="user: root"
     fi
-    for attempt in 1 2 3 4 5; do
-        pick_port H2O_PORT || return 1
-        # shellcheck disable=SC2153  # H2O_PORT is set by pick_port
-        sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$H2O_PORT|g" \
-            -e "s|@DOCROOT@|$docroot|g" -e "s|@USER_LINE@|$user_line|g" \
-            "$template" >"$dir/h2o.conf"
-        h2o -m worker -c "$dir/h2o.conf" >"$dir/stdout.log" 2>&1 &
-        H2O_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        H2O_DIR=$dir
-        if wait_port "$H2O_PORT" "$H2O_PID" 10; then
-            LIB_PIDS+=("$H2O_PID")
-            return 0
-        fi
-        start_failed "start_h2o $name" "$attempt" "$H2O_PID" "$dir/error.log" "$dir/stdout.log"
-    done
-    return 1
+    start_retry "start_h2o $name" H2O_PID "$dir/error.log" "$dir/stdout.log" -- \
+        h2o_attempt "$template" "$dir" "$docroot" "$user_line"
+}
+
+# h2o_attempt TEMPLATE DIR DOCROOT USER_LINE: one try of start_h2o.
+h2o_attempt() {
+    local template=$1 dir=$2 docroot=$3 user_line=$4
+    pick_port H2O_PORT || return 2
+    # shellcheck disable=SC2153  # H2O_PORT is set by pick_port
+    sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$H2O_PORT|g" \
+        -e "s|@DOCROOT@|$docroot|g" -e "s|@USER_LINE@|$user_line|g" \
+        "$template" >"$dir/h2o.conf"
+    h2o -m worker -c "$dir/h2o.conf" >"$dir/stdout.log" 2>&1 &
+    H2O_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    H2O_DIR=$dir
+    wait_port "$H2O_PORT" "$H2O_PID" 10
 }
 
 # --- TLS ------------------------------------------------------------------------
@@ -490,25 +522,29 @@ caddy_env() {
 # $LIB_TMP/NAME/Caddyfile and runs `caddy run` there (caddy_env).
 # Sets CADDY_PORT, CADDY_PORT2, CADDY_DIR, CADDY_PID. Retries on a port clash.
 start_caddy() {
-    local template=$1 name=$2 dir attempt
+    local template=$1 name=$2 dir
     lib_init
     dir="$LIB_TMP/$name"
-    for attempt in 1 2 3 4 5; do
-        render_caddy "$template" "$dir" || return 1
-        # Not through caddy_env: a backgrounded function would be a subshell
-        # with caddy under it, and $! would not be caddy.
-        HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
-            caddy run --config "$dir/Caddyfile" --adapter caddyfile >"$dir/caddy.log" 2>&1 &
-        CADDY_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        CADDY_DIR=$dir
-        if wait_port "$CADDY_PORT" "$CADDY_PID" 15 && wait_port "$CADDY_PORT2" "$CADDY_PID" 5; then
-            LIB_PIDS+=("$CADDY_PID")
-            return 0
-        fi
-        start_failed "start_caddy" "$attempt" "$CADDY_PID" "$dir/caddy.log"
-    done
-    return 1
+    start_retry "start_caddy" CADDY_PID "$dir/caddy.log" -- caddy_attempt "$template" "$dir" tcp
+}
+
+# caddy_attempt TEMPLATE DIR tcp|h3: one try of start_caddy or (h3: its UDP
+# ports bound too) start_caddy_h3.
+caddy_attempt() {
+    local template=$1 dir=$2 kind=$3
+    render_caddy "$template" "$dir" || return 2
+    # Not through caddy_env: a backgrounded function would be a subshell
+    # with caddy under it, and $! would not be caddy.
+    HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
+        caddy run --config "$dir/Caddyfile" --adapter caddyfile >"$dir/caddy.log" 2>&1 &
+    CADDY_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    CADDY_DIR=$dir
+    if ! wait_port "$CADDY_PORT" "$CADDY_PID" 15 || ! wait_port "$CADDY_PORT2" "$CADDY_PID" 5; then
+        return 1
+    fi
+    [ "$kind" = h3 ] || return 0
+    wait_udp "$CADDY_PORT" "$CADDY_PID" 5 && wait_udp "$CADDY_PORT2" "$CADDY_PID" 5
 }
 
 # start_gnutls NAME CERT KEY [OPTION...]: starts `gnutls-serv --http` (GnuTLS)
@@ -519,23 +555,24 @@ start_caddy() {
 # is the end of the connection, and by default asks for a client certificate
 # (CertificateRequest). Sets GNUTLS_PORT, GNUTLS_PID. Retries on a port clash.
 start_gnutls() {
-    local name=$1 cert=$2 key=$3 dir attempt
+    local name=$1 cert=$2 key=$3 dir
     shift 3
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
-    for attempt in 1 2 3 4 5; do
-        pick_port GNUTLS_PORT || return 1
-        gnutls-serv --http --quiet --x509certfile "$cert" --x509keyfile "$key" \
-            -p "$GNUTLS_PORT" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
-        GNUTLS_PID=$!
-        if wait_port "$GNUTLS_PORT" "$GNUTLS_PID" 10; then
-            LIB_PIDS+=("$GNUTLS_PID")
-            return 0
-        fi
-        start_failed "start_gnutls $name" "$attempt" "$GNUTLS_PID" "$dir/stderr.log" "$dir/stdout.log"
-    done
-    return 1
+    start_retry "start_gnutls $name" GNUTLS_PID "$dir/stderr.log" "$dir/stdout.log" -- \
+        gnutls_attempt "$dir" "$cert" "$key" "$@"
+}
+
+# gnutls_attempt DIR CERT KEY [OPTION...]: one try of start_gnutls.
+gnutls_attempt() {
+    local dir=$1 cert=$2 key=$3
+    shift 3
+    pick_port GNUTLS_PORT || return 2
+    gnutls-serv --http --quiet --x509certfile "$cert" --x509keyfile "$key" \
+        -p "$GNUTLS_PORT" "$@" >"$dir/stdout.log" 2>"$dir/stderr.log" &
+    GNUTLS_PID=$!
+    wait_port "$GNUTLS_PORT" "$GNUTLS_PID" 10
 }
 
 # bun_bin: prints the path of a Bun binary that runs: the one scripts/deps.sh
@@ -633,7 +670,7 @@ stop_server() {
 # FIFO must reach s_server as a read of its own. Serves one connection at a
 # time. Sets SSRV_PORT, SSRV_LOG, SSRV_FIFO, SSRV_PID.
 start_s_server() {
-    local name=$1 cert=$2 key=$3 dir attempt
+    local name=$1 cert=$2 key=$3 dir
     shift 3
     lib_init
     dir="$LIB_TMP/$name"
@@ -641,20 +678,20 @@ start_s_server() {
     SSRV_LOG=$dir/s_server.log
     SSRV_FIFO=$dir/stdin
     [ -p "$SSRV_FIFO" ] || mkfifo "$SSRV_FIFO" || return 1
-    for attempt in 1 2 3 4 5; do
-        pick_port SSRV_PORT || return 1
-        # Opened read-write, the FIFO never reports EOF to s_server.
-        openssl s_server -accept "127.0.0.1:$SSRV_PORT" -cert "$cert" -key "$key" \
-            -tls1_3 -msg "$@" <>"$SSRV_FIFO" >"$SSRV_LOG" 2>&1 &
-        SSRV_PID=$!
-        # Not wait_port: a probe connection would be a handshake to it.
-        if wait_line '^ACCEPT' "$SSRV_LOG" "$SSRV_PID" 5; then
-            LIB_PIDS+=("$SSRV_PID")
-            return 0
-        fi
-        start_failed "start_s_server $name" "$attempt" "$SSRV_PID" "$SSRV_LOG"
-    done
-    return 1
+    start_retry "start_s_server $name" SSRV_PID "$SSRV_LOG" -- s_server_attempt "$cert" "$key" "$@"
+}
+
+# s_server_attempt CERT KEY [OPTION...]: one try of start_s_server.
+s_server_attempt() {
+    local cert=$1 key=$2
+    shift 2
+    pick_port SSRV_PORT || return 2
+    # Opened read-write, the FIFO never reports EOF to s_server.
+    openssl s_server -accept "127.0.0.1:$SSRV_PORT" -cert "$cert" -key "$key" \
+        -tls1_3 -msg "$@" <>"$SSRV_FIFO" >"$SSRV_LOG" 2>&1 &
+    SSRV_PID=$!
+    # Not wait_port: a probe connection would be a handshake to it.
+    wait_line '^ACCEPT' "$SSRV_LOG" "$SSRV_PID" 5
 }
 
 # --- HTTP/3 (QUIC over UDP) ---------------------------------------------------
@@ -669,7 +706,7 @@ start_s_server() {
 # ports accept connections and both UDP ports are bound. Sets CADDY_PORT,
 # CADDY_PORT2, CADDY_DIR, CADDY_PID, CADDY_H3_BIG. Retries on a port clash.
 start_caddy_h3() {
-    local name=$1 template=${2:-$LIB_ROOT/test/Caddyfile-h3.in} dir attempt
+    local name=$1 template=${2:-$LIB_ROOT/test/Caddyfile-h3.in} dir
     lib_init
     dir="$LIB_TMP/$name"
     CADDY_H3_BIG=${CADDY_H3_BIG:-8000000}
@@ -677,21 +714,7 @@ start_caddy_h3() {
     if [ ! -s "$dir/www/big.bin" ] || [ "$(wc -c <"$dir/www/big.bin")" -ne "$CADDY_H3_BIG" ]; then
         head -c "$CADDY_H3_BIG" /dev/zero | tr '\0' 'x' >"$dir/www/big.bin" || return 1
     fi
-    for attempt in 1 2 3 4 5; do
-        render_caddy "$template" "$dir" || return 1
-        HOME="$dir/home" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" \
-            caddy run --config "$dir/Caddyfile" --adapter caddyfile >"$dir/caddy.log" 2>&1 &
-        CADDY_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        CADDY_DIR=$dir
-        if wait_port "$CADDY_PORT" "$CADDY_PID" 15 && wait_port "$CADDY_PORT2" "$CADDY_PID" 5 &&
-            wait_udp "$CADDY_PORT" "$CADDY_PID" 5 && wait_udp "$CADDY_PORT2" "$CADDY_PID" 5; then
-            LIB_PIDS+=("$CADDY_PID")
-            return 0
-        fi
-        start_failed "start_caddy_h3" "$attempt" "$CADDY_PID" "$dir/caddy.log"
-    done
-    return 1
+    start_retry "start_caddy_h3" CADDY_PID "$dir/caddy.log" -- caddy_attempt "$template" "$dir" h3
 }
 
 # start_bun_h3 NAME CERT KEY: starts test/bun_h3_server.js under Bun
@@ -739,30 +762,29 @@ deno_bin() {
 # connection that ended. Sets DENO_H3_PORT, DENO_H3_DIR,
 # DENO_H3_PID. Retries on a port clash.
 start_deno_h3() {
-    local name=$1 cert=$2 key=$3 mode=${4:-normal} deno dir attempt
+    local name=$1 cert=$2 key=$3 mode=${4:-normal} deno dir
     deno=$(deno_bin) || { echo "start_deno_h3: no runnable deno (npm ci --prefix test)" >&2; return 1; }
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
-    for attempt in 1 2 3 4 5; do
-        pick_port DENO_H3_PORT || return 1
-        : >"$dir/stdout.log"
-        : >"$dir/stderr.log"
-        DENO_DIR="$dir/deno" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
-            "$deno" run --quiet --no-prompt --unstable-net --allow-net=127.0.0.1 \
-            --allow-read="$cert,$key" "$LIB_ROOT/test/interop/deno_h3_server.ts" \
-            "$DENO_H3_PORT" "$cert" "$key" "$mode" >"$dir/stdout.log" 2>>"$dir/stderr.log" &
-        DENO_H3_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        DENO_H3_DIR=$dir
-        if wait_line '^listening' "$dir/stdout.log" "$DENO_H3_PID" 15 &&
-            wait_udp "$DENO_H3_PORT" "$DENO_H3_PID" 5; then
-            LIB_PIDS+=("$DENO_H3_PID")
-            return 0
-        fi
-        start_failed "start_deno_h3 $name" "$attempt" "$DENO_H3_PID" "$dir/stderr.log"
-    done
-    return 1
+    start_retry "start_deno_h3 $name" DENO_H3_PID "$dir/stderr.log" -- \
+        deno_h3_attempt "$deno" "$dir" "$cert" "$key" "$mode"
+}
+
+# deno_h3_attempt DENO DIR CERT KEY CASE: one try of start_deno_h3.
+deno_h3_attempt() {
+    local deno=$1 dir=$2 cert=$3 key=$4 mode=$5
+    pick_port DENO_H3_PORT || return 2
+    : >"$dir/stdout.log"
+    : >"$dir/stderr.log"
+    DENO_DIR="$dir/deno" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
+        "$deno" run --quiet --no-prompt --unstable-net --allow-net=127.0.0.1 \
+        --allow-read="$cert,$key" "$LIB_ROOT/test/interop/deno_h3_server.ts" \
+        "$DENO_H3_PORT" "$cert" "$key" "$mode" >"$dir/stdout.log" 2>>"$dir/stderr.log" &
+    DENO_H3_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    DENO_H3_DIR=$dir
+    wait_line '^listening' "$dir/stdout.log" "$DENO_H3_PID" 15 && wait_udp "$DENO_H3_PORT" "$DENO_H3_PID" 5
 }
 
 # start_ngtcp2_h3 NAME CERT KEY: starts ngtcp2's example HTTP/3 server
@@ -773,7 +795,7 @@ start_deno_h3() {
 # sign. Sets NGTCP2_H3_PORT, NGTCP2_H3_DIR, NGTCP2_H3_PID. Retries on a port
 # clash.
 start_ngtcp2_h3() {
-    local name=$1 cert=$2 key=$3 dir attempt server
+    local name=$1 cert=$2 key=$3 dir server
     server=$(command -v gtlsserver 2>/dev/null || echo /usr/sbin/gtlsserver)
     [ -x "$server" ] || { echo "start_ngtcp2_h3: no gtlsserver (apt-get install ngtcp2-server)" >&2; return 1; }
     lib_init
@@ -782,20 +804,20 @@ start_ngtcp2_h3() {
     mkdir -p "$dir/htdocs"
     printf ok >"$dir/htdocs/index.html"
     head -c "$NGTCP2_H3_BIG" /dev/zero | tr '\0' 'x' >"$dir/htdocs/big.bin" || return 1
-    for attempt in 1 2 3 4 5; do
-        pick_port NGTCP2_H3_PORT || return 1
-        "$server" -q -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
-            >"$dir/stdout.log" 2>"$dir/stderr.log" &
-        NGTCP2_H3_PID=$!
-        # shellcheck disable=SC2034  # used by the scripts that source this
-        NGTCP2_H3_DIR=$dir
-        if wait_udp "$NGTCP2_H3_PORT" "$NGTCP2_H3_PID" 10; then
-            LIB_PIDS+=("$NGTCP2_H3_PID")
-            return 0
-        fi
-        start_failed "start_ngtcp2_h3 $name" "$attempt" "$NGTCP2_H3_PID" "$dir/stderr.log"
-    done
-    return 1
+    start_retry "start_ngtcp2_h3 $name" NGTCP2_H3_PID "$dir/stderr.log" -- \
+        ngtcp2_h3_attempt "$server" "$dir" "$cert" "$key"
+}
+
+# ngtcp2_h3_attempt SERVER DIR CERT KEY: one try of start_ngtcp2_h3.
+ngtcp2_h3_attempt() {
+    local server=$1 dir=$2 cert=$3 key=$4
+    pick_port NGTCP2_H3_PORT || return 2
+    "$server" -q -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
+        >"$dir/stdout.log" 2>"$dir/stderr.log" &
+    NGTCP2_H3_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    NGTCP2_H3_DIR=$dir
+    wait_udp "$NGTCP2_H3_PORT" "$NGTCP2_H3_PID" 10
 }
 
 # start_udp_echo NAME: starts test/udp_echo_server.js (every datagram sent
@@ -814,27 +836,28 @@ start_udp_echo() {
 # IMPAIR_OUT (its stdout: "listening", then its counters when it stops).
 # stop_impair stops it and reads the counters. Retries on a port clash.
 start_impair() {
-    local name=$1 upstream=$2 dir attempt
+    local name=$1 upstream=$2 dir
     shift 2
     lib_init
     dir="$LIB_TMP/$name"
     mkdir -p "$dir"
     IMPAIR_OUT="$dir/stdout.log"
-    for attempt in 1 2 3 4 5; do
-        pick_port IMPAIR_PORT || return 1
-        : >"$IMPAIR_OUT"
-        # shellcheck disable=SC2153  # IMPAIR_PORT is set by pick_port
-        "${LIB_JS_RUNTIME:-node}" "$LIB_ROOT/test/udp_impair.js" --listen "$IMPAIR_PORT" \
-            --upstream "$upstream" "$@" >"$IMPAIR_OUT" 2>"$dir/stderr.log" &
-        IMPAIR_PID=$!
-        if wait_line '^listening' "$IMPAIR_OUT" "$IMPAIR_PID" 10; then
-            LIB_PIDS+=("$IMPAIR_PID")
-            return 0
-        fi
-        start_failed "start_impair $name" "$attempt" "$IMPAIR_PID" "$dir/stderr.log"
-        # A bad option is not a port clash: do not try again.
-        grep -q '^usage:' "$dir/stderr.log" 2>/dev/null && return 1
-    done
+    start_retry "start_impair $name" IMPAIR_PID "$dir/stderr.log" -- impair_attempt "$dir" "$upstream" "$@"
+}
+
+# impair_attempt DIR UPSTREAM_PORT [OPTION...]: one try of start_impair.
+impair_attempt() {
+    local dir=$1 upstream=$2
+    shift 2
+    pick_port IMPAIR_PORT || return 2
+    : >"$IMPAIR_OUT"
+    # shellcheck disable=SC2153  # IMPAIR_PORT is set by pick_port
+    "${LIB_JS_RUNTIME:-node}" "$LIB_ROOT/test/udp_impair.js" --listen "$IMPAIR_PORT" \
+        --upstream "$upstream" "$@" >"$IMPAIR_OUT" 2>"$dir/stderr.log" &
+    IMPAIR_PID=$!
+    wait_line '^listening' "$IMPAIR_OUT" "$IMPAIR_PID" 10 && return 0
+    # A bad option is not a port clash: do not try again.
+    grep -q '^usage:' "$dir/stderr.log" 2>/dev/null && return 3
     return 1
 }
 
