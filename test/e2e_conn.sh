@@ -68,10 +68,7 @@ fi
 
 # shellcheck source=test/lib.sh
 . test/lib.sh
-
-E2E_NAME=e2e-conn
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+e2e_begin e2e-conn
 
 e2e_preconditions nginx jq python3
 

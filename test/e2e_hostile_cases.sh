@@ -31,14 +31,9 @@
 #     pass against a server that never got the traffic).
 # Same PASS/FAIL conventions as test/e2e.sh (test/e2e_lib.sh).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-hostile-cases
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-hostile-cases
 
 e2e_preconditions jq node timeout openssl
 if [ ! -x /usr/bin/time ]; then

@@ -1,7 +1,8 @@
 # test/e2e_lib.sh — what the end-to-end suites share: which binary, the
 # PASS/FAIL reporting, running shb under a timeout, and the checks every JSON
-# report must pass. Sourced after test/lib.sh, with E2E_NAME set (the prefix
-# of every check's name) and optionally EXPECT_PROTOCOL (e.g. "HTTP/2").
+# report must pass. Sourced by e2e_begin (test/lib.sh), with E2E_NAME set
+# (the prefix of every check's name) and optionally EXPECT_PROTOCOL (e.g.
+# "HTTP/2").
 # jx checks are queued and run in one jq (jq_batch) by two hooks:
 # e2e_flush_report (before the next shb run replaces the report) and
 # e2e_flush_all (before a check's verdict); a suite that queues checks of its

@@ -14,14 +14,9 @@
 # view; Ctrl-C in the pane ends the run with a clean report.
 # Same conventions as test/e2e.sh.
 # shellcheck disable=SC2016
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-live
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-live
 
 e2e_preconditions nginx tmux jq
 start_or_die "nginx (test/nginx.conf.in)" start_nginx "$LIB_ROOT/test/nginx.conf.in" nginx-live

@@ -31,14 +31,9 @@
 # Same conventions as test/e2e_h2.sh and test/e2e_h3.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-longrun
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-longrun
 
 # all_ok N: exactly N requests, all of them 200 responses, no errors, none in flight.
 all_ok() {

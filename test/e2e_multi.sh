@@ -19,14 +19,9 @@
 # Same conventions as test/e2e.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016,SC2119  # json_run_ok takes an optional protocol, not $1
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-multi
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-multi
 
 e2e_preconditions nginx node jq awk
 

@@ -36,14 +36,9 @@
 # against both builds. Same conventions as test/e2e.sh.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-slurm
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-slurm
 
 e2e_preconditions nginx jq python3 munged mungekey munge slurmctld slurmd sbatch sinfo squeue scancel
 

@@ -22,14 +22,9 @@
 # a check could pass without exercising anything.
 # jq programs are single-quoted on purpose ($ is jq's, not the shell's).
 # shellcheck disable=SC2016
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-tls
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-tls
 
 
 # all_ok N: exactly N requests, all of them 200 responses, no errors.

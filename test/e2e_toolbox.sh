@@ -15,14 +15,9 @@
 # three scripts under DESTDIR, where bash-completion and fish find them, the
 # installed binary runs, and make uninstall removes exactly those files.
 # Same conventions as test/e2e.sh. No server is needed.
-set -u
-cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=test/lib.sh
-. test/lib.sh
-
-E2E_NAME=e2e-toolbox
-# shellcheck source=test/e2e_lib.sh
-. test/e2e_lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-toolbox
 
 e2e_preconditions git bash zsh fish man groff make
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion

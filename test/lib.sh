@@ -22,6 +22,24 @@ lib_init() {
     fi
 }
 
+# e2e_begin NAME [PROTOCOL]: how an end-to-end suite (test/e2e*.sh) starts,
+# right after sourcing this file: set -u, the repository as the working
+# directory, E2E_NAME=NAME (the prefix of every check's name) and, when
+# given, EXPECT_PROTOCOL=PROTOCOL (e.g. HTTP/2: what every report must
+# say), then test/e2e_lib.sh: which shb, PASS/FAIL reporting, and the
+# cleanup on exit (servers included).
+e2e_begin() {
+    set -u
+    cd "$LIB_ROOT" || exit 2
+    E2E_NAME=$1
+    if [ $# -ge 2 ]; then
+        # shellcheck disable=SC2034  # read by test/e2e_lib.sh
+        EXPECT_PROTOCOL=$2
+    fi
+    # shellcheck source=test/e2e_lib.sh
+    . "$LIB_ROOT/test/e2e_lib.sh"
+}
+
 # reap PID [SECONDS]: waits up to SECONDS (2) for PID (sent TERM already)
 # to go, then kills it.
 reap() {
