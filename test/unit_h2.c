@@ -11,6 +11,7 @@
 
 #include "h2.h"
 #include "t.h"
+#include "feed.h"
 
 /* ------------------------------------------------------------ byte buffers */
 
@@ -1885,21 +1886,24 @@ static void build_script(struct buf *s)
     buf_free(&big);
 }
 
-/* cuts: piece sizes; 0 = the whole stream at once */
-static void run_script(const uint8_t *p, size_t n, size_t piece, const size_t *cut, struct run *r)
+/* Feeds the pieces of p that w says; stops at the first error. */
+static int fx_feed_way(struct fx *f, const uint8_t *p, const struct feed_way *w)
+{
+    int rc = 0;
+    for (size_t i = 0, at; rc == 0 && i <= w->ncuts; i++) {
+        size_t len = feed_piece(w, i, &at);
+        rc = fx_feed(f, p + at, len);
+    }
+    return rc;
+}
+
+static void run_script(const uint8_t *p, const struct feed_way *w, struct run *r)
 {
     struct fx *f = fx_new(4, REQ, sizeof REQ, NULL, 0, false);
     f->restart = true;
     for (int i = 0; i < 4; i++)
         fx_start(f);
-    int rc = 0;
-    if (cut)
-        rc = fx_feed(f, p, *cut) ?: fx_feed(f, p + *cut, n - *cut);
-    else if (piece)
-        rc = fx_feed_chunks(f, p, n, piece);
-    else
-        rc = fx_feed(f, p, n);
-    r->rc = rc;
+    r->rc = fx_feed_way(f, p, w);
     r->nev = f->nev < 64 ? f->nev : 64;
     memcpy(r->ev, f->ev, r->nev * sizeof r->ev[0]);
     buf_free(&r->out);
@@ -1921,12 +1925,25 @@ static bool same_run(const struct run *a, const struct run *b)
     return memcmp(a->out.b, b->out.b, a->out.len) == 0;
 }
 
+struct script_feed {
+    const struct run *whole;
+    struct run r;
+};
+
+static bool script_same(void *ctx, const uint8_t *p, const struct feed_way *w)
+{
+    struct script_feed *c = ctx;
+    run_script(p, w, &c->r);
+    return same_run(c->whole, &c->r);
+}
+
 static void test_every_split(void)
 {
     struct buf s = { 0 };
     build_script(&s);
-    struct run whole = { 0 }, r = { 0 };
-    run_script(s.b, s.len, 0, NULL, &whole);
+    struct run whole = { 0 };
+    struct feed_way all = feed_whole(s.len);
+    run_script(s.b, &all, &whole);
     static const struct { enum h2_event_kind k; uint32_t id; uint16_t st; uint32_t tag; } want[] = {
         { H2_EV_RESPONSE, 3, 404, 1 }, { H2_EV_RESPONSE, 5, 200, 2 }, { H2_EV_RESPONSE, 1, 200, 0 },
         { H2_EV_RESPONSE, 7, 200, 3 }, { H2_EV_RESPONSE, 9, 200, 4 }, { H2_EV_RESET, 11, 0, 5 },
@@ -1962,23 +1979,15 @@ static void test_every_split(void)
             heads == 9 && acks == 1 && pings == 2 && other == 0 && tmp.rd == whole.out.len, "%d %d %d %d", heads,
             acks, pings, other);
 
-    for (size_t piece = 1; piece <= 7; piece += 6) {
-        run_script(s.b, s.len, piece, NULL, &r);
-        if (piece == 1)
-            T_CHECK("script: one byte at a time: same events and output bytes", same_run(&whole, &r), "differs");
-        else
-            T_CHECK("script: 7-byte chunks: same events and output bytes", same_run(&whole, &r), "differs");
-    }
-    size_t bad = 0, first_bad = 0;
-    for (size_t cut = 0; cut <= s.len; cut++) {
-        run_script(s.b, s.len, 0, &cut, &r);
-        if (!same_run(&whole, &r) && bad++ == 0)
-            first_bad = cut;
-    }
-    T_CHECK("script: split in two at every byte: same events and output bytes", bad == 0,
-            "%zu of %zu splits differ, first at %zu", bad, s.len + 1, first_bad);
+    struct script_feed c = { .whole = &whole };
+    struct feed_fails ff;
+    feed_splits(s.b, s.len, script_same, &c, &ff);
+    T_CHECK("script: one byte at a time: same events and output bytes", ff.n[FEED_BYTES] == 0, "differs");
+    T_CHECK("script: 7-byte chunks: same events and output bytes", ff.n[FEED_CHUNKS] == 0, "differs");
+    T_CHECK("script: split in two at every byte: same events and output bytes", ff.n[FEED_SPLIT] == 0,
+            "%zu of %zu splits differ, first at %zu", ff.n[FEED_SPLIT], s.len + 1, ff.first_split);
     buf_free(&whole.out);
-    buf_free(&r.out);
+    buf_free(&c.r.out);
     buf_free(&s);
 }
 
@@ -2088,21 +2097,15 @@ struct h2o_run {
     bool goaway, ok;
 };
 
-/* Feeds the script to a fresh connection with 8 streams open: whole
- * (piece 0, cut NULL), in pieces, or split in two at *cut. */
-static void run_h2o(const uint8_t *p, size_t n, size_t piece, const size_t *cut, struct h2o_run *r)
+/* Feeds the script to a fresh connection with 8 streams open, cut the
+ * way w says. */
+static void run_h2o(const uint8_t *p, const struct feed_way *w, struct h2o_run *r)
 {
     struct fx *f = fx_new(8, REQ, sizeof REQ, NULL, 0, false);
     fx_preface(f);
     for (int i = 0; i < 8; i++)
         fx_start(f);
-    int rc;
-    if (cut)
-        rc = fx_feed(f, p, *cut) ?: fx_feed(f, p + *cut, n - *cut);
-    else if (piece)
-        rc = fx_feed_chunks(f, p, n, piece);
-    else
-        rc = fx_feed(f, p, n);
+    int rc = fx_feed_way(f, p, w);
     memset(r, 0, sizeof *r);
     r->rc = rc;
     r->nev = f->nev < 16 ? f->nev : 16;
@@ -2132,12 +2135,19 @@ static bool h2o_run_good(const struct h2o_run *r)
     return true;
 }
 
+static bool h2o_feed_good(void *ctx, const uint8_t *p, const struct feed_way *w)
+{
+    run_h2o(p, w, ctx);
+    return h2o_run_good(ctx);
+}
+
 static void test_dynamic_table(void)
 {
     struct buf s = { 0 };
     build_h2o_script(&s);
     struct h2o_run r;
-    run_h2o(s.b, s.len, 0, NULL, &r);
+    struct feed_way all = feed_whole(s.len);
+    run_h2o(s.b, &all, &r);
     bool whole = h2o_run_good(&r);
     if (!whole)
         for (size_t i = 0; i < r.nev; i++)
@@ -2145,18 +2155,12 @@ static void test_dynamic_table(void)
     T_CHECK("hpack table: a server indexing despite HEADER_TABLE_SIZE 0 (h2o 2.2): 7 responses ok on one "
             "connection, the malformed one reset, no GOAWAY",
             whole, "rc %d nev %zu nrst %zu goaway %d", r.rc, r.nev, r.nrst, r.goaway);
-    run_h2o(s.b, s.len, 1, NULL, &r);
-    T_CHECK("hpack table: the same, one byte at a time", h2o_run_good(&r), "rc %d nev %zu", r.rc, r.nev);
-    run_h2o(s.b, s.len, 7, NULL, &r);
-    T_CHECK("hpack table: the same, 7-byte chunks", h2o_run_good(&r), "rc %d nev %zu", r.rc, r.nev);
-    size_t bad = 0, first_bad = 0;
-    for (size_t cut = 0; cut <= s.len; cut++) {
-        run_h2o(s.b, s.len, 0, &cut, &r);
-        if (!h2o_run_good(&r) && bad++ == 0)
-            first_bad = cut;
-    }
-    T_CHECK("hpack table: the same, split in two at every byte", bad == 0, "%zu of %zu splits differ, first at %zu",
-            bad, s.len + 1, first_bad);
+    struct feed_fails ff;
+    feed_splits(s.b, s.len, h2o_feed_good, &r, &ff);
+    T_CHECK("hpack table: the same, one byte at a time", ff.n[FEED_BYTES] == 0, "differs");
+    T_CHECK("hpack table: the same, 7-byte chunks", ff.n[FEED_CHUNKS] == 0, "differs");
+    T_CHECK("hpack table: the same, split in two at every byte", ff.n[FEED_SPLIT] == 0,
+            "%zu of %zu splits differ, first at %zu", ff.n[FEED_SPLIT], s.len + 1, ff.first_split);
     buf_free(&s);
 
     /* -n N -c 1 -p 1 against h2o: one stream at a time, every response after

@@ -15,6 +15,7 @@
 #include "hpack.h"
 #include "qpack.h"
 #include "request_base.h"
+#include "feed.h"
 #include "t.h"
 #include "test/fields.h"
 
@@ -1035,41 +1036,47 @@ static void test_differential(void)
 
 /* ------------------------------------------------------ encoder stream */
 
-/* Feeds b whole and byte by byte (and in two at every split); returns the
- * result, -100 if the ways disagree. */
+/* What feeding an encoder stream whole gave: every other way must give it. */
+struct enc_feed {
+    int rc;
+    uint64_t capacity0;
+};
+
+/* The pieces, each an exact-size copy, fed on whether or not one failed:
+ * the first error, the error that stays and the count as fed whole. */
+static bool enc_same(void *ctx, const uint8_t *b, const struct feed_way *w)
+{
+    const struct enc_feed *c = ctx;
+    struct qpack_encoder_stream s;
+    qpack_encoder_stream_init(&s);
+    int first = 0;
+    for (size_t i = 0, at; i <= w->ncuts; i++) {
+        size_t len = feed_piece(w, i, &at);
+        uint8_t *piece = t_memdup(b + at, len);
+        int r = qpack_encoder_stream_feed(&s, piece, len);
+        free(piece);
+        if (r && !first)
+            first = r;
+    }
+    return first == c->rc && s.err == c->rc && s.capacity0 == c->capacity0;
+}
+
+/* Feeds b whole, then every other way (feed.h); returns the whole feed's
+ * result with its count of Set Dynamic Table Capacity 0 in *count, or
+ * -100 when a way disagrees. */
 static int enc_feed_all_ways(const char *hex, uint64_t *count)
 {
     uint8_t b[128];
     size_t n = unhex(hex, b, sizeof b);
-    struct qpack_encoder_stream w, s;
+    struct qpack_encoder_stream w;
     qpack_encoder_stream_init(&w);
     uint8_t *copy = t_memdup(b, n);
-    int rw = qpack_encoder_stream_feed(&w, copy, n);
+    struct enc_feed c = { qpack_encoder_stream_feed(&w, copy, n), w.capacity0 };
     free(copy);
-    qpack_encoder_stream_init(&s);
-    int rb = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *one = t_memdup(b + i, 1);
-        int r = qpack_encoder_stream_feed(&s, one, 1);
-        free(one);
-        if (r && !rb)
-            rb = r;
-    }
-    if (rw != rb || w.capacity0 != s.capacity0 || rw != s.err)
+    if (feed_splits(b, n, enc_same, &c, NULL) != 0)
         return -100;
-    for (size_t cut = 1; cut < n; cut++) {
-        struct qpack_encoder_stream t;
-        qpack_encoder_stream_init(&t);
-        uint8_t *a = t_memdup(b, cut), *z = t_memdup(b + cut, n - cut);
-        int r1 = qpack_encoder_stream_feed(&t, a, cut);
-        int r2 = qpack_encoder_stream_feed(&t, z, n - cut);
-        free(a);
-        free(z);
-        if ((r1 ? r1 : r2) != rw || t.capacity0 != w.capacity0)
-            return -100;
-    }
     *count = w.capacity0;
-    return rw;
+    return c.rc;
 }
 
 static void test_encoder_stream(void)
