@@ -12,6 +12,7 @@
 
 #include "hpack.h"
 #include "request_base.h"
+#include "feed.h"
 #include "t.h"
 #include "test/fields.h"
 
@@ -905,34 +906,6 @@ static int scan_cuts(const uint8_t *b, size_t n, const size_t *cuts, size_t ncut
     return rc;
 }
 
-/* Ways of feeding a block of n bytes: 0 whole; 1 one byte at a time; 2 in
- * 7-byte chunks; 3 + k split in two at k (1 <= k < n). Fills cuts (room for
- * n entries); returns how many. */
-static size_t way_cuts(int way, size_t n, size_t *cuts)
-{
-    size_t nc = 0;
-    if (way == 1 || way == 2) {
-        size_t step = way == 1 ? 1 : 7;
-        for (size_t at = step; at < n; at += step)
-            cuts[nc++] = at;
-    } else if (way >= 3 && (size_t)(way - 3) >= 1 && (size_t)(way - 3) < n) {
-        cuts[nc++] = (size_t)(way - 3);
-    }
-    return nc;
-}
-
-static const char *way_name(int way, char *buf, size_t cap)
-{
-    if (way == 0)
-        return "whole";
-    if (way == 1)
-        return "byte by byte";
-    if (way == 2)
-        return "7-byte chunks";
-    snprintf(buf, cap, "split at %d", way - 3);
-    return buf;
-}
-
 struct first_status {
     char v[16];
     bool found;
@@ -950,8 +923,30 @@ static int find_status(void *ctx, const uint8_t *name, size_t nlen, const uint8_
     return 0;
 }
 
-/* Feeds the block whole, split in two at every byte (every 37th past 4 KB),
- * one byte at a time, in 7-byte chunks, and whole followed by an empty last
+/* One way of scanning a block (feed.h) on a fresh table of the limit: the
+ * rc and :status wanted, and (when it succeeds) the table ref has. */
+struct scan_way {
+    const char *name;
+    uint32_t limit;
+    struct hpack_decoder *t;
+    const struct hpack_decoder *ref;
+    int want_rc;
+    uint16_t want_status;
+};
+
+static bool scan_way_ok(void *ctx, const uint8_t *b, const struct feed_way *w)
+{
+    const struct scan_way *c = ctx;
+    uint16_t st;
+    hpack_decoder_init(c->t, c->limit);
+    int rc = scan_cuts_t(c->t, b, w->n, w->cuts, w->ncuts, &st);
+    return T_QUIET(c->name, rc == c->want_rc && (c->want_rc != 0 || st == c->want_status) &&
+                                (rc != 0 || tables_equal(c->t, c->ref)),
+                   "limit %u, %s: rc=%d status=%u", (unsigned)c->limit, w->name, rc, (unsigned)st);
+}
+
+/* Feeds the block whole, then every way of feed.h (split in two at every
+ * byte up to 4 KB, every 37th past it), and whole followed by an empty last
  * fragment, each time on a fresh table of limit 0 and of limit 4096 (both:
  * only0 false) or of limit 0 only: every way must give want_rc, and
  * want_status when want_rc is 0, and leave the same table. Blocks the
@@ -964,7 +959,6 @@ static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int 
     uint16_t st;
     int rc;
     struct hpack_decoder *t = malloc(sizeof *t), *ref = malloc(sizeof *ref);
-    size_t *cuts = malloc((n + 1) * sizeof *cuts);
     for (int li = 0; li < (only0 ? 1 : 2); li++) {
         uint32_t limit = li ? 4096 : 0;
 #define SCAN_EXPECT(same_table, how, ...)                                                                      \
@@ -973,15 +967,8 @@ static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int 
         hpack_decoder_init(ref, limit);
         rc = scan_cuts_t(ref, b, n, NULL, 0, &st);
         SCAN_EXPECT(true, "whole%s", "");
-        for (int way = 1; way < 3 + (int)n; way += (way < 3 + 4096 ? 1 : 37)) {
-            char wb[32];
-            size_t nc = way_cuts(way, n, cuts);
-            if (way >= 3 && nc == 0)
-                continue;
-            hpack_decoder_init(t, limit);
-            rc = scan_cuts_t(t, b, n, cuts, nc, &st);
-            SCAN_EXPECT(rc != 0 || tables_equal(t, ref), "%s", way_name(way, wb, sizeof wb));
-        }
+        struct scan_way c = { name, limit, t, ref, want_rc, want_status };
+        ok &= feed_splits_dense(b, n, 4096, scan_way_ok, &c, NULL) == 0;
         {
             struct hpack_status_scan *s = malloc(sizeof *s);
             hpack_decoder_init(t, limit);
@@ -1011,7 +998,6 @@ static void scan_all_ways_lim(const char *name, const uint8_t *b, size_t n, int 
         }
     }
     T_CHECK(name, ok, "see above");
-    free(cuts);
     free(t);
     free(ref);
 }
@@ -1197,7 +1183,7 @@ static void seq_hex(struct seq_step *st, const char *hex, int want_rc, uint16_t 
 
 /* Scans the blocks in order on one table of the given limit (a connection),
  * every block fed the same way (whole, one byte at a time, 7-byte chunks,
- * or split in two at k, for every k below the longest block), and decodes
+ * or split in two at k, for every k up to the longest block: feed.h), and decodes
  * them with hpack_decode on a table of its own. After every block: the
  * scanner's rc and :status as wanted, and its table equal to hpack_decode's
  * (malformed :status included: the table must stay in step). The sequence
@@ -1238,21 +1224,21 @@ static void scan_sequence(const char *name, uint32_t limit, struct seq_step *ste
         }
     }
 
-    for (int way = 0; way < 3 + (int)maxn; way++) {
-        if (way >= 4 && way - 3 >= (int)maxn)
-            break;
+    for (int way = 0; way <= 3 + (int)maxn; way++) {
         char wb[32];
         hpack_decoder_init(t, limit);
         for (int i = 0; i < nsteps; i++) {
             uint16_t st = 0;
-            size_t nc = way_cuts(way, steps[i].k.n, cuts);
-            int rc = scan_cuts_t(t, steps[i].k.b, steps[i].k.n, cuts, nc, &st);
+            struct feed_way w;
+            if (!feed_way(way, steps[i].k.n, cuts, wb, &w))
+                w = feed_whole(steps[i].k.n); /* a split past this block's end */
+            int rc = scan_cuts_t(t, steps[i].k.b, steps[i].k.n, w.cuts, w.ncuts, &st);
             bool good = rc == steps[i].want_rc && (rc != 0 || st == steps[i].want_status);
             bool is_err = steps[i].want_rc != 0 && steps[i].want_rc != SCAN_STATUS_ERR;
             if (!is_err)
                 good = good && tables_equal(t, &ref[i]);
             ok &= T_QUIET(name, good, "%s, block %d: rc=%d (want %d) status=%u (want %u), same table as hpack_decode %d",
-                          way_name(way, wb, sizeof wb), i + 1, rc, steps[i].want_rc, (unsigned)st,
+                          w.name, i + 1, rc, steps[i].want_rc, (unsigned)st,
                           (unsigned)steps[i].want_status, is_err ? -1 : (int)tables_equal(t, &ref[i]));
             if (is_err || !good)
                 break;
@@ -1335,46 +1321,58 @@ static void test_names(void)
                HPACK_ERR_HUFFMAN, false, false, 0);
 }
 
+struct values_feed {
+    const char *name;
+    uint32_t limit;
+    int want_rc;
+    bool want_bad;
+    struct hpack_decoder *t;
+    struct hpack_status_scan *s;
+};
+
+static bool values_ok(void *ctx, const uint8_t *b, const struct feed_way *w)
+{
+    const struct values_feed *c = ctx;
+    struct hpack_status_scan *s = c->s;
+    bool ok = true;
+    hpack_decoder_init(c->t, c->limit);
+    for (int round = 0; round < (w->kind == FEED_WHOLE ? 2 : 1); round++) {
+        hpack_status_scan_init(s, c->t);
+        int rc = 0;
+        for (size_t i = 0, at; i <= w->ncuts && rc == 0; i++) {
+            size_t k = feed_piece(w, i, &at);
+            uint8_t *copy = t_memdup(b + at, k);
+            rc = hpack_status_scan_feed(s, copy, k, i == w->ncuts);
+            free(copy);
+        }
+        ok &= T_QUIET(c->name,
+                      rc == c->want_rc && (rc != 0 || (s->values_bad == c->want_bad && s->status == 200 &&
+                                                       !s->malformed && !s->names_bad && !s->status_late)),
+                      "limit %u, %s, round %d: rc %d values_bad %d status %u", (unsigned)c->limit, w->name, round,
+                      rc, s->values_bad, (unsigned)s->status);
+        if (rc != 0)
+            break;
+    }
+    return ok;
+}
+
 /* Field values (RFC 9113 §8.2.1; RFC 7541 §5.2 for their Huffman coding).
- * The block b[0..n) is fed whole, one byte at a time and split in two at
- * every byte, on a fresh table of limit 0 and of limit 4096, and twice on
- * the same table (the second time values may come from the scanner's memo
- * of valid values): every way must give want_rc, and then values_bad ==
- * want_bad, :status 200 and nothing else wrong. */
+ * The block b[0..n) is fed every way of feed.h, on a fresh table of limit 0
+ * and of limit 4096, and whole twice on the same table (the second time
+ * values may come from the scanner's memo of valid values): every way must
+ * give want_rc, and then values_bad == want_bad, :status 200 and nothing
+ * else wrong. */
 static void scan_values_b(const char *name, const uint8_t *b, size_t n, int want_rc, bool want_bad)
 {
-    struct hpack_decoder *t = malloc(sizeof *t);
-    struct hpack_status_scan *s = malloc(sizeof *s);
+    struct values_feed c = { name, 0, want_rc, want_bad, malloc(sizeof *c.t), malloc(sizeof *c.s) };
     bool ok = true;
     for (int li = 0; li < 2; li++) {
-        for (size_t way = 0; way < n + 2; way++) { /* 0 whole, 1 byte by byte, 2.. split at way - 1 */
-            if (way >= 2 && (way - 1 == 0 || way - 1 >= n))
-                continue;
-            hpack_decoder_init(t, li ? HPACK_TABLE_MAX : 0);
-            for (int round = 0; round < (way == 0 ? 2 : 1); round++) {
-                hpack_status_scan_init(s, t);
-                int rc = 0;
-                size_t cut = way == 0 ? n : way == 1 ? 1 : way - 1;
-                for (size_t off = 0; off < n && rc == 0;) {
-                    size_t k = way == 1 ? 1 : off == 0 ? cut : n - off;
-                    uint8_t *copy = t_memdup(b + off, k);
-                    rc = hpack_status_scan_feed(s, copy, k, off + k == n);
-                    free(copy);
-                    off += k;
-                }
-                ok &= T_QUIET(name,
-                              rc == want_rc && (rc != 0 || (s->values_bad == want_bad && s->status == 200 &&
-                                                            !s->malformed && !s->names_bad && !s->status_late)),
-                              "limit %d, way %zu, round %d: rc %d values_bad %d status %u", li ? 4096 : 0, way,
-                              round, rc, s->values_bad, (unsigned)s->status);
-                if (rc != 0)
-                    break;
-            }
-        }
+        c.limit = li ? HPACK_TABLE_MAX : 0;
+        ok &= feed_splits(b, n, values_ok, &c, NULL) == 0;
     }
     T_CHECK(name, ok, "see above");
-    free(s);
-    free(t);
+    free(c.s);
+    free(c.t);
 }
 
 static void scan_values(const char *name, const char *hex, int want_rc, bool want_bad)
