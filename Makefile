@@ -18,8 +18,11 @@ CC      ?= cc
 BEARSSL_A ?= /usr/lib/x86_64-linux-gnu/libbearssl.a
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes \
-       -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
-BASE = -std=gnu11 -g $(WARN) -isystem build/inc -I.
+       -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef \
+       -Wconversion -Wsign-conversion -Wswitch-enum
+# -MMD -MP: each compile writes which headers it read (build/**/*.d, read
+# back at the end of this file), so a header change rebuilds what uses it.
+BASE = -std=gnu11 -g $(WARN) -MMD -MP -isystem build/inc -I.
 
 # Every source file but main's (shb.c) and the musl link's compat.c: the
 # folders are the design (docs/internals.md, The source tree).
@@ -27,7 +30,6 @@ CORE = $(filter-out shb.c compat.c,$(wildcard *.c)) \
        $(foreach d,worker stats report cli uring tls13 quic,$(wildcard $(d)/*.c))
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-HDRS = $(wildcard *.h $(foreach d,worker stats report cli uring tls13 quic,$(d)/*.h))
 UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
@@ -64,15 +66,15 @@ build/inc/.stamp:
 # V=1 shows the full commands.
 Q = $(if $(V),,@)
 
-build/musl/%.o: %.c $(HDRS) build/inc/.stamp
+build/musl/%.o: %.c build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -c -o $@ $<
-build/asan/%.o: %.c $(HDRS) build/inc/.stamp
+build/asan/%.o: %.c build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -c -o $@ $<
-build/glibc/%.o: %.c $(HDRS) build/inc/.stamp
+build/glibc/%.o: %.c build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(GLIBC_CFLAGS) -c -o $@ $<
@@ -94,11 +96,10 @@ build/glibc/shb: $(glibc_OBJ)
 # The man page and the completion scripts, from cli.c's option table:
 # build/mkman (host compiler) links cli.c and manpage.c and writes shb.1;
 # the completions are what `./shb completions SHELL` prints.
-MKMAN_SRC = scripts/mkman.c cli/manpage.c cli/cli.c cli/version.c
-build/mkman: $(MKMAN_SRC) $(HDRS) build/version.h
-	@mkdir -p build
-	@$(if $(Q),echo "  CCLD    $@")
-	$(Q)$(CC) $(GLIBC_CFLAGS) -o $@ $(MKMAN_SRC)
+MKMAN_OBJ = $(patsubst %.c,build/glibc/%.o,scripts/mkman.c cli/manpage.c cli/cli.c cli/version.c)
+build/mkman: $(MKMAN_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -o $@ $(MKMAN_OBJ)
 shb.1: build/mkman
 	@$(if $(Q),echo "  GEN     $@")
 	$(Q)build/mkman > $@.tmp && mv -f $@.tmp $@
@@ -135,7 +136,7 @@ uninstall:
 # make bench's yardstick for what the first-byte phase costs: ./shb with
 # that one histogram record compiled out (worker/meter.c). Users never get it.
 NOFB_OBJ = $(filter-out build/musl/worker/meter.o,$(musl_OBJ)) build/bench-nofb/meter.o
-build/bench-nofb/meter.o: worker/meter.c $(HDRS) build/inc/.stamp
+build/bench-nofb/meter.o: worker/meter.c build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -DSHB_BENCH_NO_FIRST_BYTE -c -o $@ $<
@@ -144,14 +145,14 @@ build/bench-nofb/shb: $(NOFB_OBJ) $(BEARSSL_A)
 	$(Q)$(MUSLCC) -static -O2 -o $@ $(NOFB_OBJ) $(BEARSSL_A) -lpthread -lm
 
 # Unit tests: sanitized glibc build, one binary per test/unit_*.c.
-build/test/%: test/%.c $(wildcard test/*.h) $(asan_CORE) $(HDRS)
+build/test/%: test/%.c $(asan_CORE)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
 # The recorder that made test/quic_conn_trace.h (a dev tool, never run by
 # make test; usage at the top of test/quic_record.c).
-build/test/quic_record: test/quic_record.c $(asan_CORE) $(HDRS)
+build/test/quic_record: test/quic_record.c $(asan_CORE)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
@@ -181,11 +182,11 @@ FUZZ_CFLAGS = $(BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -
 fuzz_OBJ = $(patsubst %.c,build/fuzz/obj/%.o,$(FUZZ_CORE))
 .SECONDARY: $(fuzz_OBJ)
 
-build/fuzz/obj/%.o: %.c $(HDRS) build/inc/.stamp
+build/fuzz/obj/%.o: %.c build/inc/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-build/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(wildcard test/*.h) $(fuzz_OBJ) $(HDRS)
+build/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(fuzz_OBJ)
 	@mkdir -p build/fuzz
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(fuzz_OBJ) $(BEARSSL_A)
@@ -245,3 +246,6 @@ deps-check-demo:
 
 clean:
 	rm -rf build shb shb.1
+
+# The headers each object and test binary was built from (-MMD -MP).
+-include $(shell find build -name '*.d' 2>/dev/null)

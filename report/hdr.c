@@ -619,7 +619,7 @@ static uint8_t *unbase64(const char *s, size_t len, size_t *n)
     for (size_t i = 0; i < len; i += 4) {
         uint32_t v = 0;
         int pad = 0;
-        for (int k = 0; k < 4; k++) {
+        for (size_t k = 0; k < 4; k++) {
             char c = s[i + k];
             const char *at = c ? strchr(b64_alphabet, c) : NULL;
             /* '=' only at the end: one in the last place, or the last two */
@@ -759,7 +759,7 @@ static int inflate_stored(struct bits *b, struct inflate_out *o)
     b->have = 0;
     if (b->end - b->p < 4)
         return -1;
-    unsigned len = b->p[0] | b->p[1] << 8, nlen = b->p[2] | b->p[3] << 8;
+    unsigned len = b->p[0] | (unsigned)b->p[1] << 8, nlen = b->p[2] | (unsigned)b->p[3] << 8;
     b->p += 4;
     if ((len ^ 0xffffu) != nlen || (size_t)(b->end - b->p) < len || len > o->cap - o->n)
         return -1;

@@ -143,7 +143,7 @@ static void feed_eof(struct h1_scanner *s, struct trace *t)
     switch (h1_scan_eof(s, &r)) {
     case H1_DONE: add_event(t, EV_EOF_DONE, r.status, r.close); break;
     case H1_NEED_MORE: add_event(t, EV_EOF_CLEAN, 0, false); break;
-    default: add_event(t, EV_EOF_ERROR, 0, false); break;
+    case H1_ERROR: add_event(t, EV_EOF_ERROR, 0, false); break;
     }
 }
 

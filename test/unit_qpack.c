@@ -351,7 +351,7 @@ static void test_prefix_and_integers(void)
         rc = decode_bytes(k.b, k.n, l);
         char want[256];
         snprintf(want, sizeof want, "server: %s\n", v);
-        ok &= T_QUIET("integer: value length", rc == 0 && strcmp(l->text, want) == 0 && k.n == 2 + 2 + 1 + (len >= 127) + len,
+        ok &= T_QUIET("integer: value length", rc == 0 && strcmp(l->text, want) == 0 && k.n == 2 + 2 + 1 + (size_t)(len >= 127) + len,
                       "len %zu rc %d n %zu", len, rc, k.n);
         b_free(&k);
         v[len] = 'q';

@@ -721,10 +721,10 @@ static void test_ack_room(void)
     bool ok = true;
     size_t full = 0, prev_sent = 0;
 
-    for (int i = 0; i < 40; i++) { /* growing gaps and lengths, so varint sizes vary */
+    for (uint64_t i = 0; i < 40; i++) { /* growing gaps and lengths, so varint sizes vary */
         r[i].lo = pn;
-        r[i].hi = pn + (uint64_t)i * i * 3;
-        pn = r[i].hi + 2 + (uint64_t)i * i * i * 7;
+        r[i].hi = pn + i * i * 3;
+        pn = r[i].hi + 2 + i * i * i * 7;
     }
     {
         uint8_t big[1024];

@@ -264,7 +264,7 @@ static void test_packet_threshold(void)
     int ret;
 
     for (int i = 0; i < 4; i++)
-        send_pkt(r, APP, T0 + (uint64_t)i * MS, MDS);
+        send_pkt(r, APP, T0 + (unsigned long long)i * MS, MDS);
     /* latest = smoothed = 50 ms: loss_delay 56.25 ms, nothing old enough. */
     ret = ACK(r, APP, T0 + 53 * MS, 0, { 3, 3 });
     T_CHECK("loss §6.1.1: pn 0 lost when 3 is acked (kPacketThreshold 3), 1 and 2 not",
@@ -463,7 +463,7 @@ static void test_violation(void)
     int ret;
 
     for (int i = 0; i < 3; i++)
-        send_pkt(r, APP, T0 + (uint64_t)i * MS, MDS);
+        send_pkt(r, APP, T0 + (unsigned long long)i * MS, MDS);
     SNAP = *r;
     ret = ACK(r, APP, T0 + 50 * MS, 0, { 0, 3 });
     T_CHECK("violation RFC 9000 §13.1: acking pn 3 of 0..2 is PROTOCOL_VIOLATION, nothing changed",
