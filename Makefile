@@ -30,7 +30,7 @@ CORE = $(filter-out shb.c compat.c,$(wildcard *.c)) \
        $(foreach d,worker stats report cli uring tls13 quic,$(wildcard $(d)/*.c))
 # compat.c supplies the glibc fortify symbols Debian's libbearssl.a calls;
 # only the musl link needs it (glibc has its own).
-UNIT = $(patsubst test/%.c,%,$(wildcard test/unit_*.c))
+UNIT = $(patsubst test/unit/%.c,%,$(wildcard test/unit/unit_*.c))
 
 musl_OBJ  = $(patsubst %.c,build/musl/%.o,$(CORE) compat.c shb.c)
 asan_OBJ  = $(patsubst %.c,build/asan/%.o,$(CORE) shb.c)
@@ -40,7 +40,7 @@ asan_CORE = $(patsubst %.c,build/asan/%.o,$(CORE))
 MUSL_CFLAGS  = $(BASE) -O2
 ASAN_CFLAGS  = $(BASE) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The test build's start-value knobs (SHB_TEST_H2_FIRST_STREAM_ID,
-# SHB_TEST_QUIC_*: shb.c, test/e2e_longrun.sh); ./shb never has them.
+# SHB_TEST_QUIC_*: shb.c, test/e2e/e2e_longrun.sh); ./shb never has them.
 ASAN_CFLAGS += -DSHB_TEST_KNOBS
 GLIBC_CFLAGS = $(BASE) -O2
 
@@ -144,21 +144,22 @@ build/bench-nofb/shb: $(NOFB_OBJ) $(BEARSSL_A)
 	@$(if $(Q),echo "  LD      $@ (static, musl, no first-byte phase)")
 	$(Q)$(MUSLCC) -static -O2 -o $@ $(NOFB_OBJ) $(BEARSSL_A) -lpthread -lm
 
-# Unit tests: sanitized glibc build, one binary per test/unit_*.c.
-build/test/%: test/%.c $(asan_CORE)
+# Unit tests: sanitized glibc build, one binary per test/unit/unit_*.c (as
+# build/test/unit_*).
+build/test/%: test/unit/%.c $(asan_CORE)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
-# The recorder that made test/quic_conn_trace.h (a dev tool, never run by
-# make test; usage at the top of test/quic_record.c).
-build/test/quic_record: test/quic_record.c $(asan_CORE)
+# The recorder that made test/vectors/quic_conn_trace.h (a dev tool, never
+# run by make test; usage at the top of test/unit/quic_record.c).
+build/test/quic_record: test/unit/quic_record.c $(asan_CORE)
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $< $(asan_CORE) $(BEARSSL_A) -lpthread -lm
 
 # The BearSSL link check runs as a static musl binary: the shipping path.
-build/test/musl_bearssl: test/musl_bearssl.c build/musl/compat.o build/inc/.stamp
+build/test/musl_bearssl: test/unit/musl_bearssl.c build/musl/compat.o build/inc/.stamp
 	@mkdir -p build/test
 	@$(if $(Q),echo "  CCLD    $@ (static, musl)")
 	$(Q)$(MUSLCC) $(MUSL_CFLAGS) -static -o $@ $< build/musl/compat.o $(BEARSSL_A)
@@ -218,14 +219,14 @@ hostile: deps-check shb asan
 hostile-readme:
 	@node test/hostile/cases.js --update-readme docs/hostile.md
 
-# The interop matrix (test/interop.sh): every installable server, every
-# protocol it speaks, three cases, with ./shb and build/asan/shb.
+# The interop matrix (test/interop/interop.sh): every installable server,
+# every protocol it speaks, three cases, with ./shb and build/asan/shb.
 # interop-readme also writes the matrix into docs/interop.md.
 INTEROP_SHBS = ./shb:musl build/asan/shb:asan
 interop: deps-check shb asan
-	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop.sh
+	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop/interop.sh
 interop-readme: deps-check shb asan
-	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop.sh --readme
+	@INTEROP_SHBS="$(INTEROP_SHBS)" bash test/interop/interop.sh --readme
 
 demo: deps-check-demo shb
 	@bash scripts/demo.sh
@@ -249,3 +250,8 @@ clean:
 
 # The headers each object and test binary was built from (-MMD -MP).
 -include $(shell find build -name '*.d' 2>/dev/null)
+# The unit tests' sources were test/*.c before test/unit/: a build/ from then
+# still names them in its .d files, and these empty rules let make rebuild
+# from the new place instead of stopping at a missing prerequisite.
+test/unit_%.c: ;
+test/musl_bearssl.c test/quic_record.c: ;

@@ -59,7 +59,7 @@ static void die(int code, const char *fmt, ...)
 /* The test build only (make asan: -DSHB_TEST_KNOBS; ./shb has none of
  * this): start values from the environment, read once here and handed to
  * the engines' configs, that make what a long run meets reachable in
- * seconds (test/e2e_longrun.sh). Unset or empty: the normal value. */
+ * seconds (test/e2e/e2e_longrun.sh). Unset or empty: the normal value. */
 static uint64_t test_knob(const char *name, uint64_t min, uint64_t max, uint64_t dflt, bool *set)
 {
     const char *v = getenv(name);

@@ -386,7 +386,7 @@ struct opt_spec {
 #define METHODS "GET HEAD POST PUT DELETE PATCH OPTIONS"
 
 /* In -h's order. Defaults shown here are checked against set_defaults() by
- * test/unit_cli.c (each one, given explicitly, changes nothing). */
+ * test/unit/unit_cli.c (each one, given explicitly, changes nothing). */
 static const struct opt_spec opt_specs[] = {
     {OPT_CONNECTIONS, "-c/--connections",
      {.short_name = 'c', .long_name = "connections", .value_name = "CONNECTIONS",

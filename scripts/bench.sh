@@ -27,7 +27,7 @@
 # connections per protocol (h1, h2c, HTTP/1.1 and HTTP/2 over TLS) and the
 # cost of each connection beyond the first 100. The default PROTOS is all of
 # them but h3. h3 is HTTP/3: `shb --http3 -c C -p S` for each CxS of
-# H3_CONFIGS against Bun (test/bun_h3_server.js: lsquic) with -t THREADS
+# H3_CONFIGS against Bun (test/servers/bun_h3_server.js: lsquic) with -t THREADS
 # and with -t ALL_THREADS, and against Caddy (quic-go) beside
 # `shb --http2` to the same Caddy over TCP; with H2LOAD_H3=/path/to/h2load
 # (an h2load built with HTTP/3 support, which no distribution packages:
@@ -79,8 +79,8 @@
 # fixed at start-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=test/lib.sh
-. test/lib.sh
+# shellcheck source=test/e2e/lib.sh
+. test/e2e/lib.sh
 trap 'cg_cleanup; lib_cleanup' EXIT
 trap 'exit 130' INT TERM
 
@@ -290,7 +290,7 @@ for tool in "${TOOLS[@]}"; do
 done
 
 lib_init
-start_nginx test/nginx-bench.conf.in bench || { echo "bench: nginx did not start" >&2; exit 1; }
+start_nginx test/servers/nginx-bench.conf.in bench || { echo "bench: nginx did not start" >&2; exit 1; }
 URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
@@ -1078,7 +1078,7 @@ fi
 if [ "$DO_MEM" = 1 ]; then
     # An nginx whose listen backlog and descriptor limit take 10,000
     # connects at once (the spec's config keeps nginx's backlog of 511).
-    start_nginx test/nginx-conns.conf.in mem || { echo "bench: nginx (mem) did not start" >&2; exit 1; }
+    start_nginx test/servers/nginx-conns.conf.in mem || { echo "bench: nginx (mem) did not start" >&2; exit 1; }
     URL="http://127.0.0.1:$NGINX_PORT/"
     URL_H2="http://127.0.0.1:$NGINX_PORT2/"
     URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"

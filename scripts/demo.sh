@@ -6,8 +6,8 @@
 # stop nginx. Shows each command before running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=test/lib.sh
-. test/lib.sh
+# shellcheck source=test/e2e/lib.sh
+. test/e2e/lib.sh
 trap lib_cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -15,7 +15,7 @@ if [ ! -x ./shb ]; then
     echo "./shb is not built: run make" >&2
     exit 1
 fi
-start_nginx test/nginx-bench.conf.in demo || { echo "nginx did not start" >&2; exit 1; }
+start_nginx test/servers/nginx-bench.conf.in demo || { echo "nginx did not start" >&2; exit 1; }
 URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2C="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"

@@ -49,7 +49,7 @@ export DEBIAN_FRONTEND=noninteractive
 # What is needed, as "test|package": the test is a command name, or a path
 # (starting with /) that must exist. The demo profile: building ./shb (the
 # Makefile's musl link against libbearssl.a) and scripts/demo.sh, which runs
-# nginx on test/nginx-bench.conf.in with certificates from openssl (test/lib.sh
+# nginx on test/servers/nginx-bench.conf.in with certificates from openssl (test/e2e/lib.sh
 # start_nginx, gen_certs; pick_port asks ss which ports are taken).
 NEEDS_DEMO=(
     "gcc|gcc"
@@ -83,17 +83,17 @@ NEEDS_TEST=(
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
-    # --hdr-log's test (test/e2e_hdrlog.sh): HdrHistogram's own Java library
-    # reads shb's log; javac compiles test/HdrLogCheck.java against it.
+    # --hdr-log's test (test/e2e/e2e_hdrlog.sh): HdrHistogram's own Java library
+    # reads shb's log; javac compiles test/vectors/HdrLogCheck.java against it.
     "javac|default-jdk-headless"
     "/usr/share/java/hdrhistogram.jar|libhdrhistogram-java"
-    # test/e2e_toolbox.sh: the completion scripts in their shells, the man page.
+    # test/e2e/e2e_toolbox.sh: the completion scripts in their shells, the man page.
     "/usr/share/bash-completion/bash_completion|bash-completion"
     "zsh|zsh"
     "fish|fish"
     "man|man-db"
     "groff|groff-base"
-    # The interop matrix (test/interop.sh): one server per HTTP stack.
+    # The interop matrix (test/interop/interop.sh): one server per HTTP stack.
     "apache2|apache2"
     "lighttpd|lighttpd"
     "/usr/lib/lighttpd/mod_openssl.so|lighttpd-mod-openssl"
@@ -107,7 +107,7 @@ NEEDS_TEST=(
     "/usr/lib/python3/dist-packages/twisted/__init__.py|python3-twisted"
     "/usr/lib/python3/dist-packages/tornado/__init__.py|python3-tornado"
     # Every -j report of the e2e suites is checked against
-    # docs/report.schema.json (test/schema_check.py, Draft 2020-12).
+    # docs/report.schema.json (test/e2e/schema_check.py, Draft 2020-12).
     "/usr/lib/python3/dist-packages/jsonschema/__init__.py|python3-jsonschema"
     "hypercorn|python3-hypercorn"
     "ruby|ruby"
@@ -117,7 +117,7 @@ NEEDS_TEST=(
     "busybox|busybox"
     "mini_httpd|mini-httpd"
     "webfsd|webfs"
-    # test/e2e_slurm.sh: a single-node Slurm cluster (slurm-wlm brings
+    # test/e2e/e2e_slurm.sh: a single-node Slurm cluster (slurm-wlm brings
     # slurmctld, slurmd and the client commands) with munge authentication.
     "slurmctld|slurm-wlm"
     "slurmd|slurm-wlm"
@@ -128,10 +128,10 @@ NEEDS_TEST=(
 )
 if [ "$PROFILE" = demo ]; then
     NEEDS=("${NEEDS_DEMO[@]}")
-    NGINX_TEMPLATES=(test/nginx-bench.conf.in)
+    NGINX_TEMPLATES=(test/servers/nginx-bench.conf.in)
 else
     NEEDS=("${NEEDS_TEST[@]}")
-    NGINX_TEMPLATES=(test/nginx.conf.in test/nginx-h2.conf.in test/nginx-tls.conf.in test/nginx-bench.conf.in test/nginx-conns.conf.in test/nginx-longrun.conf.in test/nginx-rate.conf.in test/nginx-conn.conf.in)
+    NGINX_TEMPLATES=(test/servers/nginx.conf.in test/servers/nginx-h2.conf.in test/servers/nginx-tls.conf.in test/servers/nginx-bench.conf.in test/servers/nginx-conns.conf.in test/servers/nginx-longrun.conf.in test/servers/nginx-rate.conf.in test/servers/nginx-conn.conf.in)
 fi
 
 have() {
@@ -155,15 +155,15 @@ have() {
 
 # nginx must accept what the profile's configs use (return,
 # keepalive_requests, the *_temp_path directives, listen ... http2, ssl,
-# ssl_conf_command): render the real templates (NGINX_TEMPLATES; test/lib.sh
+# ssl_conf_command): render the real templates (NGINX_TEMPLATES; test/e2e/lib.sh
 # render_nginx, with certificates from gen_certs) and let `nginx -t` judge them.
 nginx_ok() {
     local nginx dir t rc=0
     nginx=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
     [ -x "$nginx" ] || return 1
     command -v openssl >/dev/null 2>&1 || return 1
-    # shellcheck source=test/lib.sh
-    . test/lib.sh
+    # shellcheck source=test/e2e/lib.sh
+    . test/e2e/lib.sh
     lib_init
     dir=$LIB_TMP/nginx-t
     mkdir -p "$dir"
@@ -185,18 +185,18 @@ nginx_ok() {
     return "$rc"
 }
 
-# Caddy must accept the TLS tests' Caddyfile (test/Caddyfile.in) and the
-# HTTP/3 tests' (test/Caddyfile-h3.in): `caddy validate`, which also loads
+# Caddy must accept the TLS tests' Caddyfile (test/servers/Caddyfile.in) and the
+# HTTP/3 tests' (test/servers/Caddyfile-h3.in): `caddy validate`, which also loads
 # the certificates.
 caddy_ok() {
     local dir rc=0 f
     command -v caddy >/dev/null 2>&1 || return 1
-    [ -f test/Caddyfile.in ] || return 0
+    [ -f test/servers/Caddyfile.in ] || return 0
     command -v openssl >/dev/null 2>&1 || return 1
-    # shellcheck source=test/lib.sh
-    . test/lib.sh
+    # shellcheck source=test/e2e/lib.sh
+    . test/e2e/lib.sh
     lib_init
-    for f in test/Caddyfile.in test/Caddyfile-h3.in; do
+    for f in test/servers/Caddyfile.in test/servers/Caddyfile-h3.in; do
         [ -f "$f" ] || continue
         dir=$LIB_TMP/caddy-t-$(basename "$f" .in)
         if ! render_caddy "$f" "$dir"; then
@@ -212,22 +212,22 @@ caddy_ok() {
     return "$rc"
 }
 
-# h2o must accept the HTTP/2 tests' config (test/h2o.conf.in): `h2o -t`.
+# h2o must accept the HTTP/2 tests' config (test/servers/h2o.conf.in): `h2o -t`.
 h2o_ok() {
     local h2o dir rc=0 user_line="" p1
     h2o=$(command -v h2o 2>/dev/null || echo /usr/bin/h2o)
     [ -x "$h2o" ] || return 1
-    [ -f test/h2o.conf.in ] || return 0
+    [ -f test/servers/h2o.conf.in ] || return 0
     dir=$(mktemp -d /tmp/shb-deps.XXXXXX)
     [ "$(id -u)" = 0 ] && user_line="user: root"
-    # shellcheck source=test/lib.sh
-    . test/lib.sh
+    # shellcheck source=test/e2e/lib.sh
+    . test/e2e/lib.sh
     pick_port p1
     mkdir -p "$dir/docs"
     sed -e "s|@PREFIX@|$dir|g" -e "s|@PORT@|$p1|g" -e "s|@DOCROOT@|$dir/docs|g" \
-        -e "s|@USER_LINE@|$user_line|g" test/h2o.conf.in >"$dir/h2o.conf"
+        -e "s|@USER_LINE@|$user_line|g" test/servers/h2o.conf.in >"$dir/h2o.conf"
     if ! "$h2o" -t -c "$dir/h2o.conf" >"$dir/out" 2>&1; then
-        echo "h2o rejects test/h2o.conf.in:" >&2
+        echo "h2o rejects test/servers/h2o.conf.in:" >&2
         cat "$dir/out" >&2 2>/dev/null || true
         rc=1
     fi
@@ -248,10 +248,10 @@ servers_ok() {
 SERVERS_WHAT="nginx, h2o or caddy"
 [ "$PROFILE" = demo ] && SERVERS_WHAT="nginx"
 
-# Bun from npm: a bun binary that runs (test/lib.sh bun_bin).
+# Bun from npm: a bun binary that runs (test/e2e/lib.sh bun_bin).
 bun_ok() {
-    # shellcheck source=test/lib.sh
-    . test/lib.sh
+    # shellcheck source=test/e2e/lib.sh
+    . test/e2e/lib.sh
     bun_bin >/dev/null
 }
 # bun_missing: the profile needs Bun and there is none that runs, or

@@ -92,7 +92,7 @@ inner() {
     mnt sys -t sysfs sysfs
     # A booted machine has its cgroup file systems under /sys/fs/cgroup
     # (v2, or v1's hierarchies, as here); the fresh sysfs above has none, and
-    # Slurm's slurmd will not start without them (test/e2e_slurm.sh): the
+    # Slurm's slurmd will not start without them (test/e2e/e2e_slurm.sh): the
     # host's, as they are.
     mnt sys/fs/cgroup --rbind /sys/fs/cgroup ||
         echo "fresh-debian: could not bind /sys/fs/cgroup into the root: the Slurm suite will fail there" >&2

@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
 # test/run.sh — the test command (make test runs it after building).
 #
-# Runs every unit test binary (build/test/unit_* for each test/unit_*.c, and
+# Runs every unit test binary (build/test/unit_* for each test/unit/unit_*.c, and
 # build/test/musl_bearssl), every fuzz target once over its checked-in seeds
 # (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
-# test/e2e.sh (HTTP/1.1), test/e2e_h2.sh (HTTP/2), test/e2e_tls.sh
-# (https://, both protocols), test/e2e_hostile.sh (misbehaving servers:
-# test/hostile_server.js), test/e2e_hostile_cases.sh (the hostile case
-# table: HTTP/1.1, HTTP/2 and TLS cases played by test/hostile_server.js,
+# test/e2e/e2e.sh (HTTP/1.1), test/e2e/e2e_h2.sh (HTTP/2), test/e2e/e2e_tls.sh
+# (https://, both protocols), test/e2e/e2e_hostile.sh (misbehaving servers:
+# test/servers/hostile_server.js), test/e2e/e2e_hostile_cases.sh (the hostile case
+# table: HTTP/1.1, HTTP/2 and TLS cases played by test/servers/hostile_server.js,
 # QUIC/HTTP/3 ones, before, during and after the handshake, by
-# test/hostile_quic_server.js), test/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
-# test/udp_impair.js), test/e2e_rate.sh (the open model, -q: the schedule
+# test/servers/hostile_quic_server.js), test/e2e/e2e_h3.sh (HTTP/3: Caddy, Bun, Deno and ngtcp2, and through
+# test/servers/udp_impair.js), test/e2e/e2e_rate.sh (the open model, -q: the schedule
 # as servers saw it, a stalling server, too few connections) and
-# test/e2e_live.sh (the live view in a tmux pane, and piped),
-# test/e2e_shard.sh (--shard and --start-at: shards run at once add up),
-# test/e2e_merge.sh (shb merge: shards' and runs' reports into one),
-# test/e2e_slurm.sh (shb as a Slurm job array on a single-node cluster the
+# test/e2e/e2e_live.sh (the live view in a tmux pane, and piped),
+# test/e2e/e2e_shard.sh (--shard and --start-at: shards run at once add up),
+# test/e2e/e2e_merge.sh (shb merge: shards' and runs' reports into one),
+# test/e2e/e2e_slurm.sh (shb as a Slurm job array on a single-node cluster the
 # suite starts, then shb merge),
-# test/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
-# through the test build's knobs; flat memory), test/e2e_hdrlog.sh
+# test/e2e/e2e_longrun.sh (stream id exhaustion, key updates, far packet numbers
+# through the test build's knobs; flat memory), test/e2e/e2e_hdrlog.sh
 # (--hdr-log read back by HdrHistogram's own Java library),
-# test/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
-# the man page, make install), test/e2e_conn.sh (--unix-socket and
+# test/e2e/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
+# the man page, make install), test/e2e/e2e_conn.sh (--unix-socket and
 # --bind: nginx on unix sockets, source addresses seen by the servers) and
-# test/e2e_signals.sh (SIGINT and SIGTERM as timeout(1) and orchestrators
-# send them: every run keeps its report) and test/e2e_request.sh (the
+# test/e2e/e2e_signals.sh (SIGINT and SIGTERM as timeout(1) and orchestrators
+# send them: every run keeps its report) and test/e2e/e2e_request.sh (the
 # request as echo servers of all three protocols record it; refused headers)
 # against ./shb (static musl) and build/asan/shb (ASan + UBSan).
-# Then test/interop.sh (the interop matrix: every installed HTTP server,
+# Then test/interop/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
 # "N passed, N failed".
@@ -161,7 +161,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 unit_tests() {
     local units=() src bin name
     echo "== unit tests"
-    for src in test/unit_*.c; do
+    for src in test/unit/unit_*.c; do
         units+=("build/test/$(basename "$src" .c)")
     done
     units+=("build/test/musl_bearssl")
@@ -273,31 +273,31 @@ suite() {
         run_counted "${name}[asan]" "$((limit * 3 / 2))" env SHB=build/asan/shb SHB_FLAVOUR=asan bash "$script"
     fi
 }
-suite e2e 300 test/e2e.sh "end-to-end" together
-suite e2e-h2 300 test/e2e_h2.sh "end-to-end HTTP/2" together
-suite e2e-tls 300 test/e2e_tls.sh "end-to-end TLS" together
-suite e2e-hostile 360 test/e2e_hostile.sh "end-to-end hostile servers" together
-suite e2e-hostile-cases 600 test/e2e_hostile_cases.sh "hostile-server case table" together
-suite e2e-h3 300 test/e2e_h3.sh "end-to-end HTTP/3" together
-suite e2e-rate 180 test/e2e_rate.sh "open model (-q/--rate)"
-suite e2e-live 120 test/e2e_live.sh "live view (in tmux)"
-suite e2e-shard 120 test/e2e_shard.sh "shards and a common start (--shard, --start-at)"
-suite e2e-merge 180 test/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket" together
-suite e2e-multi 120 test/e2e_multi.sh "several targets side by side (shb URL URL...)" together
-suite e2e-slurm 90 test/e2e_slurm.sh "shards as a Slurm job array (a single-node cluster), merged"
-suite e2e-longrun 240 test/e2e_longrun.sh "long runs" together
-suite e2e-hdrlog 120 test/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
-suite e2e-toolbox 300 test/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)" together
-suite e2e-conn 180 test/e2e_conn.sh "connections (--unix-socket, --bind)" together
-suite e2e-signals 240 test/e2e_signals.sh "signals (SIGINT, SIGTERM: the report is never lost)"
-suite e2e-request 180 test/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
+suite e2e 300 test/e2e/e2e.sh "end-to-end" together
+suite e2e-h2 300 test/e2e/e2e_h2.sh "end-to-end HTTP/2" together
+suite e2e-tls 300 test/e2e/e2e_tls.sh "end-to-end TLS" together
+suite e2e-hostile 360 test/e2e/e2e_hostile.sh "end-to-end hostile servers" together
+suite e2e-hostile-cases 600 test/e2e/e2e_hostile_cases.sh "hostile-server case table" together
+suite e2e-h3 300 test/e2e/e2e_h3.sh "end-to-end HTTP/3" together
+suite e2e-rate 180 test/e2e/e2e_rate.sh "open model (-q/--rate)"
+suite e2e-live 120 test/e2e/e2e_live.sh "live view (in tmux)"
+suite e2e-shard 120 test/e2e/e2e_shard.sh "shards and a common start (--shard, --start-at)"
+suite e2e-merge 180 test/e2e/e2e_merge.sh "shb merge: reports into one, histograms bucket by bucket" together
+suite e2e-multi 120 test/e2e/e2e_multi.sh "several targets side by side (shb URL URL...)" together
+suite e2e-slurm 90 test/e2e/e2e_slurm.sh "shards as a Slurm job array (a single-node cluster), merged"
+suite e2e-longrun 240 test/e2e/e2e_longrun.sh "long runs" together
+suite e2e-hdrlog 120 test/e2e/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
+suite e2e-toolbox 300 test/e2e/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)" together
+suite e2e-conn 180 test/e2e/e2e_conn.sh "connections (--unix-socket, --bind)" together
+suite e2e-signals 240 test/e2e/e2e_signals.sh "signals (SIGINT, SIGTERM: the report is never lost)"
+suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
 
 # The interop matrix: both builds, each cell run by one after the other
-# against the same server instance (test/interop.sh; make interop).
+# against the same server instance (test/interop/interop.sh; make interop).
 case " ${ONLY:-interop} " in
     *" interop "*)
         echo "== interop matrix: ./shb and build/asan/shb against every installed HTTP server"
-        run_counted "interop[musl+asan]" 720 env INTEROP_SHBS="./shb:musl build/asan/shb:asan" bash test/interop.sh
+        run_counted "interop[musl+asan]" 720 env INTEROP_SHBS="./shb:musl build/asan/shb:asan" bash test/interop/interop.sh
         ;;
 esac
 

@@ -1,5 +1,5 @@
 /* tls13/handshake_internal.h — entry points of tls13/handshake.c for the
- * tests only (test/unit_tls13_hs.c); the engine's users have
+ * tests only (test/unit/unit_tls13_hs.c); the engine's users have
  * tls13/handshake.h.
  *
  * Ordinary functions, in every build, so the test links the same object as

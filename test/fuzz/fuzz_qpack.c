@@ -18,7 +18,7 @@
  *     pseudo-header follows a regular field, when a value holds NUL, LF
  *     or CR or starts or ends with SP or HTAB, or when a name holds an
  *     octet 0x00-0x20, 'A'-'Z', 0x7f-0xff or a ':' after its first octet
- *     (test/qpack_ref.h, the unit tests' reference); else QPACK_ERR_NO_STATUS
+ *     (test/vectors/qpack_ref.h, the unit tests' reference); else QPACK_ERR_NO_STATUS
  *     without a :status; else 0 and that status (RFC 9114 §4.1.2, §4.3);
  *   - where qpack_decode finds a structural error (anything but a Huffman
  *     error), qpack_status finds the same one: it finds "every structural
@@ -33,7 +33,7 @@ static uint8_t scratch[2 * 65536 + 64];
 
 /* What qpack_status should say about the fields qpack_decode reported: the
  * unit tests' reference (RFC 9114's rules for names, values and :status). */
-#include "../qpack_ref.h"
+#include "../vectors/qpack_ref.h"
 
 static void check_sections(const uint8_t *p, size_t n)
 {

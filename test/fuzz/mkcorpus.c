@@ -9,7 +9,7 @@
  *       blocks, HTTP/2 server streams, TLS records, QPACK, HTTP/3 and QUIC
  *       inputs, and records of decrypted QUIC payloads for fuzz_quic_conn;
  *       and seeds from real traffic: the stream bytes Bun (lsquic) sent in
- *       test/quic_conn_trace.h (its control and QPACK streams, three
+ *       test/vectors/quic_conn_trace.h (its control and QPACK streams, three
  *       responses) for fuzz_h3, and as STREAM frames for fuzz_quic_conn
  *   mkcorpus --capture PORT 13|12 RAW [HS]
  *       connects to 127.0.0.1:PORT with fuzz_tls13_client's fixed
@@ -38,9 +38,9 @@
 #include "quic/frame.h"
 #include "quic/varint.h"
 #include "test/fuzz/fuzz.h"
-#include "test/quic_conn_trace.h"
-#include "test/quic_vectors.h"
-#include "test/request_base.h"
+#include "test/vectors/quic_conn_trace.h"
+#include "test/vectors/quic_vectors.h"
+#include "test/unit/request_base.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 #include "tls13/record.h"
@@ -658,7 +658,7 @@ static void qpack_seed(const char *name, uint16_t cut, const char *hex)
 static void qpack_seeds(void)
 {
     struct buf x = { 0 };
-    /* (RFC 9204 B.1 itself is a unit test, test/unit_qpack.c; the
+    /* (RFC 9204 B.1 itself is a unit test, test/unit/unit_qpack.c; the
      * request-section seed below covers literals with name references.) */
     qpack_seed("response_200", 1, "0000 d9");                    /* indexed :status 200 (25) */
     qpack_seed("response_404_server", 2, "0000 db 5f0e 03 736862"); /* :status 404, server: shb */
@@ -715,7 +715,7 @@ static void h3_seed(const char *name, uint8_t mode, uint8_t fin_bits, const stru
 static void h3_seeds(void)
 {
     struct buf s = { 0 };
-    /* Real traffic: each stream Bun (lsquic) sent in test/quic_conn_trace.h,
+    /* Real traffic: each stream Bun (lsquic) sent in test/vectors/quic_conn_trace.h,
      * the responses with their FIN, in small pieces. */
     for (size_t i = 0; i < QCT_NSTREAMS; i++) {
         char name[64];
@@ -965,7 +965,7 @@ static void quic_conn_seeds(void)
     qc_rec_hex(&r, QC_APP | QC_T(10), 0, "1d 4100 04 646f6e65");
     qc_seed("get_200_four", 0x04, 0x30, &r);
 
-    /* Real traffic: what Bun sent on its streams in test/quic_conn_trace.h
+    /* Real traffic: what Bun sent on its streams in test/vectors/quic_conn_trace.h
      * (control, QPACK encoder and decoder; responses to GET /, /bytes/5000
      * and /status/204), in 1,000-byte STREAM frames, the uni streams first,
      * then the responses' pieces last first (each one's FIN comes before

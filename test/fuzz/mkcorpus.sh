@@ -28,8 +28,8 @@ mkdir -p build/fuzz
     "${BEARSSL_A:-/usr/lib/x86_64-linux-gnu/libbearssl.a}"
 "$BIN" "$OUT"
 
-# shellcheck source=test/lib.sh
-. test/lib.sh
+# shellcheck source=test/e2e/lib.sh
+. test/e2e/lib.sh
 dir=$(mktemp -d /tmp/shb-corpus.XXXXXX)
 server_pid=
 cleanup() {

@@ -1,8 +1,8 @@
 // test/hostile/cases.js — the hostile-server case table: every case of
-// test/hostile/cases_*.js, checked for shape, by name. test/hostile_server.js
+// test/hostile/cases_*.js, checked for shape, by name. test/servers/hostile_server.js
 // (scenario "table") plays the HTTP/1.1, HTTP/2 and TLS ones,
-// test/hostile_quic_server.js (also "table") the QUIC/HTTP/3 ones;
-// test/e2e_hostile_cases.sh runs shb against each and judges the report by
+// test/servers/hostile_quic_server.js (also "table") the QUIC/HTTP/3 ones;
+// test/e2e/e2e_hostile_cases.sh runs shb against each and judges the report by
 // the case's expectation.
 //
 //   node test/hostile/cases.js --list [GLOB]   one TSV line per case: name,
@@ -19,9 +19,9 @@
 //   name      unique; starts with h1-, h2-, tls- or h3-
 //   proto     'h1' or 'h2': the protocol engine that reads the requests
 //             (over TLS the client's ALPN must agree: h2 cases add --http2);
-//             'h3': QUIC and HTTP/3 (test/hostile_quic_server.js; the runner
+//             'h3': QUIC and HTTP/3 (test/servers/hostile_quic_server.js; the runner
 //             adds --http3, the URL https://127.0.0.1:UDPPORT/)
-//   tls       served over TLS 1.3 (test/hostile_server.js --tls)
+//   tls       served over TLS 1.3 (test/servers/hostile_server.js --tls)
 //   raw       no protocol engine and no TLS: onOpen(x) and onData(x, bytes)
 //             see and write the TCP bytes (a server that is not TLS at all)
 //   args      shb's arguments before the URL ("-n 8 -c 2"); -j is added
@@ -34,7 +34,7 @@
 //   server    a jq expression the server's log lines of this case (slurped,
 //             an array) must satisfy: what the server saw or shb sent it
 //             (e.g. the code of shb's CONNECTION_CLOSE). h3 cases have
-//             these definitions (test/e2e_hostile_cases.sh, HQDEFS):
+//             these definitions (test/e2e/e2e_hostile_cases.sh, HQDEFS):
 //             datagrams, replies (raw cases), initials (datagrams that are
 //             v1 Initials), conns (their distinct client SCIDs), hs, est,
 //             bad (misbehave lines), closes, resets, stops, errs, requests,
@@ -44,11 +44,11 @@
 //   noSettingsAck  HTTP/2: never ACK the client's SETTINGS
 //   tlsOptions(opts)  extra node tls options (e.g. a certificate of its own)
 //   onOpen(x), onRequest(x, n[, stream])  the case's behaviour (CaseIO in
-//             test/hostile_server.js: write, frame, headers, ok, end, reset,
+//             test/servers/hostile_server.js: write, frame, headers, ok, end, reset,
 //             inject, later, drip, flood, state, wire, tlsFiles)
 //   h3 cases: raw(x, msg, h), tp, handshake, controlStream, onEstablished(x),
 //             onRequest(x, n, id) (default: 200 "hello"), and their CaseIO:
-//             see the top of test/hostile_quic_server.js
+//             see the top of test/servers/hostile_quic_server.js
 'use strict';
 
 const fs = require('fs');

@@ -1,6 +1,6 @@
 // test/hostile/cases_h2.js — hostile HTTP/2 servers over cleartext TCP (h2c
 // with prior knowledge; the table's format: test/hostile/cases.js). The
-// server's engine (test/hostile_server.js) sends SETTINGS
+// server's engine (test/servers/hostile_server.js) sends SETTINGS
 // (MAX_CONCURRENT_STREAMS 100 unless the case says otherwise), ACKs shb's,
 // and calls onRequest(x, n, stream) for each complete request; the case then
 // writes whatever frames it likes. `-n 8 -c 2` (one stream at a time on each

@@ -1,5 +1,5 @@
 // test/hostile/cases_h3.js — hostile QUIC/HTTP/3 servers (the table's
-// format: test/hostile/cases.js), played by test/hostile_quic_server.js:
+// format: test/hostile/cases.js), played by test/servers/hostile_quic_server.js:
 // before the handshake (`raw`: every datagram is the case's to answer),
 // during it, and after it. Unless a case says otherwise the server completes
 // a real QUIC v1 + TLS 1.3 handshake, opens its control stream (SETTINGS),

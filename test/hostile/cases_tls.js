@@ -8,7 +8,7 @@
 //     a case can change: a wrong Finished, KeyUpdates, alerts in records of
 //     its own, a certificate chain of any size;
 //   - `tls: true` cases served by node's TLS 1.3 (or 1.2) with the HTTP/1.1
-//     or HTTP/2 engine of test/hostile_server.js, and raw bytes injected
+//     or HTTP/2 engine of test/servers/hostile_server.js, and raw bytes injected
 //     under its record layer (x.inject).
 // Every failed handshake costs one request as a connect error (`tls
 // handshake`, docs/errors.md), so `-n 8 -c 2` against

@@ -2,7 +2,7 @@
 // node:crypto, byte by byte, so that a hostile case can break any part of it:
 // the handshake messages (§4), the key schedule (§7.1, §7.2: KeyUpdate), and
 // the TCP record layer (§5.2, TLS_AES_128_GCM_SHA256 only). Shared by
-// test/hostile_quic_server.js (its handshake travels in CRYPTO frames) and
+// test/servers/hostile_quic_server.js (its handshake travels in CRYPTO frames) and
 // the TLS cases of the hostile table (test/hostile/cases_tls.js), where
 // serve() plays a whole TLS 1.3 server over a raw case's TCP bytes.
 // No npm dependencies; node 18.

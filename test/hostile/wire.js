@@ -1,7 +1,7 @@
 // test/hostile/wire.js — the bytes the hostile cases are made of: HTTP/2
 // frames (RFC 9113 §4.1) and HPACK (RFC 7541) written by hand, so that a case
 // can put any value in any field, and QUIC's variable-length integers (RFC
-// 9000 §16). Shared by test/hostile_server.js, test/hostile_quic_server.js
+// 9000 §16). Shared by test/servers/hostile_server.js, test/servers/hostile_quic_server.js
 // and the case tables next to this file. No npm dependencies; node 18.
 'use strict';
 

@@ -28,7 +28,7 @@
 //   stopsending as normal, but each request stream is read no further: the
 //               server stops it (STOP_SENDING, code 0x0: all Deno can say)
 //               before it answers 200 "ok" in full (RFC 9114 §4.1.1, §8)
-//   interop     the interop matrix's three cases by :path (test/interop.sh):
+//   interop     the interop matrix's three cases by :path (test/interop/interop.sh):
 //               / as normal; /h48 with 48 fields x-h01 .. x-h48 of 1000
 //               bytes ("a"); /c5 as close5 (the GOAWAY after the 5th answer
 //               on a connection)

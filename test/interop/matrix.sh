@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# test/interop/matrix.sh — prints the interop matrix from test/interop.sh's
+# test/interop/matrix.sh — prints the interop matrix from test/interop/interop.sh's
 # results (RES, SEEN, CELL_NA, NOTE, LABEL, STACK, TLSLIB, STACKIDS) as
 # Markdown, and writes it into docs/interop.md (--readme).
-# shellcheck disable=SC2154  # arrays of test/interop.sh
+# shellcheck disable=SC2154  # arrays of test/interop/interop.sh
 
 # mark RESULT: one case's sign in a cell.
 mark() {

@@ -12,7 +12,7 @@
 //   /c5    200; the 5th request to /c5 on a connection ends it:
 //          HTTP/1.1 "Connection: close"; HTTP/2 a GOAWAY once it is answered
 // Prints "listening" once ready. LOGFILE is not written (kept for
-// test/lib.sh start_node_server's calling convention).
+// test/e2e/lib.sh start_node_server's calling convention).
 'use strict';
 const fs = require('fs');
 const [portArg, , kind, cert, key, tlsMax] = process.argv.slice(2);

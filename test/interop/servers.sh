@@ -1,11 +1,11 @@
 # shellcheck shell=bash
 # test/interop/servers.sh — the servers of the interop matrix (sourced by
-# test/interop.sh, which documents the contract): one SERVERS row and one
+# test/interop/interop.sh, which documents the contract): one SERVERS row and one
 # srv_ID function each. A row: "ID|label|stack|TLS library|stack ids", where
 # "stack ids" names the HTTP implementations the server runs (space
 # separated, one per protocol it speaks: the matrix counts each id once, so
 # servers that share nghttp2 or llhttp are one stack).
-# shellcheck disable=SC2034,SC2154  # variables of test/interop.sh and test/lib.sh
+# shellcheck disable=SC2034,SC2154  # variables of test/interop/interop.sh and test/e2e/lib.sh
 
 # node_kind NAME KIND [CERT KEY [TLSMAX]]: one test/interop/node_server.js
 # (under $LIB_JS_RUNTIME when set); sets NODE_PORT.
