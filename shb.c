@@ -1,59 +1,38 @@
-/* shb.c — main: command line, target resolution, worker threads, report.
+/* shb.c — main: command line, worker threads, report.
  *
  * Everything before the first request happens here: parse, split
- * connections and the request budget across workers (once), resolve every
- * target (all before the first runs), then for each target in turn build
+ * connections and the request budget across workers (once), check the
+ * machine and resolve every target (cli/preflight.c; all before the first
+ * runs), then for each target in turn build
  * its request bytes and start its workers. The workers run on their own
  * and main only waits, turning a first SIGINT or SIGTERM into a stop flag
  * (the current target's run ends and is reported, no further one starts)
  * and one more, a second or more later, into an immediate exit. */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <stdarg.h>
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "report/compare.h"
 #include "cli/completions.h"
+#include "cli/preflight.h"
+#include "cli/version.h"
 #include "h1.h"
 #include "h2.h"
 #include "h3.h"
-#include "report/hdrlog.h"
 #include "hpack.h"
+#include "report/compare.h"
+#include "report/hdrlog.h"
 #include "report/live.h"
 #include "report/merge.h"
 #include "report/report.h"
 #include "stats/stats.h"
-#include "cli/version.h"
 #include "worker/worker.h"
-
-static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("shb: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(code);
-}
 
 #ifdef SHB_TEST_KNOBS
 /* The test build only (make asan: -DSHB_TEST_KNOBS; ./shb has none of
@@ -69,7 +48,7 @@ static uint64_t test_knob(const char *name, uint64_t min, uint64_t max, uint64_t
     errno = 0;
     unsigned long long x = strtoull(v, &end, 0);
     if (errno || *end || v[0] == '-' || x < min || x > max)
-        die(2, "%s=%s: expected a number from %llu to %llu", name, v, (unsigned long long)min,
+        shb_die(2, "%s=%s: expected a number from %llu to %llu", name, v, (unsigned long long)min,
             (unsigned long long)max);
     *set = true;
     return x;
@@ -121,263 +100,10 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Multishot receive (6.0) and provided buffer rings (5.19) are used on every
- * connection; an older kernel gets told so instead of failing obscurely. */
-static void require_kernel(void)
-{
-    struct utsname u;
-    if (uname(&u) != 0)
-        return;
-    unsigned major = 0, minor = 0;
-    if (sscanf(u.release, "%u.%u", &major, &minor) != 2)
-        return;
-    if (major < 6)
-        die(1, "Linux %s is too old: shb needs 6.0 or newer for io_uring multishot receive", u.release);
-}
-
-static socklen_t inet_len(int family)
-{
-    return family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-}
-
-/* Binds fd to src (port 0) the way connections do (loop_bind_source): the
- * port is left to connect(). */
-static int bind_no_port(int fd, const struct sockaddr_storage *src)
-{
-    int one = 1;
-    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
-        return -1;
-    return bind(fd, (const struct sockaddr *)src, inet_len(src->ss_family));
-}
-
-/* One plain non-blocking connect to addr (from src, --bind's first
- * address, when given), closed at once: 0 when it is accepted within
- * timeout_ns, else why not (an errno value). */
-static int connect_error(const struct sockaddr *addr, socklen_t addrlen, const struct sockaddr_storage *src,
-                         uint64_t timeout_ns)
-{
-    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return errno;
-    int err = 0;
-    if (src && bind_no_port(fd, src) != 0) {
-        err = errno; /* not this machine's address: check_bind says so first */
-    } else if (connect(fd, addr, addrlen) != 0) {
-        err = errno;
-        if (err == EINPROGRESS) {
-            struct pollfd p = { .fd = fd, .events = POLLOUT };
-            socklen_t len = sizeof(err);
-            int n = poll(&p, 1, (int)(timeout_ns / 1000000));
-            if (n == 0)
-                err = ETIMEDOUT;
-            else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
-                err = errno;
-        }
-    }
-    close(fd);
-    return err;
-}
-
-/* A target's address, found before any target runs. */
-struct target_addr {
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
-};
-
-/* When a name has several addresses, each is tried with one plain connect
- * and the first that accepts wins. */
-static void resolve(const struct shb_opts *o, const struct shb_url *url, struct target_addr *out)
-{
-    char port[8];
-    snprintf(port, sizeof(port), "%u", url->port);
-    /* --bind: only addresses of its family can be reached from it. */
-    int family = o->nbind ? o->bind[0].ss_family : AF_UNSPEC;
-    struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
-    if (url->host_is_ip)
-        hints.ai_flags = AI_NUMERICHOST;
-    struct addrinfo *res = NULL;
-    int rc = getaddrinfo(url->host, port, &hints, &res);
-    if ((rc != 0 || !res) && family != AF_UNSPEC)
-        die(2, "cannot resolve host '%s' to an %s address (--bind's are): %s", url->host,
-            family == AF_INET ? "IPv4" : "IPv6", rc ? gai_strerror(rc) : "no address");
-    if (rc != 0 || !res)
-        die(2, "cannot resolve host '%s': %s", url->host, rc ? gai_strerror(rc) : "no address");
-    const struct addrinfo *pick = res;
-    if (res->ai_next) {
-        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns) == 0) {
-                pick = ai;
-                break;
-            }
-        }
-    }
-    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
-    out->addrlen = pick->ai_addrlen;
-    freeaddrinfo(res);
-}
-
-/* --unix-socket: the path is the address. One that names nothing, or no
- * socket, or one we may not connect to, is bad input, as a host name that
- * does not resolve is; a socket nobody listens on is refused connection by
- * connection (`connect` errors), as a TCP port is. */
-static void resolve_unix(const char *path, struct target_addr *out)
-{
-    struct sockaddr_un *un = (struct sockaddr_un *)&out->addr;
-    size_t len = strlen(path); /* fits sun_path with its NUL (cli.c) */
-    memset(out, 0, sizeof *out);
-    un->sun_family = AF_UNIX;
-    memcpy(un->sun_path, path, len + 1);
-    out->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
-    struct stat st;
-    if (stat(path, &st) != 0)
-        die(2, "--unix-socket %s: %s", path, strerror(errno));
-    if (!S_ISSOCK(st.st_mode))
-        die(2, "--unix-socket %s: not a socket", path);
-    /* connect(2) on a unix socket needs write permission on it (unix(7)). */
-    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
-        die(2, "--unix-socket %s: %s", path, strerror(errno));
-}
-
-/* --bind: every address must be one of this machine's, or every connect
- * from it fails (EADDRNOTAVAIL). */
-static void check_bind(const struct shb_opts *o)
-{
-    for (uint32_t k = 0; k < o->nbind; k++) {
-        const struct sockaddr_storage *a = &o->bind[k];
-        int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            die(1, "cannot make a socket: %s", strerror(errno));
-        if (bind_no_port(fd, a) != 0) {
-            int e = errno;
-            char text[INET6_ADDRSTRLEN];
-            const void *ip = a->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
-                                                      : (const void *)&((const struct sockaddr_in *)a)->sin_addr;
-            inet_ntop(a->ss_family, ip, text, sizeof text);
-            die(2, "--bind %s: %s%s", text, strerror(e),
-                e == EADDRNOTAVAIL ? " (not an address of this machine)" : "");
-        }
-        close(fd);
-    }
-}
-
 /* How a target is named: its label, or its URL. */
 static const char *target_name(const struct shb_target *t)
 {
     return t->label ? t->label : t->url_text;
-}
-
-/* With several targets every one is resolved and, over TCP, tried with
- * one plain connect before the first runs: a target that is down ends the
- * whole run before anything is half-done (one target alone keeps what it
- * always did: a report of connect errors). HTTP/3 has no connect to try
- * (UDP): a QUIC target that does not answer shows in its report. */
-static void check_targets(const struct shb_opts *o, struct target_addr *addrs)
-{
-    check_bind(o);
-    for (size_t i = 0; i < o->ntargets; i++) {
-        if (o->unix_socket)
-            resolve_unix(o->unix_socket, &addrs[i]);
-        else
-            resolve(o, &o->targets[i].url, &addrs[i]);
-    }
-    if (o->ntargets < 2 || o->http3)
-        return;
-    for (size_t i = 0; i < o->ntargets; i++) {
-        const struct shb_target *t = &o->targets[i];
-        int err = connect_error((const struct sockaddr *)&addrs[i].addr, addrs[i].addrlen,
-                                o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns);
-        if (err == 0)
-            continue;
-        if (t->label)
-            die(2, "target %s (%s) does not accept connections: %s; no target was run", t->label, t->url_text,
-                strerror(err));
-        die(2, "target %s does not accept connections: %s; no target was run", t->url_text, strerror(err));
-    }
-}
-
-/* Each worker registers one file slot per connection, and the kernel allows
- * a ring no more slots than the process may have open files (RLIMIT_NOFILE;
- * io_uring/filetable.c). The soft limit goes up to the hard one first; a -c
- * that still cannot fit is refused before any traffic. */
-static void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threads)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return;
-    if (rl.rlim_cur < rl.rlim_max) {
-        struct rlimit raised = { rl.rlim_max, rl.rlim_max };
-        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
-            rl = raised;
-    }
-    /* A few descriptors stay free for the rings, stdio and the socket being
-     * opened before it moves into its slot. */
-    uint64_t room = rl.rlim_cur > 16 ? (uint64_t)rl.rlim_cur - 16 : 0;
-    if (rl.rlim_cur != RLIM_INFINITY && per_worker > room)
-        die(2, "-c %u puts %llu connections on each of %u worker thread%s, but RLIMIT_NOFILE lets a thread "
-               "hold at most %llu here (hard limit %llu): raise the hard limit (ulimit -Hn as root, LimitNOFILE= "
-               "under systemd) or spread them over more threads (-t)",
-            conns, (unsigned long long)per_worker, threads, threads == 1 ? "" : "s", (unsigned long long)room,
-            (unsigned long long)rl.rlim_max);
-}
-
-/* Ports of [lo, hi] listed in net.ipv4.ip_local_reserved_ports
- * ("39000-39999,40005"; empty when none): neither connect() nor bind() to
- * port 0 ever picks them (inet_is_local_reserved_port), so they are not
- * the run's. 0 when the file cannot be read. */
-static unsigned reserved_ports_in(unsigned lo, unsigned hi)
-{
-    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_reserved_ports", "re");
-    if (!f)
-        return 0;
-    unsigned n = 0, a, b;
-    while (fscanf(f, "%u", &a) == 1) {
-        b = a;
-        int c = fgetc(f);
-        if (c == '-') {
-            if (fscanf(f, "%u", &b) != 1)
-                break;
-            c = fgetc(f);
-        }
-        unsigned from = a > lo ? a : lo, to = b < hi ? b : hi;
-        if (from <= to)
-            n += to - from + 1;
-        if (c != ',')
-            break;
-    }
-    fclose(f);
-    return n;
-}
-
-/* Every connection goes to one address, so each needs a local port of its
- * own from the kernel's ephemeral range, less its reserved ports: one range
- * per source address (--bind's N give N ranges). Returns the ports there
- * are (0 when the range cannot be read). */
-static unsigned check_port_range(uint32_t conns, uint32_t sources)
-{
-    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
-    if (!f)
-        return 0;
-    unsigned lo = 0, hi = 0;
-    int n = fscanf(f, "%u %u", &lo, &hi);
-    fclose(f);
-    if (n != 2 || hi < lo)
-        return 0;
-    unsigned reserved = reserved_ports_in(lo, hi);
-    unsigned ports = hi - lo + 1 - reserved;
-    char less[96] = "";
-    if (reserved)
-        snprintf(less, sizeof less, " (less the %u that net.ipv4.ip_local_reserved_ports holds)", reserved);
-    if (sources > 1 && conns > (uint64_t)ports * sources)
-        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u on "
-               "each of --bind's %u addresses: give more addresses, or widen the range (sysctl -w "
-               "net.ipv4.ip_local_port_range=\"1024 65535\")",
-            conns, conns, lo, hi, less, ports, sources);
-    if (sources <= 1 && conns > ports)
-        die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u: "
-               "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"), or spread the connections "
-               "over several source addresses (--bind)",
-            conns, conns, lo, hi, less, ports);
-    return ports;
 }
 
 struct run {
@@ -432,13 +158,13 @@ static void check_start_at(const struct shb_opts *o)
 {
     uint64_t now = wall_ns();
     if (o->start_at_ns <= now)
-        die(2, "--start-at %s is %.3f s past: give a time still to come", o->start_at_text,
+        shb_die(2, "--start-at %s is %.3f s past: give a time still to come", o->start_at_text,
             (double)(now - o->start_at_ns) / 1e9);
     if (o->start_at_ns - now <= o->warmup_ns)
-        die(2, "--start-at %s is only %.3f s ahead, less than --warmup (which runs before it)", o->start_at_text,
+        shb_die(2, "--start-at %s is only %.3f s ahead, less than --warmup (which runs before it)", o->start_at_text,
             (double)(o->start_at_ns - now) / 1e9);
     if (o->start_at_ns - now > START_AT_MAX_AHEAD_NS)
-        die(2, "--start-at %s is more than a day ahead", o->start_at_text);
+        shb_die(2, "--start-at %s is more than a day ahead", o->start_at_text);
 }
 
 /* Sleeps until the wall clock reads target_ns, in slices so that Ctrl-C
@@ -477,13 +203,13 @@ static void plan_run(struct shb_opts *o, struct plan *pl)
     if (o->shard_count > 1) {
         o->connections = (uint32_t)share(total_conns, o->shard_count, o->shard_index);
         if (o->connections == 0)
-            die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o->shard_index,
+            shb_die(2, "--shard %u/%u: -c %u leaves this shard no connection (at most %u shards)", o->shard_index,
                 o->shard_count, total_conns, total_conns);
         if (o->duration_ns == 0) {
             uint64_t total_requests = o->requests;
             o->requests = share(total_requests, o->shard_count, o->shard_index);
             if (o->requests == 0)
-                die(2, "--shard %u/%u: -n %llu leaves this shard no request (at most %llu shards)", o->shard_index,
+                shb_die(2, "--shard %u/%u: -n %llu leaves this shard no request (at most %llu shards)", o->shard_index,
                     o->shard_count, (unsigned long long)total_requests, (unsigned long long)total_requests);
         }
     }
@@ -544,12 +270,12 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
     struct shb_request request = cli_request(o, t);
     e->req = o->http2 ? hpack_encode_request(&request, &e->req_len) : h1_build_request(&request, &e->req_len);
     if (!e->req)
-        die(1, "out of memory");
+        shb_die(1, "out of memory");
     /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
      * references, the body as DATA) and our control stream, built once. */
     if (o->http3) {
         if (h3_request_build(&e->h3req, &request) < 0)
-            die(1, "out of memory");
+            shb_die(1, "out of memory");
         e->h3cfg = (struct h3_config){
             .request = e->h3req.bytes,
             .request_len = e->h3req.len,
@@ -598,7 +324,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
     if (o->http2) {
         int irc = hpack_encode_request_indexed(&request, &e->indexed);
         if (irc < 0)
-            die(1, "out of memory");
+            shb_die(1, "out of memory");
         if (irc == 0) {
             e->h2cfg.request_first = e->indexed.first;
             e->h2cfg.request_first_len = e->indexed.first_len;
@@ -617,7 +343,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
     bool h2_knob = false;
     e->h2cfg.first_stream_id = (uint32_t)test_knob("SHB_TEST_H2_FIRST_STREAM_ID", 1, 0x7fffffff, 0, &h2_knob);
     if (h2_knob && !(e->h2cfg.first_stream_id & 1))
-        die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
+        shb_die(2, "SHB_TEST_H2_FIRST_STREAM_ID=%u: a client's stream ids are odd (RFC 9113 §5.1.1)",
             e->h2cfg.first_stream_id);
     e->h3cfg.quic.key_update_after = test_knob("SHB_TEST_QUIC_KEY_UPDATE_AFTER", 1, UINT64_MAX, 0, &e->quic_knob);
     /* Above what a first packet can carry (QUIC_FIRST_APP_PN_MAX), numbers
@@ -658,7 +384,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     pthread_t *tids = calloc(threads, sizeof(*tids));
     struct run run = { 0 };
     if (!workers || !args || !tids)
-        die(1, "out of memory");
+        shb_die(1, "out of memory");
     pthread_barrier_init(&run.ready, NULL, threads + 1);
     pthread_barrier_init(&run.go, NULL, threads + 1);
 
@@ -712,7 +438,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
         int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);
         if (rc != 0)
-            die(1, "cannot start worker thread: %s", strerror(rc));
+            shb_die(1, "cannot start worker thread: %s", strerror(rc));
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 
@@ -769,7 +495,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     }
 
     if (stats_init(&res->total) < 0 || (o->rate_from > 0 && stats_init_pace(&res->total) < 0))
-        die(1, "out of memory");
+        shb_die(1, "out of memory");
     /* The measured window starts where the warm-up ends. */
     uint64_t measured_from = run.start_ns + o->warmup_ns, end_ns = measured_from;
     uint64_t busiest_cpu_ns = 0;
@@ -810,7 +536,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         struct hdrlog_thread **recs = calloc(threads, sizeof *recs);
         char err[256];
         if (!recs)
-            die(1, "out of memory");
+            shb_die(1, "out of memory");
         for (unsigned i = 0; i < threads; i++)
             recs[i] = &workers[i].hdr;
         if (hdrlog_write(hdr_log, recs, threads, res->ri.start_wall_ns, res->ri.duration_ns, err, sizeof err) < 0) {
@@ -892,9 +618,9 @@ static int cmd_completions(int argc, char **argv)
         return 0;
     }
     if (argc != 2)
-        die(2, "completions: expected one shell: bash, zsh or fish (usage: shb completions <SHELL>)");
+        shb_die(2, "completions: expected one shell: bash, zsh or fish (usage: shb completions <SHELL>)");
     if (completions_write(stdout, argv[1]) < 0)
-        die(2, "completions: unknown shell '%s' (use bash, zsh or fish)", argv[1]);
+        shb_die(2, "completions: unknown shell '%s' (use bash, zsh or fish)", argv[1]);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
 
@@ -926,7 +652,7 @@ int main(int argc, char **argv)
         printf("shb %s\n", shb_version);
         return 0;
     case CLI_ERROR:
-        die(2, "%s", err);
+        shb_die(2, "%s", err);
     case CLI_OK:
         break;
     }
@@ -937,12 +663,12 @@ int main(int argc, char **argv)
      * run before any traffic; written after the report. */
     FILE *hdr_log = NULL;
     if (o.hdr_log && !(hdr_log = hdrlog_open(o.hdr_log, err, sizeof err)))
-        die(2, "%s", err);
+        shb_die(2, "%s", err);
     struct plan pl;
     plan_run(&o, &pl);
     struct target_addr *addrs = calloc(o.ntargets, sizeof *addrs);
     if (!addrs)
-        die(1, "out of memory");
+        shb_die(1, "out of memory");
     check_targets(&o, addrs);
 
     catch_stop_signals();
@@ -950,7 +676,7 @@ int main(int argc, char **argv)
     bool several = o.ntargets > 1;
     struct multi_out m = { .rows = calloc(o.ntargets, sizeof *m.rows) };
     if (!m.rows)
-        die(1, "out of memory");
+        shb_die(1, "out of memory");
     int rc = 0;
     size_t done = 0;
     bool failed = false; /* a target could not run: the ones after it are not run */

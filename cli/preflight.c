@@ -1,0 +1,283 @@
+/* cli/preflight.c — what shb checks before the first request (preflight.h):
+ * the kernel, the file limit and the local port range of this machine, and
+ * where each target is (name resolution, --unix-socket, --bind's source
+ * addresses). Each check that fails ends the run with one line that names
+ * the problem and what to do, before any traffic. */
+#define _GNU_SOURCE
+#include "cli/preflight.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+void shb_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("shb: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+/* Multishot receive (6.0) and provided buffer rings (5.19) are used on every
+ * connection; an older kernel gets told so instead of failing obscurely. */
+void require_kernel(void)
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        return;
+    unsigned major = 0, minor = 0;
+    if (sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return;
+    if (major < 6)
+        shb_die(1, "Linux %s is too old: shb needs 6.0 or newer for io_uring multishot receive", u.release);
+}
+
+static socklen_t inet_len(int family)
+{
+    return family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+/* Binds fd to src (port 0) the way connections do (loop_bind_source): the
+ * port is left to connect(). */
+static int bind_no_port(int fd, const struct sockaddr_storage *src)
+{
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+        return -1;
+    return bind(fd, (const struct sockaddr *)src, inet_len(src->ss_family));
+}
+
+/* One plain non-blocking connect to addr (from src, --bind's first
+ * address, when given), closed at once: 0 when it is accepted within
+ * timeout_ns, else why not (an errno value). */
+static int connect_error(const struct sockaddr *addr, socklen_t addrlen, const struct sockaddr_storage *src,
+                         uint64_t timeout_ns)
+{
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+    if (src && bind_no_port(fd, src) != 0) {
+        err = errno; /* not this machine's address: check_bind says so first */
+    } else if (connect(fd, addr, addrlen) != 0) {
+        err = errno;
+        if (err == EINPROGRESS) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            socklen_t len = sizeof(err);
+            int n = poll(&p, 1, (int)(timeout_ns / 1000000));
+            if (n == 0)
+                err = ETIMEDOUT;
+            else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+                err = errno;
+        }
+    }
+    close(fd);
+    return err;
+}
+
+/* When a name has several addresses, each is tried with one plain connect
+ * and the first that accepts wins. */
+static void resolve(const struct shb_opts *o, const struct shb_url *url, struct target_addr *out)
+{
+    char port[8];
+    snprintf(port, sizeof(port), "%u", url->port);
+    /* --bind: only addresses of its family can be reached from it. */
+    int family = o->nbind ? o->bind[0].ss_family : AF_UNSPEC;
+    struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+    if (url->host_is_ip)
+        hints.ai_flags = AI_NUMERICHOST;
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(url->host, port, &hints, &res);
+    if ((rc != 0 || !res) && family != AF_UNSPEC)
+        shb_die(2, "cannot resolve host '%s' to an %s address (--bind's are): %s", url->host,
+            family == AF_INET ? "IPv4" : "IPv6", rc ? gai_strerror(rc) : "no address");
+    if (rc != 0 || !res)
+        shb_die(2, "cannot resolve host '%s': %s", url->host, rc ? gai_strerror(rc) : "no address");
+    const struct addrinfo *pick = res;
+    if (res->ai_next) {
+        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns) == 0) {
+                pick = ai;
+                break;
+            }
+        }
+    }
+    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
+    out->addrlen = pick->ai_addrlen;
+    freeaddrinfo(res);
+}
+
+/* --unix-socket: the path is the address. One that names nothing, or no
+ * socket, or one we may not connect to, is bad input, as a host name that
+ * does not resolve is; a socket nobody listens on is refused connection by
+ * connection (`connect` errors), as a TCP port is. */
+static void resolve_unix(const char *path, struct target_addr *out)
+{
+    struct sockaddr_un *un = (struct sockaddr_un *)&out->addr;
+    size_t len = strlen(path); /* fits sun_path with its NUL (cli.c) */
+    memset(out, 0, sizeof *out);
+    un->sun_family = AF_UNIX;
+    memcpy(un->sun_path, path, len + 1);
+    out->addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        shb_die(2, "--unix-socket %s: %s", path, strerror(errno));
+    if (!S_ISSOCK(st.st_mode))
+        shb_die(2, "--unix-socket %s: not a socket", path);
+    /* connect(2) on a unix socket needs write permission on it (unix(7)). */
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+        shb_die(2, "--unix-socket %s: %s", path, strerror(errno));
+}
+
+/* --bind: every address must be one of this machine's, or every connect
+ * from it fails (EADDRNOTAVAIL). */
+static void check_bind(const struct shb_opts *o)
+{
+    for (uint32_t k = 0; k < o->nbind; k++) {
+        const struct sockaddr_storage *a = &o->bind[k];
+        int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            shb_die(1, "cannot make a socket: %s", strerror(errno));
+        if (bind_no_port(fd, a) != 0) {
+            int e = errno;
+            char text[INET6_ADDRSTRLEN];
+            const void *ip = a->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
+                                                      : (const void *)&((const struct sockaddr_in *)a)->sin_addr;
+            inet_ntop(a->ss_family, ip, text, sizeof text);
+            shb_die(2, "--bind %s: %s%s", text, strerror(e),
+                e == EADDRNOTAVAIL ? " (not an address of this machine)" : "");
+        }
+        close(fd);
+    }
+}
+
+/* With several targets every one is resolved and, over TCP, tried with
+ * one plain connect before the first runs: a target that is down ends the
+ * whole run before anything is half-done (one target alone keeps what it
+ * always did: a report of connect errors). HTTP/3 has no connect to try
+ * (UDP): a QUIC target that does not answer shows in its report. */
+void check_targets(const struct shb_opts *o, struct target_addr *addrs)
+{
+    check_bind(o);
+    for (size_t i = 0; i < o->ntargets; i++) {
+        if (o->unix_socket)
+            resolve_unix(o->unix_socket, &addrs[i]);
+        else
+            resolve(o, &o->targets[i].url, &addrs[i]);
+    }
+    if (o->ntargets < 2 || o->http3)
+        return;
+    for (size_t i = 0; i < o->ntargets; i++) {
+        const struct shb_target *t = &o->targets[i];
+        int err = connect_error((const struct sockaddr *)&addrs[i].addr, addrs[i].addrlen,
+                                o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns);
+        if (err == 0)
+            continue;
+        if (t->label)
+            shb_die(2, "target %s (%s) does not accept connections: %s; no target was run", t->label, t->url_text,
+                strerror(err));
+        shb_die(2, "target %s does not accept connections: %s; no target was run", t->url_text, strerror(err));
+    }
+}
+
+/* Each worker registers one file slot per connection, and the kernel allows
+ * a ring no more slots than the process may have open files (RLIMIT_NOFILE;
+ * io_uring/filetable.c). The soft limit goes up to the hard one first; a -c
+ * that still cannot fit is refused before any traffic. */
+void check_file_limit(uint64_t per_worker, uint32_t conns, unsigned threads)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit raised = { rl.rlim_max, rl.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            rl = raised;
+    }
+    /* A few descriptors stay free for the rings, stdio and the socket being
+     * opened before it moves into its slot. */
+    uint64_t room = rl.rlim_cur > 16 ? (uint64_t)rl.rlim_cur - 16 : 0;
+    if (rl.rlim_cur != RLIM_INFINITY && per_worker > room)
+        shb_die(2, "-c %u puts %llu connections on each of %u worker thread%s, but RLIMIT_NOFILE lets a thread "
+               "hold at most %llu here (hard limit %llu): raise the hard limit (ulimit -Hn as root, LimitNOFILE= "
+               "under systemd) or spread them over more threads (-t)",
+            conns, (unsigned long long)per_worker, threads, threads == 1 ? "" : "s", (unsigned long long)room,
+            (unsigned long long)rl.rlim_max);
+}
+
+/* Ports of [lo, hi] listed in net.ipv4.ip_local_reserved_ports
+ * ("39000-39999,40005"; empty when none): neither connect() nor bind() to
+ * port 0 ever picks them (inet_is_local_reserved_port), so they are not
+ * the run's. 0 when the file cannot be read. */
+static unsigned reserved_ports_in(unsigned lo, unsigned hi)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_reserved_ports", "re");
+    if (!f)
+        return 0;
+    unsigned n = 0, a, b;
+    while (fscanf(f, "%u", &a) == 1) {
+        b = a;
+        int c = fgetc(f);
+        if (c == '-') {
+            if (fscanf(f, "%u", &b) != 1)
+                break;
+            c = fgetc(f);
+        }
+        unsigned from = a > lo ? a : lo, to = b < hi ? b : hi;
+        if (from <= to)
+            n += to - from + 1;
+        if (c != ',')
+            break;
+    }
+    fclose(f);
+    return n;
+}
+
+/* Every connection goes to one address, so each needs a local port of its
+ * own from the kernel's ephemeral range, less its reserved ports: one range
+ * per source address (--bind's N give N ranges). Returns the ports there
+ * are (0 when the range cannot be read). */
+unsigned check_port_range(uint32_t conns, uint32_t sources)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+    if (!f)
+        return 0;
+    unsigned lo = 0, hi = 0;
+    int n = fscanf(f, "%u %u", &lo, &hi);
+    fclose(f);
+    if (n != 2 || hi < lo)
+        return 0;
+    unsigned reserved = reserved_ports_in(lo, hi);
+    unsigned ports = hi - lo + 1 - reserved;
+    char less[96] = "";
+    if (reserved)
+        snprintf(less, sizeof less, " (less the %u that net.ipv4.ip_local_reserved_ports holds)", reserved);
+    if (sources > 1 && conns > (uint64_t)ports * sources)
+        shb_die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u on "
+               "each of --bind's %u addresses: give more addresses, or widen the range (sysctl -w "
+               "net.ipv4.ip_local_port_range=\"1024 65535\")",
+            conns, conns, lo, hi, less, ports, sources);
+    if (sources <= 1 && conns > ports)
+        shb_die(2, "-c %u needs %u local ports to one address, but net.ipv4.ip_local_port_range (%u-%u)%s has %u: "
+               "widen it (sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"), or spread the connections "
+               "over several source addresses (--bind)",
+            conns, conns, lo, hi, less, ports);
+    return ports;
+}
+
