@@ -219,7 +219,10 @@ size_t hpack_int_encode(uint8_t *out, size_t cap, unsigned prefix_bits, uint8_t 
     }
 }
 
-int hpack_int_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits, uint64_t *v)
+/* The prefix and its continuation octets, step setting the limits. Inline:
+ * hpack_int_decode's int_step is a constant, and inlined in turn. */
+static inline int int_decode_by(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits,
+                                int (*step)(uint64_t *, uint8_t *, uint8_t), uint64_t *v)
 {
     const uint8_t *p = *pp;
     if (prefix_bits < 1 || prefix_bits > 8)
@@ -234,7 +237,7 @@ int hpack_int_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bit
         do {
             if (p >= end)
                 return HPACK_ERR_TRUNCATED;
-            rc = int_step(&x, &count, *p++);
+            rc = step(&x, &count, *p++);
             if (rc < 0)
                 return rc;
         } while (rc == 0);
@@ -242,6 +245,17 @@ int hpack_int_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bit
     *v = x;
     *pp = p;
     return 0;
+}
+
+int hpack_int_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits, uint64_t *v)
+{
+    return int_decode_by(pp, end, prefix_bits, int_step, v);
+}
+
+int hpack_int_decode_by(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits,
+                        int (*step)(uint64_t *, uint8_t *, uint8_t), uint64_t *v)
+{
+    return int_decode_by(pp, end, prefix_bits, step, v);
 }
 
 /* ------------------------------------------------------------- Huffman */

@@ -37,6 +37,11 @@ int hpack_int_decode(const uint8_t **p, const uint8_t *end, unsigned prefix_bits
  * to start). Returns 1 when the integer is complete, 0 when another octet
  * follows, or HPACK_ERR_INTEGER (the limits hpack_int_decode applies). */
 int hpack_int_step(uint64_t *v, uint8_t *count, uint8_t b);
+/* hpack_int_decode with other limits: step takes each continuation octet
+ * as hpack_int_step does, and returns its own error codes (QPACK's 62-bit
+ * integers, RFC 9204 §4.1.1). HPACK_ERR_TRUNCATED when the input ends. */
+int hpack_int_decode_by(const uint8_t **p, const uint8_t *end, unsigned prefix_bits,
+                        int (*step)(uint64_t *v, uint8_t *count, uint8_t b), uint64_t *v);
 
 /* Huffman (RFC 7541 Appendix B). Decode returns the decoded length, or a
  * HPACK_ERR_* (invalid code, EOS, bad padding, output overflow). */

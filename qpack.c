@@ -271,27 +271,12 @@ static int int62_step(uint64_t *v, uint8_t *count, uint8_t b)
     return (b & 0x80) ? 0 : 1;
 }
 
+/* HPACK_ERR_TRUNCATED is QPACK_ERR_TRUNCATED: the same -1. */
+_Static_assert(HPACK_ERR_TRUNCATED == QPACK_ERR_TRUNCATED, "hpack_int_decode_by's truncation is QPACK's");
+
 static int int62_decode(const uint8_t **pp, const uint8_t *end, unsigned prefix_bits, uint64_t *v)
 {
-    const uint8_t *p = *pp;
-    if (p >= end)
-        return QPACK_ERR_TRUNCATED;
-    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
-    uint64_t x = *p++ & mask;
-    if (x == mask) {
-        uint8_t count = 0;
-        int rc;
-        do {
-            if (p >= end)
-                return QPACK_ERR_TRUNCATED;
-            rc = int62_step(&x, &count, *p++);
-            if (rc < 0)
-                return rc;
-        } while (rc == 0);
-    }
-    *v = x;
-    *pp = p;
-    return 0;
+    return hpack_int_decode_by(pp, end, prefix_bits, int62_step, v);
 }
 
 /* §4.5.1: the section prefix. */
