@@ -2,6 +2,15 @@
  * (slot.h). */
 #include "slot.h"
 
+#include <stdlib.h>
+
+int ring_init(struct idx_ring *q, uint32_t n)
+{
+    uint32_t cap = pow2_at_least(n);
+    *q = (struct idx_ring){ .v = calloc(cap, sizeof(uint32_t)), .mask = cap - 1 };
+    return q->v ? 0 : -1;
+}
+
 void slot_arm_recv(struct loop *l, struct slot *s)
 {
     uring_prep_recv_multishot(uring_sqe(&l->ring), s->idx, LOOP_BUF_GROUP, slot_ud(s, OP_RECV));

@@ -26,18 +26,22 @@ struct slot {
 
 static inline uint64_t slot_ud(const struct slot *s, unsigned op) { return ud_make(op, s->gen, s->idx); }
 
-/* A FIFO of connection indices, at most cap of them. */
+/* A FIFO of connection indices: room for a power of two of them (mask + 1),
+ * so that wrapping is a mask, not a division, on the per-batch path. */
 struct idx_ring {
     uint32_t *v;
-    uint32_t cap, head, len;
+    uint32_t mask, head, len;
 };
 
-static inline void ring_push(struct idx_ring *q, uint32_t i) { q->v[(q->head + q->len++) % q->cap] = i; }
+/* Room for n indices (at least): 0, or -1 when out of memory. */
+int ring_init(struct idx_ring *q, uint32_t n);
+
+static inline void ring_push(struct idx_ring *q, uint32_t i) { q->v[(q->head + q->len++) & q->mask] = i; }
 
 static inline uint32_t ring_pop(struct idx_ring *q)
 {
     uint32_t i = q->v[q->head];
-    q->head = (q->head + 1) % q->cap;
+    q->head = (q->head + 1) & q->mask;
     q->len--;
     return i;
 }

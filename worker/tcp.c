@@ -468,10 +468,8 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     t->tls = w->cfg.tls != NULL;
     t->nconns = w->cfg.connections;
     t->conns = calloc(t->nconns, sizeof(*t->conns));
-    t->flush = (struct idx_ring){ .v = calloc(t->nconns, sizeof(uint32_t)), .cap = t->nconns };
-    t->openq = (struct idx_ring){ .v = calloc(t->nconns, sizeof(uint32_t)), .cap = t->nconns };
-    t->laterq = (struct idx_ring){ .v = calloc(t->nconns, sizeof(uint32_t)), .cap = t->nconns };
-    if (!t->conns || !t->flush.v || !t->openq.v || !t->laterq.v) {
+    if (!t->conns || ring_init(&t->flush, t->nconns) < 0 || ring_init(&t->openq, t->nconns) < 0 ||
+        ring_init(&t->laterq, t->nconns) < 0) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u connections", t->nconns);
         return -1;
     }

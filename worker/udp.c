@@ -769,10 +769,9 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     u->nconns = w->cfg.connections;
     u->qsize = (quic_conn_size(&w->cfg.h3->quic) + 63) & ~(size_t)63;
     u->conns = calloc(u->nconns, sizeof(*u->conns));
-    u->flush = (struct idx_ring){ .v = calloc(u->nconns, sizeof(uint32_t)), .cap = u->nconns };
     u->qmem = aligned_alloc(64, u->qsize * u->nconns);
     u->out_mem = malloc((size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * u->nconns);
-    if (!u->conns || !u->flush.v || !u->qmem || !u->out_mem) {
+    if (!u->conns || ring_init(&u->flush, u->nconns) < 0 || !u->qmem || !u->out_mem) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u QUIC connections", u->nconns);
         return -1;
     }

@@ -159,14 +159,14 @@ void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns,
     uint64_t latency = l->now - due_ns;
     /* A running mean (1/256 of each new latency): it paces the waits. */
     l->latency_avg_ns = (uint64_t)((int64_t)l->latency_avg_ns + ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256);
-    meter_ok(&l->meter, l->now, status, due_ns, sent_ns, first_ns);
     ended_one(l);
+    meter_ok(&l->meter, l->now, status, due_ns, sent_ns, first_ns); /* last: a tail call */
 }
 
 void loop_error(struct loop *l, enum err_kind kind)
 {
-    meter_error(&l->meter, kind);
     ended_one(l);
+    meter_error(&l->meter, kind);
 }
 
 /* Whether kind's message is still to be written: not during the warm-up
