@@ -250,8 +250,3 @@ clean:
 
 # The headers each object and test binary was built from (-MMD -MP).
 -include $(shell find build -name '*.d' 2>/dev/null)
-# The unit tests' sources were test/*.c before test/unit/: a build/ from then
-# still names them in its .d files, and these empty rules let make rebuild
-# from the new place instead of stopping at a missing prerequisite.
-test/unit_%.c: ;
-test/musl_bearssl.c test/quic_record.c: ;

@@ -78,7 +78,7 @@ mapfile -t LONG_FLAGS < <(grep -oE -- '^  (-[A-Za-z], |    )--[a-z0-9-]+' "$T/he
 if [ "$SHB_FLAVOUR" != musl ]; then
     skip "the version object's rebuild: the build's wiring, checked once (musl)"
 else
-    begin "the version object is rebuilt when the commit changes (a copy of the tree, make build/musl/version.o)"
+    begin "the version object is rebuilt when the commit changes (a copy of the tree, make build/musl/cli/version.o)"
     # The working tree as it is (tracked and untracked files, not the
     # ignored build outputs), committed in a repository of its own.
     clone=$T/clone
@@ -87,19 +87,19 @@ else
     if ! (cd "$clone" && git init -q && git add -A && git -c user.name=test -c user.email=test@invalid commit -q -m "the tree under test") >"$T/clone.err" 2>&1; then
         want "git init/commit of a copy failed: $(head -c 300 "$T/clone.err")"
     else
-        make -s -C "$clone" build/musl/version.o >"$T/make1.log" 2>&1 || want "make build/musl/version.o failed: $(tail -n 5 "$T/make1.log")"
+        make -s -C "$clone" build/musl/cli/version.o >"$T/make1.log" 2>&1 || want "make build/musl/cli/version.o failed: $(tail -n 5 "$T/make1.log")"
         v1=$(git -C "$clone" describe --tags --always --dirty)
-        grep -qaF "$v1" "$clone/build/musl/version.o" || want "version.o lacks '$v1'"
-        cp -p "$clone/build/musl/version.o" "$T/version1.o"
-        make -s -C "$clone" build/musl/version.o >"$T/make2.log" 2>&1
-        [ "$clone/build/musl/version.o" -nt "$T/version1.o" ] && want "version.o was rebuilt though nothing changed"
+        grep -qaF "$v1" "$clone/build/musl/cli/version.o" || want "version.o lacks '$v1'"
+        cp -p "$clone/build/musl/cli/version.o" "$T/version1.o"
+        make -s -C "$clone" build/musl/cli/version.o >"$T/make2.log" 2>&1
+        [ "$clone/build/musl/cli/version.o" -nt "$T/version1.o" ] && want "version.o was rebuilt though nothing changed"
         grep -q 'CC' "$T/make2.log" && want "make compiled something though nothing changed: $(head -n 3 "$T/make2.log")"
         sleep 1 # a new mtime for the new header, on any filesystem
         git -C "$clone" -c user.name=test -c user.email=test@invalid commit -q --allow-empty -m "a new commit"
         v2=$(git -C "$clone" describe --tags --always --dirty)
         [ "$v1" != "$v2" ] || want "the new commit did not change git describe ($v1)"
-        make -s -C "$clone" build/musl/version.o >"$T/make3.log" 2>&1
-        grep -qaF "$v2" "$clone/build/musl/version.o" || want "after a commit, version.o still lacks '$v2' (a stale version)"
+        make -s -C "$clone" build/musl/cli/version.o >"$T/make3.log" 2>&1
+        grep -qaF "$v2" "$clone/build/musl/cli/version.o" || want "after a commit, version.o still lacks '$v2' (a stale version)"
         grep -c 'CC' "$T/make3.log" | grep -qx 1 || want "a new commit should compile version.c alone: $(cat "$T/make3.log")"
     fi
     finish
@@ -150,7 +150,7 @@ finish
 # Only version.c may see the header: any other object that included it would
 # keep a stale version (make rebuilds only version.o on a new commit).
 begin "build/version.h is included by version.c alone"
-others=$(cd "$ROOT" && grep -l 'build/version\.h' -- *.c */*.c 2>/dev/null | grep -v '^version\.c$' | grep -v '^scripts/')
+others=$(cd "$ROOT" && grep -l 'build/version\.h' -- *.c */*.c 2>/dev/null | grep -v '^cli/version\.c$' | grep -v '^scripts/')
 [ -z "$others" ] || want "also included by: $others"
 grep -q '#include "build/version.h"' "$ROOT/cli/version.c" || want "version.c does not include it"
 finish
