@@ -163,8 +163,7 @@ static void h2s_expire(struct loop *l, struct conn *c)
         cancelled = true;
     }
     if (cancelled) {
-        h2s_fill(l, c); /* the freed streams carry the next requests */
-        tcp_flush_later(l, c);
+        h2s_fill(l, c); /* the freed streams carry the next requests; it queues the RST_STREAMs too */
     }
 }
 

@@ -209,7 +209,7 @@ static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
 {
     tcp_of(l)->connecting--;
     c->state = CONN_IDLE;
-    c->s.gen = (c->s.gen + 1) & GEN_MASK;
+    slot_close(l, &c->s); /* no receive yet: only a new generation */
     loop_charge(l, kind);
     /* A timeout has waited already; a refusal or a missing port came back
      * at once, and trying again at once would only spin. */
@@ -251,7 +251,7 @@ static void on_connect(struct loop *l, struct conn *c, int res)
         if (l->now - c->phase_ns < l->cfg->connect_timeout_ns) {
             t->connecting--;
             c->state = CONN_IDLE;
-            c->s.gen = (c->s.gen + 1) & GEN_MASK;
+            slot_close(l, &c->s);
             c->backlog_wait = true;
             conn_replace(l, c, true);
             return;
@@ -342,7 +342,6 @@ static void first_bytes_hint(struct loop *l, struct conn *c, const uint8_t *p, s
 
 static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
 {
-    bool more = (flags & IORING_CQE_F_MORE) != 0;
     slot_recv_done(&c->s, flags);
     if (res > 0) {
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
@@ -356,7 +355,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         uring_bufring_recycle(&l->bufs, bid);
         if (!alive)
             conn_end(l, c);
-        else if (!more)
+        else if (!c->s.recv_armed)
             slot_arm_recv(l, &c->s);
         return;
     }
@@ -366,7 +365,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         slot_arm_recv(l, &c->s);
         return;
     }
-    if (c->tls && tcp_tls_silent_refusal(l, c)) {
+    if (c->tls && tcp_tls_silent_refusal(c)) {
         conn_close(l, c);
         conn_replace(l, c, false);
         return;
@@ -490,7 +489,7 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         t->conns[i].session = t->session_mem + session_each * i;
         t->conns[i].tls_mem = t->tls_mem ? t->tls_mem + tls_each * i : NULL;
     }
-    if (t->tls && tcp_tls_prepare(t, &w->cfg, w->error, sizeof w->error) < 0)
+    if (t->tls && tcp_tls_prepare(t, w->error, sizeof w->error) < 0)
         return -1;
     t->connect_ts = ns_to_ts(w->cfg.connect_timeout_ns);
     /* SQ: a turn queues per connection at most a cancel, a connect and its

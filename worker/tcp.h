@@ -135,7 +135,7 @@ bool tcp_retire(struct loop *l, struct conn *c);
 void tcp_send(struct loop *l, struct conn *c, const void *buf, size_t len);
 
 /* The TLS filter (tcp_tls.c). */
-int tcp_tls_prepare(struct tcp *t, const struct worker_config *cfg, char *err, size_t errlen);
+int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen);
 void tcp_tls_start(struct loop *l, struct conn *c);
 bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n);
 void tcp_tls_flush(struct loop *l, struct conn *c);
@@ -146,7 +146,7 @@ bool tcp_tls_all_sent(const struct conn *c);
 bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char *why);
 /* The socket closed before any byte came: a silent TLS 1.3 refusal (true:
  * the connection is replaced, at no cost). */
-bool tcp_tls_silent_refusal(struct loop *l, struct conn *c);
+bool tcp_tls_silent_refusal(struct conn *c);
 /* The tick during the handshake: false when --connect-timeout passed. */
 bool tcp_tls_tick(struct loop *l, struct conn *c);
 

@@ -21,9 +21,8 @@
 enum { TARGET_UNKNOWN, TARGET_TLS12, TARGET_TLS13 };
 static _Atomic int target_tls12;
 
-int tcp_tls_prepare(struct tcp *t, const struct worker_config *cfg, char *err, size_t errlen)
+int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen)
 {
-    (void)cfg;
     /* Client randoms and key shares come from one DRBG per worker, seeded
      * once from the kernel: no syscall per handshake. */
     uint8_t seed[48];
@@ -244,9 +243,8 @@ bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char
  * close or reset before the server's first byte is taken as that refusal,
  * as handshake_failure is: the TLS 1.2 engine gets the next attempt, and
  * this one costs no request. */
-bool tcp_tls_silent_refusal(struct loop *l, struct conn *c)
+bool tcp_tls_silent_refusal(struct conn *c)
 {
-    (void)l;
     if (!c->handshaking || c->tls12 || c->heard || target_tls12 == TARGET_TLS13)
         return false;
     target_tls12 = TARGET_TLS12;
