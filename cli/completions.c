@@ -229,7 +229,13 @@ static void put_zsh_explanation(FILE *f, const char *help)
 /* ":MESSAGE:ACTION" for an option's value or an operand. */
 static void put_zsh_action(FILE *f, const char *message, enum cli_complete kind, const char *words)
 {
-    fprintf(f, ":%s:", message);
+    fputc(':', f);
+    for (const char *c = message; *c; c++) { /* a ':' would end the message (USER[:PASSWORD]) */
+        if (*c == ':')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc(':', f);
     switch (kind) {
     case CLI_COMPLETE_NONE: fputc(' ', f); break; /* a message, nothing to complete */
     case CLI_COMPLETE_FILE: fputs("_files", f); break;
