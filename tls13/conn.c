@@ -123,10 +123,16 @@ struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const ui
     t->out_len = 0;
     memset(&t->rd, 0, sizeof t->rd);
     memset(&t->wr, 0, sizeof t->wr);
+    const struct tls_choice *ch = cfg->choice;
     struct tls13_hs_config hc = {
         .server_name = cfg->server_name,
         .alpn = cfg->alpn,
         .alpn_len = cfg->alpn_len,
+        .suites = ch ? ch->suites13 : NULL,
+        .nsuites = ch ? ch->nsuites13 : 0,
+        .groups = ch ? ch->groups : NULL,
+        .ngroups = ch ? ch->ngroups : 0,
+        .tls13_only = ch && ch->min_version == TLS_VERSION_13,
     };
     int rc = tls13_hs_start(&t->hs, &hc, entropy, &callbacks, t);
     if (rc < 0) {
