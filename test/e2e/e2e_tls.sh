@@ -499,6 +499,100 @@ json_run_ok HTTP/1.1 && all_ok 50
 jx '.durationSeconds < 2' '.durationSeconds'
 finish
 
+# --- 4b. the TLS the user chooses (--tls-max, --tlsv1.3, --tls13-ciphers, --ciphers, --curves)
+# nginx's BOTH_* servers speak TLS 1.2 and 1.3 with nginx's default suites
+# and groups (and no server preference: the client's order decides); each
+# choice must show in the report's tls object and in what nginx logged.
+BOTH_RSA_PORT=$NGINX_PORT_BOTH_RSA BOTH_EC_PORT=$NGINX_PORT_BOTH_EC
+# chose LABEL KEY PORT JQ ARG...: -n 40 -c 2 with ARGs against nginx server
+# KEY, every request ok, the report's tls matching JQ and nginx's log.
+chose() {
+    local label=$1 key=$2 port=$3 expr=$4
+    shift 4
+    begin "nginx $label: $*"
+    tls_log_reset "$key"
+    shb -n 40 -c 2 -j "$@" "https://127.0.0.1:$port/"
+    json_run_ok && all_ok 40
+    jx ".tls | ($expr)" '.tls'
+    tls_as_logged "$key"
+    finish
+}
+begin "nginx TLS 1.2 and 1.3 servers: preconditions"
+server_has "TLS 1.3" "$BOTH_RSA_PORT" 'New, TLSv1\.3' -tls1_3
+server_has "TLS 1.2" "$BOTH_RSA_PORT" 'New, TLSv1\.2' -tls1_2
+server_has "TLS 1.2, X25519" "$BOTH_RSA_PORT" 'Server Temp Key: X25519' -tls1_2 -groups X25519
+server_refuses "TLS 1.2 ECDSA P-256 without P-256" "$BOTH_EC_PORT" -tls1_2 -groups X25519
+finish
+chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" '.version == "TLSv1.2" and .fallback and .alpn == "http/1.1"' --tls-max 1.2
+chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" '.version == "TLSv1.2" and .fallback and .alpn == "h2"' \
+    --tls-max 1.2 --http2 -p 4
+chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" '.version == "TLSv1.3" and .fallback == false' --tlsv1.3
+for suite in TLS_AES_128_GCM_SHA256 TLS_AES_256_GCM_SHA384 TLS_CHACHA20_POLY1305_SHA256; do
+    chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" ".version == \"TLSv1.3\" and .cipher == \"$suite\"" \
+        --tls13-ciphers "$suite"
+done
+chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" '.cipher == "TLS_CHACHA20_POLY1305_SHA256" and .alpn == "h2"' \
+    --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256 --http2 -p 4
+chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" '.cipher == "TLS_AES_256_GCM_SHA384"' \
+    --tls13-ciphers TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256
+for spec in "x25519 x25519" "P-256 secp256r1" "secp384r1 secp384r1" "P-384:x25519 secp384r1" "prime256v1:P-384 secp256r1"; do
+    read -r curves iana <<<"$spec"
+    chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" ".version == \"TLSv1.3\" and .group == \"$iana\"" --curves "$curves"
+done
+chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" '.group == "secp384r1" and .alpn == "h2"' --curves P-384 --http2 -p 4
+for suite in ECDHE-RSA-CHACHA20-POLY1305 ECDHE-RSA-AES256-GCM-SHA384 ECDHE-RSA-AES128-GCM-SHA256; do
+    chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" ".version == \"TLSv1.2\" and .group == \"secp256r1\" and
+        .cipher == \"$(sed -e 's/^ECDHE-RSA-/TLS_ECDHE_RSA_WITH_/' -e 's/AES\([0-9]*\)-GCM/AES_\1_GCM/' \
+        -e 's/CHACHA20-POLY1305$/CHACHA20_POLY1305_SHA256/' -e 's/-SHA/_SHA/' <<<"$suite")\"" \
+        --tls-max 1.2 --ciphers "$suite"
+done
+chose "1.2+1.3 (ecdsa)" BOTH_EC "$BOTH_EC_PORT" \
+    '.cipher == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256" and .alpn == "h2"' \
+    --tls-max 1.2 --ciphers ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256 --http2 -p 4
+chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" '.version == "TLSv1.2" and .group == "x25519"' --tls-max 1.2 --curves x25519
+chose "1.2+1.3 (rsa)" BOTH_RSA "$BOTH_RSA_PORT" '.version == "TLSv1.2" and .group == "secp384r1"' --tls-max 1.2 --curves P-384
+# --ciphers alone: the fallback engine offers the chosen suite.
+chose "TLS 1.2 only (rsa)" TLS12_RSA "$NGINX_PORT_TLS12_RSA" \
+    '.version == "TLSv1.2" and .cipher == "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"' --ciphers ECDHE-RSA-AES256-GCM-SHA384
+begin "nginx 1.2+1.3 (rsa): --tls-max 1.2 --ciphers AES128-GCM-SHA256 (RSA key exchange: no group)"
+shb -n 20 -c 2 -j --tls-max 1.2 --ciphers AES128-GCM-SHA256 "https://127.0.0.1:$BOTH_RSA_PORT/"
+json_run_ok && all_ok 20
+jx '.tls == {version: "TLSv1.2", cipher: "TLS_RSA_WITH_AES_128_GCM_SHA256", group: null, alpn: "http/1.1", fallback: true}' '.tls'
+finish
+
+# refused LABEL PORT ALERT WHAT ARG...: a server that cannot meet the
+# choice: every request a tls handshake error, the server's ALERT counted,
+# and the message (errorDetails; the text report's Hint line) naming the choice
+# (WHAT, as shb spells it) and the alert.
+refused() {
+    local label=$1 port=$2 alert=$3 what=$4
+    shift 4
+    begin "nginx $label refuses $*: every request a tls handshake error naming the choice and $alert"
+    shb -n 6 -c 2 -j "$@" "https://127.0.0.1:$port/"
+    json_run_ok
+    jx '.requests.total == 6 and .requests.ok == 0 and .requests.errors == 6 and .errorKinds == {"tls handshake": 6}' \
+        '{requests, errorKinds}'
+    jx ".tlsAlerts == {\"received $alert\": 6}" '.tlsAlerts'
+    jx "(.errorDetails[\"tls handshake\"].first | endswith(\"cannot meet $what: received alert $alert\"))" '.errorDetails'
+    finish
+    begin "nginx $label refuses $*: text report's Hint line"
+    shb -n 2 -c 1 "$@" "https://127.0.0.1:$port/"
+    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+    grep -qF "Hint:         the server at 127.0.0.1:$port cannot meet $what: received alert $alert" "$OUT" ||
+        want "no Hint line naming '$what' and '$alert': $(grep -m1 '^Hint' "$OUT")"
+    finish
+}
+PV=protocol_version HF=handshake_failure
+refused "TLS 1.2 only (rsa)" "$NGINX_PORT_TLS12_RSA" "$PV" "--tlsv1.3" --tlsv1.3
+refused "TLS 1.2 only (ecdsa)" "$NGINX_PORT_TLS12_EC" "$PV" "--tlsv1.3" --tlsv1.3 --http2
+refused "TLS_AES_128_GCM_SHA256 only" "$NGINX_PORT_AES128" "$HF" \
+    "--tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384" \
+    --tlsv1.3 --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384
+refused "P-256 only" "$NGINX_PORT_P256" "$HF" "--tlsv1.3 --curves x25519:P-384" --tlsv1.3 --curves x25519:P-384 --http2
+refused "1.2+1.3 (ecdsa P-256 certificate)" "$BOTH_EC_PORT" "$HF" "--tls-max 1.2 --curves x25519" --tls-max 1.2 --curves x25519
+refused "1.2+1.3 (rsa certificate)" "$BOTH_RSA_PORT" "$HF" "--tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256" \
+    --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256
+
 # --- 5. --disable-keepalive: one handshake per request --------------------------------------
 for spec in "rsa $N1_RSA_PORT $N1_RSA_LOG" "ecdsa $N1_EC_PORT $N1_EC_LOG"; do
     read -r cert port log <<<"$spec"
