@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tls13/conn.h"
+
 #define GROUP_SECP256R1 23 /* TLS Supported Groups (RFC 8446 §4.2.7) */
 #define GROUP_SECP384R1 24
 #define GROUP_X25519 29
@@ -212,4 +214,16 @@ void tls_choice_describe(struct tls_choice *c)
     describe_list(w, cap, &kind13, c->suites13, c->nsuites13);
     describe_list(w, cap, &kind12, c->suites12, c->nsuites12);
     describe_list(w, cap, &kind_groups, c->groups, c->ngroups);
+}
+
+/* handshake_failure: no common suite or group (RFC 8446 §4.1.1);
+ * protocol_version and insufficient_security: no common version, or suites
+ * below the server's floor (§6.2); protocol_version sent by us: the server
+ * chose TLS 1.2 against --tlsv1.3 (§D.1). */
+bool tls_choice_refused(const struct tls_choice *c, int alert, char *out, size_t n)
+{
+    if (!c || !c->what[0] || (alert != -40 && alert != -70 && alert != -71 && alert != 70))
+        return false;
+    snprintf(out, n, "cannot meet %s: %s alert %s", c->what, alert < 0 ? "received" : "sent", tls_alert_name(alert));
+    return true;
 }

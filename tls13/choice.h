@@ -43,6 +43,12 @@ int tls_choice_groups(struct tls_choice *c, const char *list, char *err, size_t 
  * one canonical spelling ("--tlsv1.3 --curves P-384"); "" when none do. */
 void tls_choice_describe(struct tls_choice *c);
 
+/* A failed handshake's alert (positive: we sent it; negative: the server
+ * did) that says the server could not meet c: "cannot meet --tlsv1.3:
+ * received alert protocol_version" into out. False (out untouched) when
+ * nothing was chosen or the alert says something else. */
+bool tls_choice_refused(const struct tls_choice *c, int alert, char *out, size_t n);
+
 /* The BearSSL curve bitmask (bit n: TLS named group n) of c's groups; every
  * ECDHE curve BearSSL has when none were chosen. */
 uint32_t tls_choice_curve_mask(const struct tls_choice *c);

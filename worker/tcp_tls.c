@@ -191,25 +191,18 @@ static void tls_why(struct loop *l, struct conn *c, enum err_kind kind)
                  NULL);
 }
 
-/* A handshake that failed with what a server says when it cannot meet the
- * client's offer, while the user chose what to offer: the report says which
- * choice, with the alert, as a hint. handshake_failure: no common suite or
- * group (RFC 8446 §4.1.1); protocol_version and insufficient_security: no
- * common version, or suites weaker than the server's floor (RFC 8446 §6.2);
- * protocol_version sent by us: the server chose TLS 1.2 against --tlsv1.3
- * (RFC 8446 §D.1). */
+/* A handshake that failed the way a server that cannot meet the user's
+ * choice fails (alert 0: it closed without a word, as some do, see
+ * tcp_tls_silent_refusal): the report names the choice, as a hint. */
 static void choice_refused(struct loop *l, int alert)
 {
     const struct tls_choice *ch = choice_of(l);
     if (!ch || !ch->what[0] || stats_why_kept(&l->w->stats, ERR_TLS_HANDSHAKE, true))
         return;
     char what[TLS_CHOICE_WHAT_MAX + 80];
-    if (alert == 0) /* some servers close without a word (tcp_tls_silent_refusal) */
+    if (alert == 0)
         snprintf(what, sizeof what, "closed the connection during the TLS handshake: it may not meet %s", ch->what);
-    else if (alert == -40 || alert == -70 || alert == -71 || alert == 70)
-        snprintf(what, sizeof what, "cannot meet %s: %s alert %s", ch->what, alert < 0 ? "received" : "sent",
-                 tls_alert_name(alert));
-    else
+    else if (!tls_choice_refused(ch, alert, what, sizeof what))
         return;
     loop_hint(l, ERR_TLS_HANDSHAKE, what);
 }
