@@ -593,6 +593,81 @@ refused "1.2+1.3 (ecdsa P-256 certificate)" "$BOTH_EC_PORT" "$HF" "--tls-max 1.2
 refused "1.2+1.3 (rsa certificate)" "$BOTH_RSA_PORT" "$HF" "--tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256" \
     --tls-max 1.2 --ciphers ECDHE-ECDSA-AES128-GCM-SHA256
 
+# --- 4c. the TLS choices against lighttpd's TLS modules -------------------------------------
+# lighttpd (test/servers/lighttpd-tls.conf.in) with each TLS module Debian
+# ships: OpenSSL, GnuTLS, mbedTLS (2.28: TLS 1.2 only) and wolfSSL; one
+# port speaking TLS 1.2 and 1.3 (as far as the module goes), one TLS 1.2
+# only. The report's tls object must show each choice.
+# start_lighttpd_tls MOD: sets LT_BOTH and LT_T12 (ports), LT_PID.
+start_lighttpd_tls() {
+    local mod=$1 dir="$LIB_TMP/lighttpd-$1"
+    mkdir -p "$dir/www"
+    printf ok >"$dir/www/index.html"
+    start_retry "lighttpd mod_$mod" LT_PID "$dir/error.log" "$dir/stderr.log" -- lighttpd_tls_attempt "$mod" "$dir"
+}
+lighttpd_tls_attempt() {
+    local mod=$1 dir=$2
+    pick_port LT_BOTH && pick_port LT_T12 || return 2
+    sed -e "s|@TLSMOD@|mod_$mod|" -e "s|@DIR@|$dir|g" -e "s|@BOTH@|$LT_BOTH|" -e "s|@T12@|$LT_T12|" \
+        -e "s|@CERTS@|$C|g" "$LIB_ROOT/test/servers/lighttpd-tls.conf.in" >"$dir/lighttpd.conf" || return 2
+    lighttpd -D -f "$dir/lighttpd.conf" >"$dir/stderr.log" 2>&1 &
+    LT_PID=$!
+    wait_port "$LT_BOTH" "$LT_PID" 10 && wait_port "$LT_T12" "$LT_PID" 10
+}
+# lt_chose LABEL PORT JQ ARG...: -n 30 -c 2 with ARGs, all ok, .tls matching JQ.
+lt_chose() {
+    local label=$1 port=$2 expr=$3
+    shift 3
+    begin "$label: $*"
+    shb -n 30 -c 2 -j "$@" "https://127.0.0.1:$port/"
+    json_run_ok && all_ok 30
+    jx ".tls | ($expr)" '.tls'
+    finish
+}
+for mod in openssl gnutls mbedtls wolfssl; do
+    if ! command -v lighttpd >/dev/null 2>&1 || [ ! -e "/usr/lib/lighttpd/mod_$mod.so" ]; then
+        skip "lighttpd mod_$mod TLS choices: lighttpd or /usr/lib/lighttpd/mod_$mod.so missing (bash scripts/deps.sh)"
+        continue
+    fi
+    if ! start_lighttpd_tls "$mod"; then
+        begin "lighttpd mod_$mod: starts"
+        want "lighttpd with mod_$mod did not start"
+        finish
+        continue
+    fi
+    L="lighttpd mod_$mod"
+    begin "$L: preconditions"
+    server_refuses "TLS 1.2 only" "$LT_T12" -tls1_3
+    [ "$mod" = mbedtls ] || server_has "TLS 1.3" "$LT_BOTH" 'New, TLSv1\.3' -tls1_3
+    server_has "TLS 1.2" "$LT_BOTH" 'New, TLSv1\.2' -tls1_2
+    finish
+    lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.2" and .fallback' --tls-max 1.2
+    lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.2" and .alpn == "h2"' --tls-max 1.2 --http2 -p 2
+    lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.2" and .cipher == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"' \
+        --tls-max 1.2 --ciphers ECDHE-ECDSA-CHACHA20-POLY1305
+    lt_chose "$L" "$LT_BOTH" '.cipher == "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384" and .group == "secp256r1"' \
+        --tls-max 1.2 --ciphers ECDHE-ECDSA-AES256-GCM-SHA384 --curves P-256
+    lt_chose "$L TLS 1.2 only" "$LT_T12" '.version == "TLSv1.2" and .cipher == "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"' \
+        --ciphers ECDHE-ECDSA-AES256-GCM-SHA384
+    if [ "$mod" != mbedtls ]; then
+        lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.3" and .cipher == "TLS_CHACHA20_POLY1305_SHA256"' \
+            --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256
+        lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.3" and .cipher == "TLS_AES_256_GCM_SHA384" and .group == "secp384r1"' \
+            --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384 --curves P-384
+    fi
+    # Refused: an alert (OpenSSL: protocol_version; mbedTLS, wolfSSL:
+    # handshake_failure) or, from GnuTLS, a close without one; the message
+    # names --tlsv1.3 either way.
+    begin "$L TLS 1.2 only: --tlsv1.3 fails every request, naming the choice"
+    shb -n 6 -c 2 -j --tlsv1.3 "https://127.0.0.1:$LT_T12/"
+    json_run_ok
+    jx '.requests.errors == 6 and .errorKinds == {"tls handshake": 6}' '{requests, errorKinds}'
+    jx '.errorDetails["tls handshake"].first | test("(cannot meet --tlsv1.3: received alert [a-z_]+|it may not meet --tlsv1.3)$")' \
+        '.errorDetails'
+    finish
+    stop_server "$LT_PID"
+done
+
 # --- 5. --disable-keepalive: one handshake per request --------------------------------------
 for spec in "rsa $N1_RSA_PORT $N1_RSA_LOG" "ecdsa $N1_EC_PORT $N1_EC_LOG"; do
     read -r cert port log <<<"$spec"
