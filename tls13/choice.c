@@ -19,14 +19,26 @@ void tls_choice_init(struct tls_choice *c)
     c->max_version = TLS_VERSION_13;
 }
 
+/* The user's text as a message may quote it: at most 40 bytes, anything
+ * but printable ASCII as '?', so that the message stays one line. */
+static const char *quotable(char out[41], const char *p, size_t len)
+{
+    size_t n = len < 40 ? len : 40;
+    for (size_t i = 0; i < n; i++)
+        out[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+    out[n] = '\0';
+    return out;
+}
+
 int tls_choice_version(const char *v, uint16_t *version, char *err, size_t errlen)
 {
+    char q[41];
     if (strcmp(v, "1.2") == 0)
         *version = TLS_VERSION_12;
     else if (strcmp(v, "1.3") == 0)
         *version = TLS_VERSION_13;
     else {
-        snprintf(err, errlen, "invalid value '%s' for --tls-max: expected 1.2 or 1.3", v);
+        snprintf(err, errlen, "invalid value '%s' for --tls-max: expected 1.2 or 1.3", quotable(q, v, strlen(v)));
         return -1;
     }
     return 0;
@@ -115,15 +127,16 @@ static uint16_t lookup(const struct list_kind *k, const char *name, size_t len)
  * pointer to the option that takes it. */
 static void unknown(const struct list_kind *k, const char *name, size_t len, char *err, size_t errlen)
 {
+    char q[41];
     if (k == &kind12 && lookup(&kind13, name, len))
-        snprintf(err, errlen, "'%.*s' in --ciphers is a TLS 1.3 suite: --ciphers sets TLS 1.2's, use "
-                              "--tls13-ciphers", (int)len, name);
+        snprintf(err, errlen, "'%s' in --ciphers is a TLS 1.3 suite: --ciphers sets TLS 1.2's, use --tls13-ciphers",
+                 quotable(q, name, len));
     else if (k == &kind13 && lookup(&kind12, name, len))
-        snprintf(err, errlen, "'%.*s' in --tls13-ciphers is a TLS 1.2 suite: --tls13-ciphers sets TLS 1.3's, use "
-                              "--ciphers", (int)len, name);
+        snprintf(err, errlen, "'%s' in --tls13-ciphers is a TLS 1.2 suite: --tls13-ciphers sets TLS 1.3's, use "
+                              "--ciphers", quotable(q, name, len));
     else
-        snprintf(err, errlen, "unknown name '%.*s' in %s: valid ones are %s", (int)(len < 40 ? len : 40), name,
-                 k->option, k->valid);
+        snprintf(err, errlen, "unknown name '%s' in %s: valid ones are %s", quotable(q, name, len), k->option,
+                 k->valid);
 }
 
 /* Splits list at ':' (curl's separator; ',' too, as OpenSSL takes) into
@@ -137,7 +150,8 @@ static int parse_list(const struct list_kind *k, const char *list, uint16_t *ids
     for (;;) {
         size_t len = strcspn(p, ":,");
         if (len == 0) {
-            snprintf(err, errlen, "invalid value '%s' for %s: %s", list, k->option,
+            char q[41];
+            snprintf(err, errlen, "invalid value '%s' for %s: %s", quotable(q, list, strlen(list)), k->option,
                      *list ? "an empty name in the list" : "expected a colon-separated list of names");
             return -1;
         }
@@ -148,7 +162,8 @@ static int parse_list(const struct list_kind *k, const char *list, uint16_t *ids
         }
         for (uint8_t i = 0; i < *n; i++)
             if (ids[i] == id) {
-                snprintf(err, errlen, "'%.*s' is listed twice in %s", (int)len, p, k->option);
+                char q[41];
+                snprintf(err, errlen, "'%s' is listed twice in %s", quotable(q, p, len), k->option);
                 return -1;
             }
         ids[(*n)++] = id; /* fits: known ids, none twice (choice.h sizes the arrays) */
