@@ -4,7 +4,8 @@
 # built binary $SHB against nginx (OpenSSL; test/servers/nginx-tls.conf.in:
 # TLS 1.2 and 1.3 servers, TLS 1.2-only ones, one suite or one group each)
 # and lighttpd with each TLS module Debian ships (OpenSSL, GnuTLS, mbedTLS,
-# wolfSSL; test/servers/lighttpd-tls.conf.in; skipped where one is missing).
+# wolfSSL, NSS; test/servers/lighttpd-tls.conf.in; skipped where one is
+# missing).
 # Each choice must show in the report's tls object (and, for nginx, in what
 # nginx logged of each handshake); a server that cannot meet it must fail
 # every request with the choice and its alert named. HTTP/3's share of the
@@ -129,7 +130,7 @@ refused "1.2+1.3 (rsa certificate)" "$BOTH_RSA_PORT" "$HF" "--tls-max 1.2 --ciph
 
 # --- 2. the TLS choices against lighttpd's TLS modules -------------------------------------
 # lighttpd (test/servers/lighttpd-tls.conf.in) with each TLS module Debian
-# ships: OpenSSL, GnuTLS, mbedTLS (2.28: TLS 1.2 only) and wolfSSL; one
+# ships: OpenSSL, GnuTLS, mbedTLS (2.28: TLS 1.2 only), wolfSSL and NSS; one
 # port speaking TLS 1.2 and 1.3 (as far as the module goes), one TLS 1.2
 # only. The report's tls object must show each choice.
 # start_lighttpd_tls MOD: sets LT_BOTH and LT_T12 (ports), LT_PID.
@@ -158,7 +159,7 @@ lt_chose() {
     jx ".tls | ($expr)" '.tls'
     finish
 }
-for mod in openssl gnutls mbedtls wolfssl; do
+for mod in openssl gnutls mbedtls wolfssl nss; do
     if ! command -v lighttpd >/dev/null 2>&1 || [ ! -e "/usr/lib/lighttpd/mod_$mod.so" ]; then
         skip "lighttpd mod_$mod TLS choices: lighttpd or /usr/lib/lighttpd/mod_$mod.so missing (bash scripts/deps.sh)"
         continue
@@ -186,10 +187,25 @@ for mod in openssl gnutls mbedtls wolfssl; do
     if [ "$mod" != mbedtls ]; then
         lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.3" and .cipher == "TLS_CHACHA20_POLY1305_SHA256"' \
             --tls13-ciphers TLS_CHACHA20_POLY1305_SHA256
-        lt_chose "$L" "$LT_BOTH" '.version == "TLSv1.3" and .cipher == "TLS_AES_256_GCM_SHA384" and .group == "secp384r1"' \
-            --tlsv1.3 --tls13-ciphers TLS_AES_256_GCM_SHA384 --curves P-384
+        # lighttpd's NSS module has only TLS_CHACHA20_POLY1305_SHA256 for
+        # TLS 1.3: the AES suites are refused, and named.
+        suite=TLS_AES_256_GCM_SHA384
+        if [ "$mod" = nss ]; then
+            suite=TLS_CHACHA20_POLY1305_SHA256
+            begin "$L: --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384 fails every request, named"
+            server_refuses "no AES for TLS 1.3" "$LT_BOTH" -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384
+            shb -n 6 -c 2 -j --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384 "https://127.0.0.1:$LT_BOTH/"
+            json_run_ok
+            jx '.requests.errors == 6 and .errorKinds == {"tls handshake": 6} and .tlsAlerts == {"received handshake_failure": 6}' \
+                '{requests, errorKinds, tlsAlerts}'
+            jx '.errorDetails["tls handshake"].first | endswith("cannot meet --tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384: received alert handshake_failure")' \
+                '.errorDetails'
+            finish
+        fi
+        lt_chose "$L" "$LT_BOTH" ".version == \"TLSv1.3\" and .cipher == \"$suite\" and .group == \"secp384r1\"" \
+            --tlsv1.3 --tls13-ciphers "$suite" --curves P-384
     fi
-    # Refused: an alert (OpenSSL: protocol_version; mbedTLS, wolfSSL:
+    # Refused: an alert (OpenSSL, NSS: protocol_version; mbedTLS, wolfSSL:
     # handshake_failure) or, from GnuTLS, a close without one; the message
     # names --tlsv1.3 either way.
     begin "$L TLS 1.2 only: --tlsv1.3 fails every request, naming the choice"
