@@ -32,6 +32,7 @@
 #include "report/merge.h"
 #include "report/report.h"
 #include "stats/stats.h"
+#include "tls13/credentials.h"
 #include "worker/worker.h"
 
 #ifdef SHB_TEST_KNOBS
@@ -261,7 +262,8 @@ struct engines {
 
 static const uint8_t alpn_h3[] = "\x02h3", alpn_h2[] = "\x02h2", alpn_h1[] = "\x08http/1.1";
 
-static void engines_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t)
+static void engines_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t,
+                          const struct tls13_credential *cred)
 {
     memset(e, 0, sizeof *e);
     /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
@@ -298,6 +300,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
                 .conn_window = quic_window(o->parallel),
                 .idle_timeout_ns = 30000000000ull,
                 .tls = &o->tls,
+                .cred = cred,
             },
         };
     }
@@ -309,6 +312,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
         .alpn = o->http2 ? alpn_h2 : alpn_h1,
         .alpn_len = o->http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
         .choice = &o->tls,
+        .cred = cred,
     };
     e->h2cfg = (struct h2_config){
         .request_block = e->req,
@@ -667,6 +671,11 @@ int main(int argc, char **argv)
     FILE *hdr_log = NULL;
     if (o.hdr_log && !(hdr_log = hdrlog_open(o.hdr_log, err, sizeof err)))
         shb_die(2, "%s", err);
+    /* --cert/--key: loaded once for the whole run; every connection's
+     * handshake points at it. */
+    static struct tls13_credential cred;
+    if (o.cert)
+        load_client_cert(&o, &cred);
     struct plan pl;
     plan_run(&o, &pl);
     struct target_addr *addrs = calloc(o.ntargets, sizeof *addrs);
@@ -702,7 +711,7 @@ int main(int argc, char **argv)
         else if (several)
             snprintf(who, sizeof who, "target %zu: ", done + 1);
         struct engines e;
-        engines_build(&e, &o, t);
+        engines_build(&e, &o, t, o.cert ? &cred : NULL);
         struct target_result res;
         run_target(&o, &pl, t, &addrs[done], &e, who, hdr_log, &res);
         if (res.ran)

@@ -394,6 +394,8 @@ enum opt_id {
     OPT_INSECURE,
     OPT_HTTP2,
     OPT_HTTP3,
+    OPT_CERT,
+    OPT_KEY,
     OPT_JSON,
     OPT_HISTOGRAMS,
     OPT_HDR_LOG,
@@ -510,6 +512,14 @@ static const struct opt_spec opt_specs[] = {
     {OPT_HTTP2, "--http2",
      {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
     {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
+    {OPT_CERT, "--cert",
+     {.long_name = "cert", .value_name = "FILE",
+      .help = "Client certificate (PEM; a chain, leaf first) for servers that ask for one (mutual TLS); EC "
+              "P-256/P-384 or RSA 2048-4096 key, read from --key or else from this file",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_KEY, "--key",
+     {.long_name = "key", .value_name = "FILE",
+      .help = "Private key of --cert (PEM, unencrypted: PKCS#8, EC or RSA)", .complete = CLI_COMPLETE_FILE}},
     {OPT_UNIX_SOCKET, "--unix-socket",
      {.long_name = "unix-socket", .value_name = "PATH",
       .help = "Connect to this unix domain socket instead of the URL's host and port, which still give the Host "
@@ -1164,6 +1174,15 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_INSECURE: o->insecure = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
+    case OPT_CERT:
+    case OPT_KEY:
+        if (!*v)
+            fail(p, "invalid value '' for %s: expected a file name", s->display);
+        else if (s->id == OPT_CERT)
+            o->cert = v;
+        else
+            o->key = v;
+        break;
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
@@ -1325,6 +1344,24 @@ static void check_connection(struct parser *p)
     }
 }
 
+/* --cert/--key: a key needs its certificate, and a certificate needs a
+ * TLS target to be shown to. */
+static void check_client_cert(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    bool tls = false;
+    if (p->failed)
+        return;
+    if (o->key && !o->cert) {
+        fail(p, "--key needs --cert (the certificate the key belongs to)");
+        return;
+    }
+    for (size_t i = 0; i < o->ntargets; i++)
+        tls = tls || o->targets[i].url.https;
+    if (o->cert && !tls)
+        fail(p, "--cert needs an https:// URL (a client certificate is shown in the TLS handshake)");
+}
+
 /* A URL starts with its scheme, which is what tells "URL" from
  * "label=URL" (a URL may hold '=' in its query). */
 static bool has_http_scheme(const char *s)
@@ -1432,6 +1469,7 @@ static void check_urls(struct parser *p)
     /* One log is one run's window; several targets' would interleave. */
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
+    check_client_cert(p);
     if (!p->failed)
         check_connection(p);
 }

@@ -69,6 +69,8 @@ struct shb_opts {
     bool insecure;               /* -k/--insecure: accepted; every certificate is trusted anyway */
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
+    const char *cert;            /* --cert FILE (argv's): client certificate chain, PEM; NULL: none */
+    const char *key;             /* --key FILE (argv's): its private key, PEM; NULL: in the --cert file */
     struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */
     size_t ntargets;
 };

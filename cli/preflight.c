@@ -23,6 +23,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "tls13/credentials.h"
+#include "tls13/keysched.h" /* tls13_wipe */
+
 void shb_die(int code, const char *fmt, ...)
 {
     va_list ap;
@@ -32,6 +35,59 @@ void shb_die(int code, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(code);
+}
+
+/* A PEM file's whole contents, read once (PEM files are small: a chain of
+ * eight certificates with long extensions is tens of kilobytes). */
+#define PEM_FILE_MAX (1u << 20)
+
+static uint8_t *read_pem(const char *opt, const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        shb_die(2, "%s %s: cannot read it: %s", opt, path, strerror(errno));
+    uint8_t *buf = malloc(PEM_FILE_MAX);
+    if (!buf)
+        shb_die(1, "out of memory");
+    size_t have = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, PEM_FILE_MAX - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            shb_die(2, "%s %s: cannot read it: %s", opt, path, strerror(errno));
+        if (n == 0)
+            break;
+        have += (size_t)n;
+        if (have == PEM_FILE_MAX)
+            shb_die(2, "%s %s: larger than %u bytes: not a certificate or key file", opt, path, PEM_FILE_MAX);
+    }
+    close(fd);
+    *len = have;
+    return buf;
+}
+
+void load_client_cert(const struct shb_opts *o, struct tls13_credential *cred)
+{
+    size_t cert_len, key_len = 0;
+    uint8_t *cert = read_pem("--cert", o->cert, &cert_len), *key = NULL;
+    const char *which;
+    char err[256];
+
+    if (o->key)
+        key = read_pem("--key", o->key, &key_len);
+    int rc = tls13_credential_load(cred, cert, cert_len, key, key_len, &which, err, sizeof err);
+    /* Secrets stay secret: the key's PEM text is gone from memory before
+     * anything else runs (the loaded key lives in cred alone). */
+    tls13_wipe(cert, PEM_FILE_MAX);
+    if (key)
+        tls13_wipe(key, PEM_FILE_MAX);
+    free(cert);
+    free(key);
+    if (rc < 0) {
+        bool in_key = strcmp(which, "key") == 0;
+        shb_die(2, "%s %s: %s", in_key ? "--key" : "--cert", in_key ? o->key : o->cert, err);
+    }
 }
 
 /* Multishot receive (6.0) and provided buffer rings (5.19) are used on every

@@ -14,6 +14,14 @@
  * cannot do, 2 for bad input. */
 void shb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+struct tls13_credential; /* tls13/credentials.h */
+
+/* --cert/--key: reads the files once and loads the certificate chain and
+ * private key into cred; the files' bytes are wiped once loaded. A file that
+ * cannot be read or holds no usable certificate or key ends the run (exit
+ * 2) with one line naming the file and the problem. */
+void load_client_cert(const struct shb_opts *o, struct tls13_credential *cred);
+
 /* Linux 6.0 or newer (io_uring multishot receive). */
 void require_kernel(void);
 

@@ -31,6 +31,7 @@
 #include "quic/frame.h"
 #include "quic/packet.h"
 #include "quic/tparams.h"
+#include "tls13/credentials.h"
 #include "tls13/handshake.h"
 
 #define ACK_DELAY_NS 2000000ull   /* one ack-eliciting packet waits at most this for company */
@@ -140,10 +141,21 @@ static const struct tls13_hs_callbacks tls_cb = { .emit = tls_emit, .secret = tl
 
 /* ---- memory ----------------------------------------------------------------- */
 
+/* With a client certificate (cfg->cred), the Handshake space's CRYPTO
+ * output holds Certificate (the chain, RFC 8446 §4.4.2), CertificateVerify
+ * and Finished: a buffer after the streams, sized for that chain, instead
+ * of crypto_hs_buf. */
+static size_t crypto_hs_cred_size(const struct quic_conn_config *cfg)
+{
+    if (!cfg->cred)
+        return 0;
+    return CRYPTO_OUT_HANDSHAKE + 8 + cfg->cred->der_len + 5 * cfg->cred->chain_len + 8 + TLS13_CRED_SIG_MAX;
+}
+
 size_t quic_conn_size(const struct quic_conn_config *cfg)
 {
     size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
-    return head + quic_streams_size(cfg);
+    return head + quic_streams_size(cfg) + crypto_hs_cred_size(cfg);
 }
 
 /* ---- connection IDs ------------------------------------------------------ */
@@ -202,6 +214,10 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
     c->crypto[QUIC_SPACE_INITIAL].out_cap = sizeof c->crypto_init_buf;
     c->crypto[QUIC_SPACE_HANDSHAKE].out = c->crypto_hs_buf;
     c->crypto[QUIC_SPACE_HANDSHAKE].out_cap = sizeof c->crypto_hs_buf;
+    if (cfg->cred) {
+        c->crypto[QUIC_SPACE_HANDSHAKE].out = (uint8_t *)mem + head + quic_streams_size(cfg);
+        c->crypto[QUIC_SPACE_HANDSHAKE].out_cap = (uint32_t)crypto_hs_cred_size(cfg);
+    }
 
     struct space *in = &c->space[QUIC_SPACE_INITIAL];
     if (quic_keys_initial(&in->wr, &in->rd, c->dcid, c->dcid_len) != 0)
@@ -247,6 +263,7 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
         .nsuites = cfg->tls ? cfg->tls->nsuites13 : 0,
         .groups = cfg->tls ? cfg->tls->groups : NULL,
         .ngroups = cfg->tls ? cfg->tls->ngroups : 0,
+        .cred = cfg->cred,
     };
     if (c->tparams_len == 0 || tls13_hs_start(&c->hs, &hc, entropy + 2 * CID_LEN, &tls_cb, c) != 0)
         return NULL;

@@ -34,11 +34,13 @@
 #include "tls13/choice.h"
 #include "tls13/negotiated.h"
 
+struct tls13_credential; /* tls13/credentials.h */
+
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
  * size every path must carry; the Initial padding minimum too). */
 #define QUIC_DGRAM_SIZE 1200
 /* Randomness per connection: our SCID, the first DCID, the TLS entropy. */
-#define QUIC_CONN_ENTROPY 192
+#define QUIC_CONN_ENTROPY 256
 
 /* Where the connection stands. */
 enum quic_conn_state {
@@ -88,6 +90,7 @@ struct quic_conn_config {
     uint64_t conn_window;      /* connection receive window (initial_max_data) */
     uint64_t idle_timeout_ns;  /* our max_idle_timeout */
     const struct tls_choice *tls; /* TLS 1.3 suites and groups chosen (RFC 9001 §4: QUIC's TLS); NULL: all */
+    const struct tls13_credential *cred; /* --cert/--key for a server that asks (tls13/credentials.h), or NULL */
     /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
      * 0 means the default. key_update_after: 1-RTT packets we send per key
      * phase before we update our keys (default 2^22, RFC 9001 §6.6).

@@ -26,6 +26,7 @@ struct tls_config {
     const uint8_t *alpn;     /* protocol_name_list body (1-byte length + name, ...) */
     size_t alpn_len;
     const struct tls_choice *choice; /* versions, suites and groups chosen; NULL: the defaults */
+    const struct tls13_credential *cred; /* --cert/--key for a server that asks (both engines), or NULL */
 };
 
 /* Results of tls_conn_recv (negative: the connection is finished). */

@@ -38,10 +38,12 @@
 
 #include <string.h>
 
+#include "tls13/credentials.h"
 #include "tls13/x25519.h"
 
 /* Alerts (RFC 8446 §6), negated. */
 #define E_UNEXPECTED (-10)
+#define E_HANDSHAKE_FAILURE (-40)
 #define E_ILLEGAL_PARAM (-47)
 #define E_DECODE (-50)
 #define E_DECRYPT (-51)
@@ -88,6 +90,8 @@ enum {
 #define ENT_P256 96
 #define ENT_P384 128
 #define ENT_KEYS_LEN (32 + 32 + 48)
+#define ENT_PSS_SALT 176
+#define ENT_PSS_SALT_LEN 64
 
 enum hs_state {
     ST_WAIT_SH,      /* ClientHello1 sent */
@@ -1118,7 +1122,109 @@ static int cert_walk(struct tls13_hs *hs, const uint8_t *p, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
+/* CertificateRequest (§4.3.2) with a credential: the scheme to sign with. */
+
+/* From the request's signature_algorithms ("The "signature_algorithms"
+ * extension MUST be specified"), the first scheme in the server's order
+ * our key can make; none is handshake_failure (§4.4.2.2: "If the client
+ * cannot construct an acceptable chain using the provided certificates and
+ * decides to abort the handshake, then it MUST abort the handshake with an
+ * appropriate certificate-related alert" — with no usable scheme there is
+ * no chain to offer at all; OpenSSL and Go send handshake_failure too).
+ * Only the message's first sizeof msg bytes are kept: OpenSSL, Go and
+ * rustls put signature_algorithms before certificate_authorities, the one
+ * extension that can be long; one found nowhere in the kept part of a
+ * longer message is beyond what we hold (internal_error). */
+static int choose_scheme(struct tls13_hs *hs)
+{
+    size_t kept = hs->msg_len < sizeof hs->msg ? hs->msg_len : sizeof hs->msg;
+    const uint8_t *p = hs->msg + 3, *end = hs->msg + kept;
+    uint16_t type;
+    const uint8_t *d, *d_end, *list, *list_end;
+    int r;
+
+    while (p < end) {
+        if ((r = get_u16(&p, end, &type)) < 0 || (r = get_vec(&p, end, 2, &d, &d_end)) < 0) {
+            if (hs->msg_len <= sizeof hs->msg)
+                return r;
+            break; /* runs past the kept part */
+        }
+        if (type != EXT_SIGNATURE_ALGORITHMS)
+            continue;
+        /* §4.2.3: SignatureScheme supported_signature_algorithms<2..2^16-2> */
+        if ((r = get_vec(&d, d_end, 2, &list, &list_end)) < 0 || (r = expect_end(d, d_end)) < 0)
+            return r;
+        if (list == list_end || (list_end - list) % 2 != 0)
+            return E_DECODE;
+        hs->cv_scheme = tls13_credential_scheme(hs->cfg.cred, list, (size_t)(list_end - list));
+        return hs->cv_scheme ? 0 : E_HANDSHAKE_FAILURE;
+    }
+    return hs->msg_len > sizeof hs->msg ? E_INTERNAL : E_MISSING_EXT;
+}
+
+/* ------------------------------------------------------------------ */
 /* Finished (§4.4.4) and the client's second flight. */
+
+/* Our handshake bytes: into the transcript exactly as they go out. */
+static void emit_hashed(struct tls13_hs *hs, const uint8_t *p, size_t n)
+{
+    tls13_transcript_update(&hs->transcript, p, n);
+    hs->cb.emit(hs->ctx, TLS13_EPOCH_HANDSHAKE, p, n);
+}
+
+/* Certificate (§4.4.2) with our chain, streamed out of the credential
+ * piece by piece (a chain can be far larger than msg):
+ *   certificate_request_context (empty: end_message checked the request's),
+ *   certificate_list<0..2^24-1> of { cert_data<1..2^24-1>, extensions<0..2^16-1> (none) }. */
+static void emit_certificate(struct tls13_hs *hs)
+{
+    const struct tls13_credential *c = hs->cfg.cred;
+    size_t list_len = 0;
+    uint8_t head[4 + 1 + 3 + 3], sep[2 + 3];
+
+    for (size_t i = 0; i < c->chain_len; i++)
+        list_len += 3 + c->chain[i].data_len + 2;
+    head[0] = HT_CERTIFICATE;
+    be24(head + 1, 1 + 3 + list_len);
+    head[4] = 0;
+    be24(head + 5, list_len);
+    be24(head + 8, c->chain[0].data_len);
+    emit_hashed(hs, head, sizeof head);
+    for (size_t i = 0; i < c->chain_len; i++) {
+        emit_hashed(hs, c->chain[i].data, c->chain[i].data_len);
+        be16(sep, 0); /* this entry's extensions */
+        size_t n = 2;
+        if (i + 1 < c->chain_len) {
+            be24(sep + 2, c->chain[i + 1].data_len);
+            n = 5;
+        }
+        emit_hashed(hs, sep, n);
+    }
+}
+
+/* CertificateVerify (§4.4.3) into out: the signature over 64 spaces, the
+ * context string, a zero byte and Transcript-Hash(ClientHello ..
+ * our Certificate). Returns its length, or 0 if the signing failed. */
+static size_t build_certificate_verify(struct tls13_hs *hs, uint8_t *out)
+{
+    static const char label[] = "TLS 1.3, client CertificateVerify";
+    uint8_t content[64 + sizeof label + TLS13_MAX_HASH];
+    size_t hlen = tls13_hash_len(hs->suite->hash);
+
+    memset(content, 0x20, 64);
+    memcpy(content + 64, label, sizeof label); /* with its terminating 0: the separator byte */
+    tls13_transcript_hash(&hs->transcript, hs->suite->hash, content + 64 + sizeof label);
+    size_t sig_len = tls13_credential_sign(hs->cfg.cred, hs->cv_scheme, content, 64 + sizeof label + hlen,
+                                           hs->entropy + ENT_PSS_SALT, out + 8);
+    tls13_wipe(hs->entropy + ENT_PSS_SALT, ENT_PSS_SALT_LEN);
+    if (sig_len == 0)
+        return 0;
+    out[0] = HT_CERTIFICATE_VERIFY;
+    be24(out + 1, 4 + sig_len);
+    be16(out + 4, hs->cv_scheme);
+    be16(out + 6, sig_len);
+    return 8 + sig_len;
+}
 
 static int on_finished(struct tls13_hs *hs)
 {
@@ -1146,10 +1252,16 @@ static int on_finished(struct tls13_hs *hs)
     hs->state = ST_DONE;
     hs->cb.secret(hs->ctx, TLS13_EPOCH_APP, false, s, hs->ks.server_app);
 
-    /* §4.4.2: a client asked for a certificate and having none sends a
-     * Certificate with an empty certificate_list, echoing the request's
-     * context (empty: end_message checked it). */
-    if (hs->got_cr) {
+    /* §4.4.2: a client asked for a certificate sends its chain and a
+     * CertificateVerify, or, having none, a Certificate with an empty
+     * certificate_list, echoing the request's context (empty: end_message
+     * checked it). */
+    if (hs->got_cr && hs->cfg.cred) {
+        emit_certificate(hs);
+        if ((n = build_certificate_verify(hs, hs->msg)) == 0)
+            return E_INTERNAL;
+        tls13_transcript_update(&hs->transcript, hs->msg, n);
+    } else if (hs->got_cr) {
         static const uint8_t empty_cert[8] = {HT_CERTIFICATE, 0, 0, 4, 0, 0, 0, 0};
         memcpy(hs->msg, empty_cert, sizeof empty_cert);
         tls13_transcript_update(&hs->transcript, empty_cert, sizeof empty_cert);
@@ -1301,6 +1413,11 @@ static int end_message(struct tls13_hs *hs)
             return hs->msg_len < 3 ? E_DECODE : E_ILLEGAL_PARAM;
         if ((uint32_t)(hs->msg[1] << 8 | hs->msg[2]) != hs->msg_len - 3)
             return E_DECODE;
+        if (hs->cfg.cred) {
+            int r = choose_scheme(hs);
+            if (r < 0)
+                return r;
+        }
         hs->got_cr = 1;
         hs->state = ST_WAIT_CERT;
         return 0;

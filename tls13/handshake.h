@@ -27,8 +27,11 @@ enum tls13_epoch {
 
 /* Entropy the caller supplies per handshake: client random, legacy session
  * id, X25519 private key, P-256 and P-384 private scalars (any bytes; the
- * engine reduces them as the curves need). */
-#define TLS13_ENTROPY_LEN (32 + 32 + 32 + 32 + 48)
+ * engine reduces them as the curves need), and the RSASSA-PSS salt of a
+ * client CertificateVerify (up to SHA-512's 64 bytes). */
+#define TLS13_ENTROPY_LEN (32 + 32 + 32 + 32 + 48 + 64)
+
+struct tls13_credential; /* tls13/credentials.h */
 
 struct tls13_hs_config {
     const char *server_name;   /* SNI; NULL for an IP literal (RFC 6066 §3: no literals) */
@@ -46,6 +49,10 @@ struct tls13_hs_config {
     const uint16_t *groups;
     size_t ngroups;
     bool tls13_only;           /* a TLS 1.2 ServerHello is protocol_version (§D.1), not a fallback */
+    /* A client certificate (--cert/--key) for a CertificateRequest, or NULL
+     * (an empty Certificate answers it, RFC 8446 §4.4.2). Outlives every
+     * handshake: the Certificate message streams out of it. */
+    const struct tls13_credential *cred;
 };
 
 struct tls13_hs_callbacks {
@@ -66,7 +73,8 @@ struct tls13_hs_callbacks {
 /* otherwise -alert, e.g. -40 handshake_failure, -47 illegal_parameter,
  * -50 decode_error, -51 decrypt_error (bad Finished), -10 unexpected_message,
  * -70 protocol_version, -109 missing_extension, -110 unsupported_extension,
- * -120 no_application_protocol */
+ * -120 no_application_protocol; -40 handshake_failure also when a
+ * CertificateRequest allows no signature scheme our cfg.cred can make */
 
 /* Opaque in spirit: fields are the engine's. Sized for the largest message
  * it has to hold whole (ServerHello, EncryptedExtensions, Finished,
@@ -78,6 +86,7 @@ struct tls13_hs {
     uint8_t got_cr;              /* CertificateRequest seen: an empty Certificate goes before our Finished */
     uint8_t sid_len;             /* legacy_session_id sent: 32 over TCP (RFC 8446 §D.4), 0 under QUIC */
     uint8_t ku_answered;         /* our KeyUpdate answered an update_requested, and no data went since */
+    uint16_t cv_scheme;          /* CertificateRequest with cfg.cred: the scheme our CertificateVerify uses */
     int err;                     /* sticky: the first negative result, returned ever after */
     uint16_t suite_id;
     uint16_t group;              /* the key_share group offered/accepted */

@@ -26,6 +26,8 @@
  */
 #include "tls13/tls12.h"
 
+#include "tls13/credentials.h"
+
 #include <string.h>
 
 enum { ST_HANDSHAKE, ST_READY, ST_DONE };
@@ -370,6 +372,15 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
     br_ssl_client_set_default_rsapub(cc);
     t->x509.vtable = &accept_any_vtable;
     br_ssl_engine_set_x509(eng, &t->x509.vtable);
+    /* A client certificate, for a server that sends CertificateRequest
+     * (RFC 5246 §7.4.6): BearSSL signs CertificateVerify with the key,
+     * ECDSA or RSA PKCS#1 v1.5 as TLS 1.2 has them (§7.4.8). */
+    if (cfg->cred && cfg->cred->key_type == BR_KEYTYPE_EC)
+        br_ssl_client_set_single_ec(cc, cfg->cred->chain, cfg->cred->chain_len, &cfg->cred->ec, BR_KEYTYPE_SIGN, 0,
+                                    br_ec_get_default(), br_ecdsa_sign_asn1_get_default());
+    else if (cfg->cred)
+        br_ssl_client_set_single_rsa(cc, cfg->cred->chain, cfg->cred->chain_len, &cfg->cred->rsa,
+                                     br_rsa_pkcs1_sign_get_default());
     /* A HelloRequest is declined (§7.4.1.1): a load test never renegotiates. */
     br_ssl_engine_set_all_flags(eng, BR_OPT_NO_RENEGOTIATION);
     br_ssl_engine_set_buffer(eng, t->iobuf, sizeof t->iobuf, 1);
