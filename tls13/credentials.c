@@ -132,7 +132,15 @@ static int pem_scan(struct pem_scan *s, const uint8_t *p, size_t n)
     br_pem_decoder_init(&pc);
     br_pem_decoder_setdest(&pc, pem_sink, s);
     while (n > 0) {
-        size_t used = br_pem_decoder_push(&pc, p, n);
+        /* CR+LF line ends (a file from Windows): BearSSL's decoder takes a
+         * CR for part of the line, so the decoder is fed around them. */
+        if (*p == '\r') {
+            p++, n--;
+            continue;
+        }
+        const uint8_t *cr = memchr(p, '\r', n);
+        size_t run = cr ? (size_t)(cr - p) : n;
+        size_t used = br_pem_decoder_push(&pc, p, run);
         p += used;
         n -= used;
         switch (br_pem_decoder_event(&pc)) {

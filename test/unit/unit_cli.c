@@ -404,6 +404,14 @@ static void test_flags(void)
     r = PARSE(&o, "--http3", HTTPS_URL);
     T_CHECK("flags: --http3 with https", r == CLI_OK && o.http3 && !o.http2, "r=%d err=%s", r, err);
     cli_free(&o);
+    r = PARSE(&o, "--cert", "c.pem", "--key", "k.pem", HTTPS_URL);
+    T_CHECK("flags: --cert and --key keep the paths", r == CLI_OK && o.cert && strcmp(o.cert, "c.pem") == 0 &&
+                o.key && strcmp(o.key, "k.pem") == 0, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--cert=both.pem", URL, HTTPS_URL);
+    T_CHECK("flags: --cert alone (key in the same file), one https:// target of two", r == CLI_OK && o.cert &&
+                !o.key, "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "-j", URL);
     T_CHECK("flags: -j", r == CLI_OK && o.json, "r=%d err=%s", r, err);
     cli_free(&o);
@@ -740,6 +748,11 @@ static const struct misuse misuses[] = {
     {{"--disable-keepalive", "--http2", URL}, "--disable-keepalive", "HTTP/1.1"},
     {{"--disable-keepalive", "--http3", HTTPS_URL}, "--disable-keepalive", "HTTP/1.1"},
     {{"--http3", URL}, "--http3 requires an https:// URL", NULL},
+    {{"--key", "k.pem", HTTPS_URL}, "--key needs --cert", NULL},
+    {{"--cert", "c.pem", URL}, "--cert needs an https:// URL", NULL},
+    {{"--cert", "", HTTPS_URL}, "invalid value '' for --cert: expected a file name", NULL},
+    {{"--cert", "c.pem", "--key", "", HTTPS_URL}, "invalid value '' for --key: expected a file name", NULL},
+    {{"--cert", "c.pem", "--cert", "d.pem", HTTPS_URL}, "--cert", NULL},
     {{"--http2", "--http3", HTTPS_URL}, "--http2 and --http3 are mutually exclusive", NULL},
     {{"--foo", URL}, "unknown option '--foo'", NULL},
     {{"--foo=1", URL}, "unknown option '--foo'", NULL},
@@ -1240,6 +1253,11 @@ static const char expected_help[] =
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"
     "          Use HTTP/3 over QUIC (https:// URLs only)\n"
+    "      --cert <FILE>\n"
+    "          Client certificate (PEM; a chain, leaf first) for servers that ask for one (mutual TLS); EC "
+    "P-256/P-384 or RSA 2048-4096 key, read from --key or else from this file\n"
+    "      --key <FILE>\n"
+    "          Private key of --cert (PEM, unencrypted: PKCS#8, EC or RSA)\n"
     "      --unix-socket <PATH>\n"
     "          Connect to this unix domain socket instead of the URL's host and port, which still give the Host "
     "header and the path (http:// only: HTTP/1.1, or HTTP/2 with --http2)\n"
