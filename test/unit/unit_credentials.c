@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pss_verify.h"
 #include "t.h"
 #include "tls13/credentials.h"
 #include "test/vectors/credentials.h"
@@ -163,14 +164,6 @@ static const br_x509_pkey *leaf_pkey(br_x509_decoder_context *dc)
     return br_x509_decoder_get_pkey(dc);
 }
 
-static void hash_of(const br_hash_class *h, const void *p, size_t n, uint8_t *out)
-{
-    br_hash_compat_context hc;
-    h->init(&hc.vtable);
-    h->update(&hc.vtable, p, n);
-    h->out(&hc.vtable, out);
-}
-
 static void test_ecdsa(void)
 {
     const char *pairs[][2] = {{pem_p256_crt, pem_p256_key}, {pem_p384_crt, pem_p384_key}};
@@ -199,54 +192,6 @@ static void test_ecdsa(void)
     }
     T_CHECK("ecdsa: an RSA-PSS scheme is refused for an EC key",
             tls13_credential_sign(&cred, TLS13_SIG_RSA_PSS_RSAE_SHA256, content, sizeof content, NULL, sig) == 0, "%s", "no");
-}
-
-/* MGF1 (RFC 8017 §B.2.1), the verifier's own. */
-static void mgf1(const br_hash_class *h, const uint8_t *seed, size_t slen, uint8_t *mask, size_t n)
-{
-    size_t hlen = (h->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK;
-    for (uint32_t c = 0; n > 0; c++) {
-        uint8_t buf[64 + 4], t[64];
-        memcpy(buf, seed, slen);
-        buf[slen] = (uint8_t)(c >> 24), buf[slen + 1] = (uint8_t)(c >> 16);
-        buf[slen + 2] = (uint8_t)(c >> 8), buf[slen + 3] = (uint8_t)c;
-        hash_of(h, buf, slen + 4, t);
-        size_t take = n < hlen ? n : hlen;
-        memcpy(mask, t, take);
-        mask += take;
-        n -= take;
-    }
-}
-
-/* EMSA-PSS-VERIFY (RFC 8017 §9.1.2) with sLen = hLen; the salt found goes
- * to salt_out. */
-static bool pss_verify(const br_hash_class *h, const uint8_t *mhash, const uint8_t *em, size_t em_bits,
-                       uint8_t *salt_out)
-{
-    size_t hlen = (h->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK, em_len = (em_bits + 7) / 8;
-    size_t db_len = em_len - hlen - 1;
-    uint8_t db[512], mp[8 + 64 + 64], hh[64];
-    uint8_t top = (uint8_t)(0xff << (8 - (8 * em_len - em_bits)));
-
-    if (em_len < 2 * hlen + 2 || em[em_len - 1] != 0xbc)            /* steps 3-4 */
-        return false;
-    if ((8 * em_len - em_bits) && (em[0] & top))                      /* step 6 */
-        return false;
-    mgf1(h, em + db_len, hlen, db, db_len);                           /* step 7 */
-    for (size_t i = 0; i < db_len; i++)                               /* step 8 */
-        db[i] ^= em[i];
-    db[0] &= (uint8_t)~top;                                           /* step 9 */
-    for (size_t i = 0; i < db_len - hlen - 1; i++)                    /* step 10 */
-        if (db[i])
-            return false;
-    if (db[db_len - hlen - 1] != 1)
-        return false;
-    memset(mp, 0, 8);                                                 /* steps 11-13 */
-    memcpy(mp + 8, mhash, hlen);
-    memcpy(mp + 8 + hlen, db + db_len - hlen, hlen);
-    memcpy(salt_out, db + db_len - hlen, hlen);
-    hash_of(h, mp, 8 + 2 * hlen, hh);
-    return memcmp(hh, em + db_len, hlen) == 0;                        /* step 14 */
 }
 
 static void test_pss(void)

@@ -24,8 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pss_verify.h"
 #include "t.h"
+#include "test/vectors/credentials.h"
 #include "test/vectors/tls13_traces.h"
+#include "tls13/credentials.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 #include "tls13/handshake_internal.h"
@@ -359,6 +362,8 @@ struct srv_opts {
     size_t ee_extra_len;
     int cert_mode;          /* 1: empty list, 2: non-empty context, 3: entry overruns the list */
     bool cv_bad;            /* CertificateVerify's signature length off by one */
+    const uint8_t *cr;      /* CertificateRequest body instead of one asking for rsa_pss_rsae_sha256 */
+    size_t cr_len;
 };
 
 struct srv {
@@ -558,7 +563,7 @@ static void srv_server_hello(struct srv *s, const uint8_t *ch, size_t n)
 
     if (s->o.cert_request) {
         static const uint8_t cr[] = {0, 0, 8, 0, 13, 0, 4, 0, 2, 8, 4};
-        s->flight_len += put_msg(s, s->flight + s->flight_len, 13, cr, sizeof cr);
+        s->flight_len += put_msg(s, s->flight + s->flight_len, 13, s->o.cr ? s->o.cr : cr, s->o.cr ? s->o.cr_len : sizeof cr);
     }
 
     /* Certificate: ctx 0, one entry of dummy DER-ish bytes, no extensions */
@@ -2305,10 +2310,158 @@ static void test_choice(void)
     int rc3 = tls13_hs_start(&hs, &c2, ent, &rec_cb, &rec);
     T_CHECK("choice: an unknown suite, a group twice, x448 -> internal_error at start",
             rc1 == E_INTERNAL && rc2 == E_INTERNAL && rc3 == E_INTERNAL, "%d %d %d", rc1, rc2, rc3);
+/* ------------------------------------------------------------ client certificates */
+
+/* Every HANDSHAKE-epoch byte the client emitted, in order (its second
+ * flight may come in several emits: the chain streams out). */
+static size_t client_flight(const struct rec *rec, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0;; i++) {
+        const struct ev *x = rec_find(rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, i);
+        if (!x || n + x->len > cap)
+            return x ? 0 : n;
+        memcpy(out + n, rec->buf + x->off, x->len);
+        n += x->len;
+    }
+}
+
+/* The server's side of the client's flight with a credential: Certificate
+ * is exactly the chain (empty context, no extensions, RFC 8446 §4.4.2),
+ * CertificateVerify is `scheme` and verifies over the server's own
+ * transcript (§4.4.3), then the Finished verifies. */
+static bool srv_check_cert_flight(struct srv *s, const struct tls13_credential *c, uint16_t scheme, const uint8_t *p,
+                                  size_t n, char *why, size_t whylen)
+{
+    size_t list = 0, at = 0;
+    for (size_t i = 0; i < c->chain_len; i++)
+        list += 3 + c->chain[i].data_len + 2;
+    if (n < 8 + list || p[0] != 11 || (size_t)(p[1] << 16 | p[2] << 8 | p[3]) != 4 + list || p[4] != 0 ||
+        (size_t)(p[5] << 16 | p[6] << 8 | p[7]) != list)
+        return snprintf(why, whylen, "Certificate header"), false;
+    at = 8;
+    for (size_t i = 0; i < c->chain_len; i++) {
+        size_t l = c->chain[i].data_len;
+        if ((size_t)(p[at] << 16 | p[at + 1] << 8 | p[at + 2]) != l || memcmp(p + at + 3, c->chain[i].data, l) != 0 ||
+            p[at + 3 + l] != 0 || p[at + 4 + l] != 0)
+            return snprintf(why, whylen, "certificate entry %zu", i), false;
+        at += 3 + l + 2;
+    }
+    tls13_transcript_update(&s->t, p, at);
+
+    /* CertificateVerify over 64 spaces, the client's context string, 0 and the hash. */
+    uint8_t content[64 + 34 + 48], thash[48], mhash[64], em[512], salt[64];
+    static const char label[] = "TLS 1.3, client CertificateVerify";
+    size_t hl = tls13_hash_len(s->suite->hash);
+    tls13_transcript_hash(&s->t, s->suite->hash, thash);
+    memset(content, 0x20, 64);
+    memcpy(content + 64, label, sizeof label);
+    memcpy(content + 64 + sizeof label, thash, hl);
+    size_t clen = 64 + sizeof label + hl;
+    const uint8_t *cv = p + at;
+    size_t sig_len = (size_t)(cv[6] << 8 | cv[7]);
+    if (n < at + 8 || cv[0] != 15 || (size_t)(cv[1] << 16 | cv[2] << 8 | cv[3]) != 4 + sig_len ||
+        (cv[4] << 8 | cv[5]) != scheme || n < at + 8 + sig_len)
+        return snprintf(why, whylen, "CertificateVerify header (scheme %04x)", cv[4] << 8 | cv[5]), false;
+    br_x509_decoder_context dc;
+    br_x509_decoder_init(&dc, 0, NULL);
+    br_x509_decoder_push(&dc, c->chain[0].data, c->chain[0].data_len);
+    const br_x509_pkey *pk = br_x509_decoder_get_pkey(&dc);
+    bool ok = false;
+    if (scheme == TLS13_SIG_RSA_PSS_RSAE_SHA256) {
+        hash_of(&br_sha256_vtable, content, clen, mhash);
+        memcpy(em, cv + 8, sig_len);
+        ok = pk && sig_len == 256 && br_rsa_i31_public(em, sig_len, &pk->key.rsa) &&
+             pss_verify(&br_sha256_vtable, mhash, em, 2047, salt);
+    } else {
+        hash_of(&br_sha256_vtable, content, clen, mhash);
+        ok = pk && br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), mhash, 32, &pk->key.ec, cv + 8, sig_len);
+    }
+    if (!ok)
+        return snprintf(why, whylen, "the CertificateVerify signature does not verify"), false;
+    tls13_transcript_update(&s->t, cv, 8 + sig_len);
+    at += 8 + sig_len;
+    s->o.cert_request = false; /* what is left is the Finished alone */
+    if (!srv_check_client_flight(s, p + at, n - at))
+        return snprintf(why, whylen, "client Finished"), false;
+    return true;
+}
+
+static void test_client_cert(void)
+{
+    static struct tls13_credential rsa, ec_chain;
+    static struct run r;
+    static uint8_t flight[8192];
+    const char *which;
+    char err[256], why[128] = "";
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    for (size_t i = 0; i < sizeof ent; i++)
+        ent[i] = (uint8_t)(i * 11 + 3);
+
+    int lr = tls13_credential_load(&rsa, (const uint8_t *)pem_rsa_crt, strlen(pem_rsa_crt),
+                                   (const uint8_t *)pem_rsa_key, strlen(pem_rsa_key), &which, err, sizeof err);
+    char chain_pem[4096];
+    snprintf(chain_pem, sizeof chain_pem, "%s%s", pem_p256_crt, pem_ca_crt);
+    lr |= tls13_credential_load(&ec_chain, (const uint8_t *)chain_pem, strlen(chain_pem),
+                                (const uint8_t *)pem_p256_key, strlen(pem_p256_key), &which, err, sizeof err);
+    T_CHECK("client cert: test credentials load", lr == 0, "%s", err);
+
+    /* RSA over TCP, and under QUIC; the server's CertificateRequest asks for rsa_pss_rsae_sha256. */
+    for (int quic = 0; quic < 2; quic++) {
+        struct tls13_hs_config cfg = quic ? cfg_quic() : cfg_tcp();
+        cfg.cred = &rsa;
+        struct srv_opts o = {.cert_request = true, .quic_tp = quic != 0};
+        loopback(&r, &cfg, ent, &o, quic ? 0 : 37, 0);
+        size_t n = client_flight(&r.rec, flight, sizeof flight);
+        bool ok = r.flight_r == TLS13_HS_DONE && r.srv.ok &&
+                  srv_check_cert_flight(&r.srv, &rsa, TLS13_SIG_RSA_PSS_RSAE_SHA256, flight, n, why, sizeof why);
+        T_CHECK(quic ? "client cert (QUIC): RSA chain + CertificateVerify (rsa_pss_rsae_sha256) + Finished, checked by the server"
+                     : "client cert (TCP): RSA chain + CertificateVerify (rsa_pss_rsae_sha256) + Finished, checked by the server",
+                ok, "flight=%d %s", r.flight_r, why);
+    }
+
+    /* A chain of two, P-256: the Certificate streams out entry by entry. */
+    static const uint8_t cr_ecdsa[] = {0, 0, 14, 0, 13, 0, 10, 0, 8, 8, 4, 5, 3, 4, 3, 8, 6};
+    struct tls13_hs_config cfg = cfg_tcp();
+    cfg.cred = &ec_chain;
+    struct srv_opts o = {.cert_request = true, .cr = cr_ecdsa, .cr_len = sizeof cr_ecdsa};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    size_t n = client_flight(&r.rec, flight, sizeof flight);
+    bool ok = r.flight_r == TLS13_HS_DONE && r.srv.ok &&
+              srv_check_cert_flight(&r.srv, &ec_chain, TLS13_SIG_ECDSA_P256_SHA256, flight, n, why, sizeof why);
+    T_CHECK("client cert: P-256 chain of two (leaf first) + ecdsa_secp256r1_sha256 picked from the server's list", ok,
+            "flight=%d %s", r.flight_r, why);
+
+    /* No scheme in common: handshake_failure, and nothing of ours goes out. */
+    o = (struct srv_opts){.cert_request = true};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("client cert: an EC key and a request for RSA-PSS only -> handshake_failure, no flight",
+            r.flight_r == -40 && rec_find(&r.rec, 'e', TLS13_EPOCH_HANDSHAKE, -1, 0) == NULL, "flight=%d", r.flight_r);
+
+    /* §4.3.2: signature_algorithms MUST be in a CertificateRequest. */
+    static const uint8_t cr_no_sigalgs[] = {0, 0, 4, 0, 47, 0, 0};
+    o = (struct srv_opts){.cert_request = true, .cr = cr_no_sigalgs, .cr_len = sizeof cr_no_sigalgs};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("client cert: a CertificateRequest without signature_algorithms -> missing_extension", r.flight_r == -109,
+            "flight=%d", r.flight_r);
+    /* A malformed signature_algorithms list: decode_error. */
+    static const uint8_t cr_odd[] = {0, 0, 7, 0, 13, 0, 3, 0, 1, 8};
+    o = (struct srv_opts){.cert_request = true, .cr = cr_odd, .cr_len = sizeof cr_odd};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("client cert: signature_algorithms of odd length -> decode_error", r.flight_r == -50, "flight=%d",
+            r.flight_r);
+    /* Without a credential, the same request is answered with an empty Certificate as before. */
+    cfg.cred = NULL;
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("client cert: no credential, any CertificateRequest -> empty Certificate + Finished",
+            loopback_agrees(&r), "flight=%d", r.flight_r);
+    tls13_credential_wipe(&rsa);
+    tls13_credential_wipe(&ec_chain);
 }
 
 int main(void)
 {
+    test_client_cert();
     test_trace_simple();
     test_trace_hrr();
     test_loopback();
