@@ -107,41 +107,31 @@ N13="https://127.0.0.1:$NGINX_PORT/"
 N12="https://127.0.0.1:$NGINX_PORT2/"
 NPSS="https://127.0.0.1:$NGINX_PORT_PSSONLY/"
 
-for key in p256 p384 rsa rsa2049; do
+# with_cert V KEY: nginx's TLS 1.V server (1.3, or 1.2 through shb's
+# fallback), HTTP/1.1 and HTTP/2, --cert/--key KEY: 40 requests 200 each, and
+# nginx's log shows the certificate verified with its subject on every one.
+with_cert() {
+    local v=$1 key=$2 subj url proto fallback=false
     subj="CN=shb client $key"
     [ "$key" = rsa ] && subj="CN=shb client rsa2048"
+    url=$N13
+    [ "$v" = 2 ] && url=$N12 fallback=true
     for proto in h1 h2; do
         args=()
         [ "$proto" = h2 ] && args=(--http2 -p 4)
-        : >"$ND/access-13.log"
-        begin "nginx TLS 1.3 $proto --cert $key: 40 requests 200, nginx verified the certificate (SUCCESS, $subj) on every one"
-        shb "${args[@]}" -n 40 -c 4 --cert "$CC/$key.crt" --key "$CC/$key.key" -j "$N13"
+        : >"$ND/access-1$v.log"
+        begin "nginx TLS 1.$v $proto --cert $key: 40 requests 200, nginx verified the certificate (SUCCESS, $subj) on every one"
+        shb "${args[@]}" -n 40 -c 4 --cert "$CC/$key.crt" --key "$CC/$key.key" -j "$url"
         if json_run_ok; then
             all_ok 40
-            jx '.tls.version == "TLSv1.3" and .tls.fallback == false' '.tls'
+            jx ".tls.version == \"TLSv1.$v\" and .tls.fallback == $fallback" '.tls'
         fi
-        log_has "$ND/access-13.log" 40 "TLSv1.3 SUCCESS \"$subj\" 200"
+        log_has "$ND/access-1$v.log" 40 "TLSv1.$v SUCCESS \"$subj\" 200"
         finish
     done
-done
-
-for key in p256 rsa; do
-    subj="CN=shb client p256"
-    [ "$key" = rsa ] && subj="CN=shb client rsa2048"
-    for proto in h1 h2; do
-        args=()
-        [ "$proto" = h2 ] && args=(--http2 -p 4)
-        : >"$ND/access-12.log"
-        begin "nginx TLS 1.2 $proto --cert $key: 40 requests 200 through the 1.2 fallback, nginx verified the certificate"
-        shb "${args[@]}" -n 40 -c 4 --cert "$CC/$key.crt" --key "$CC/$key.key" -j "$N12"
-        if json_run_ok; then
-            all_ok 40
-            jx '.tls.version == "TLSv1.2" and .tls.fallback == true' '.tls'
-        fi
-        log_has "$ND/access-12.log" 40 "TLSv1.2 SUCCESS \"$subj\" 200"
-        finish
-    done
-done
+}
+for key in p256 p384 rsa rsa2049; do with_cert 3 "$key"; done
+for key in p256 rsa; do with_cert 2 "$key"; done
 
 : >"$ND/access-13.log"
 begin "nginx TLS 1.3: a chain (leaf + intermediate) in --cert, the CA alone trusted by nginx: every request 200"
