@@ -184,6 +184,9 @@ static void tls_why(struct loop *l, struct conn *c, enum err_kind kind)
     int alert = tls_conn_alert(c->tls);
     if (alert < 0)
         loop_why(l, kind, "received alert ", tls_alert_name(-alert));
+    else if (alert == 40 && !c->tls12 && l->cfg->tls->cred) /* the 1.3 engine's one handshake_failure (handshake.h) */
+        loop_why(l, kind, "sent alert handshake_failure: ",
+                 "the server's CertificateRequest allows no signature scheme the --cert key can make");
     else if (alert > 0)
         loop_why(l, kind, "sent alert ", tls_alert_name(alert));
     else

@@ -171,7 +171,7 @@ begin "nginx whose CertificateRequest allows RSA-PSS only: an EC key has no sche
 shb -n 10 -c 2 --cert "$CC/p256.crt" --key "$CC/p256.key" -j "$NPSS"
 if json_run_ok; then
     jx '.requests.errors == 10 and .errorKinds == {"tls handshake": 10}' '{requests, errorKinds}'
-    jx '.errorDetails["tls handshake"].first == "sent alert handshake_failure"' '.errorDetails'
+    jx '.errorDetails["tls handshake"].first == "sent alert handshake_failure: the server'"'"'s CertificateRequest allows no signature scheme the --cert key can make"' '.errorDetails'
 fi
 finish
 
