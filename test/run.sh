@@ -26,7 +26,8 @@
 # test/e2e/e2e_signals.sh (SIGINT and SIGTERM as timeout(1) and orchestrators
 # send them: every run keeps its report) and test/e2e/e2e_request.sh (the
 # request as echo servers of all three protocols record it; refused headers)
-# against ./shb (static musl) and build/asan/shb (ASan + UBSan).
+# and test/e2e/e2e_mtls.sh (--cert/--key: nginx, s_server, Caddy and ngtcp2
+# requiring a client certificate; every bad file refused) against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
