@@ -85,6 +85,16 @@ CNF
     exit 1
 fi
 
+# A long chain: the P-256 leaf, then two of gen_certs' intermediates with
+# 6 KB extensions (about 13 KB of DER, past one QUIC packet and one
+# handshake message buffer; unrelated to the leaf's CA, so servers that
+# verify ignore them and check the leaf against the client CA).
+cat "$CC/p256.crt" "$LIB_CERTS/ca1.crt" "$LIB_CERTS/ca2.crt" >"$CC/long.crt"
+LONG_DER=0
+for f in "$CC/p256.crt" "$LIB_CERTS/ca1.crt" "$LIB_CERTS/ca2.crt"; do
+    LONG_DER=$((LONG_DER + $(openssl x509 -in "$f" -outform DER | wc -c)))
+done
+
 # all_ok N: exactly N requests, all 200, no errors.
 all_ok() {
     jx ".requests.total == $1 and .requests.ok == $1 and .requests.errors == 0" '{requests, errorDetails}'
@@ -139,6 +149,18 @@ shb -n 20 -c 2 --cert "$CC/chain.crt" --key "$CC/chained.key" -j "$N13"
 json_run_ok && all_ok 20
 log_has "$ND/access-13.log" 20 'TLSv1.3 SUCCESS "CN=shb client chained" 200'
 finish
+
+for v in 3 2; do
+    url=$N13
+    [ "$v" = 2 ] && url=$N12
+    : >"$ND/access-1$v.log"
+    begin "nginx TLS 1.$v: a chain of 3 certificates, $LONG_DER bytes of DER, in --cert: every request 200, the leaf verified"
+    [ "$LONG_DER" -gt 12000 ] && [ "$LONG_DER" -le 16384 ] || want "the long chain is $LONG_DER bytes, expected 12001..16384"
+    shb --http2 -p 4 -n 20 -c 2 --cert "$CC/long.crt" --key "$CC/p256.key" -j "$url"
+    json_run_ok && all_ok 20
+    log_has "$ND/access-1$v.log" 20 "TLSv1.$v SUCCESS \"CN=shb client p256\" 200"
+    finish
+done
 
 : >"$ND/access-13.log"
 begin "nginx TLS 1.3: certificate and key in one file (--cert alone): every request 200"
@@ -247,6 +269,10 @@ if [ -x /usr/sbin/gtlsserver ] || command -v gtlsserver >/dev/null 2>&1; then
         json_run_ok HTTP/3 && all_ok 30
         finish
     done
+    begin "ngtcp2 gtlsserver --verify-client (HTTP/3), a chain of $LONG_DER bytes: the Certificate spans many QUIC packets, 30 requests 200"
+    shb --http3 -n 30 -c 3 --cert "$CC/long.crt" --key "$CC/p256.key" -j "https://127.0.0.1:$NGTCP2_H3_PORT/"
+    json_run_ok HTTP/3 && all_ok 30
+    finish
     stop_server "$NGTCP2_H3_PID"
 else
     skip "ngtcp2 gtlsserver --verify-client: not installed (bash scripts/deps.sh)"
@@ -301,6 +327,8 @@ refused "--key without --cert" "shb: --key needs --cert (the certificate the key
 refused "--cert with no https:// target" \
     "shb: --cert needs an https:// URL (a client certificate is shown in the TLS handshake)" \
     --cert "$CC/p256.crt" --key "$CC/p256.key" "http://127.0.0.1:$NGINX_PORT/"
+refused "a chain over 16 KB" "shb: --cert $LIB_CERTS/chain.crt: the certificate chain is larger than 16384 bytes" \
+    --cert "$LIB_CERTS/chain.crt" --key "$LIB_CERTS/chain.key" "$N13"
 refused "--cert ''" "shb: invalid value '' for --cert: expected a file name" --cert "" "$N13"
 
 exit $((FAILS > 0))
