@@ -642,7 +642,6 @@ static const uint8_t alpn_h2_h11[] = "\x02h2\x08http/1.1";
 static struct tls13_hs_config cfg_tcp(void)
 {
     struct tls13_hs_config c = {.server_name = "example.test", .alpn = alpn_h2_h11, .alpn_len = sizeof alpn_h2_h11 - 1};
-    struct tls13_hs_config c = {"example.test", alpn_h2_h11, sizeof alpn_h2_h11 - 1, false, NULL, 0, NULL};
     return c;
 }
 
@@ -653,7 +652,6 @@ static struct tls13_hs_config cfg_quic(void)
     static const uint8_t h3[] = "\x02h3";
     struct tls13_hs_config c = {.server_name = "example.test", .alpn = h3, .alpn_len = 3, .quic = true,
                                 .quic_params = quic_tp_ours, .quic_params_len = sizeof quic_tp_ours};
-    struct tls13_hs_config c = {"example.test", h3, 3, true, quic_tp_ours, sizeof quic_tp_ours, NULL};
     return c;
 }
 
@@ -719,7 +717,6 @@ static struct tls13_hs_config cfg_trace(void)
     /* The trace's ClientHello offered server_name "server" (its EE answers
      * with an empty server_name), no ALPN. */
     struct tls13_hs_config c = {.server_name = "server"};
-    struct tls13_hs_config c = {"server", NULL, 0, false, NULL, 0, NULL};
     return c;
 }
 
@@ -1996,7 +1993,6 @@ static void test_conn_empty_record(void)
 {
     static const uint8_t types[2] = { 23, 22 };
     struct tls_config cfg = { .server_name = "localhost" };
-    struct tls_config cfg = { "localhost", NULL, 0, NULL };
     uint8_t ent[TLS13_ENTROPY_LEN];
     void *mem = aligned_alloc(64, (tls_conn_size() + 63) / 64 * 64);
     if (!mem)
@@ -2053,7 +2049,6 @@ static bool conn_open(struct conn_run *c, uint32_t seed)
 {
     static uint8_t buf[70000];
     struct tls_config cfg = { .server_name = "localhost" };
-    struct tls_config cfg = { "localhost", NULL, 0, NULL };
     struct srv_opts o = { 0 };
     uint8_t ent[TLS13_ENTROPY_LEN];
     size_t len, n = 0;
@@ -2310,6 +2305,8 @@ static void test_choice(void)
     int rc3 = tls13_hs_start(&hs, &c2, ent, &rec_cb, &rec);
     T_CHECK("choice: an unknown suite, a group twice, x448 -> internal_error at start",
             rc1 == E_INTERNAL && rc2 == E_INTERNAL && rc3 == E_INTERNAL, "%d %d %d", rc1, rc2, rc3);
+}
+
 /* ------------------------------------------------------------ client certificates */
 
 /* Every HANDSHAKE-epoch byte the client emitted, in order (its second
