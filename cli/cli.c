@@ -365,6 +365,10 @@ enum opt_id {
     OPT_START_AT,
     OPT_UNIX_SOCKET,
     OPT_BIND,
+    OPT_CONNECT_TO,
+    OPT_RESOLVE,
+    OPT_IPV4,
+    OPT_IPV6,
     OPT_DISABLE_KEEPALIVE,
     OPT_NO_PROGRESS,
     OPT_HTTP2,
@@ -460,6 +464,19 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "bind", .value_name = "ADDR",
       .help = "Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
               "turn, and each address brings its own local ports"}},
+    {OPT_CONNECT_TO, "--connect-to",
+     {.long_name = "connect-to", .value_name = "HOST1:PORT1:HOST2:PORT2",
+      .help = "Connect to HOST2:PORT2 instead of a URL's HOST1:PORT1, as curl: Host, :authority and SNI stay the "
+              "URL's (repeatable; the first that matches wins; an empty HOST1 or PORT1 matches any, an empty HOST2 "
+              "or PORT2 keeps the URL's; IPv6 in brackets)",
+      .repeatable = true}},
+    {OPT_RESOLVE, "--resolve",
+     {.long_name = "resolve", .value_name = "HOST:PORT:ADDR[,ADDR...]",
+      .help = "Use these addresses for HOST:PORT instead of asking DNS, as curl (repeatable; * as HOST is any host; "
+              "after --connect-to, it applies to the host connected to)",
+      .repeatable = true}},
+    {OPT_IPV4, "-4/--ipv4", {.short_name = '4', .long_name = "ipv4", .help = "Resolve names to IPv4 addresses only"}},
+    {OPT_IPV6, "-6/--ipv6", {.short_name = '6', .long_name = "ipv6", .help = "Resolve names to IPv6 addresses only"}},
     {OPT_DISABLE_KEEPALIVE, "--disable-keepalive",
      {.long_name = "disable-keepalive",
       .help = "Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
@@ -1026,6 +1043,40 @@ static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
     o->nbind = (uint32_t)n;
 }
 
+/* --connect-to and --resolve: one more entry, parsed (override.c); a
+ * malformed one is refused, naming it and what is wrong in it. */
+static void add_connect_to(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    struct connect_to *grown = realloc(o->connect_to, (o->nconnect_to + 1) * sizeof *grown);
+    char why[256];
+    if (!grown) {
+        fail(p, "out of memory");
+        return;
+    }
+    o->connect_to = grown;
+    if (connect_to_parse(v, &o->connect_to[o->nconnect_to], why, sizeof why) == 0)
+        o->nconnect_to++;
+    else
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+}
+
+static void add_resolve(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    struct resolve_entry *grown = realloc(o->resolve, (o->nresolve + 1) * sizeof *grown);
+    char why[256];
+    if (!grown) {
+        fail(p, "out of memory");
+        return;
+    }
+    o->resolve = grown;
+    if (resolve_parse(v, &o->resolve[o->nresolve], why, sizeof why) == 0)
+        o->nresolve++;
+    else
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+}
+
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
@@ -1061,6 +1112,10 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_START_AT: set_start_at(p, s, v); break;
     case OPT_UNIX_SOCKET: set_unix_socket(p, s, v); break;
     case OPT_BIND: set_bind(p, s, v); break;
+    case OPT_CONNECT_TO: add_connect_to(p, s, v); break;
+    case OPT_RESOLVE: add_resolve(p, s, v); break;
+    case OPT_IPV4: o->family = AF_INET; break;
+    case OPT_IPV6: o->family = AF_INET6; break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_NO_PROGRESS: o->no_progress = true; break;
     case OPT_HTTP2: o->http2 = true; break;
@@ -1176,6 +1231,8 @@ static void check_combinations(struct parser *p)
         fail(p, "--warmup must be shorter than -z/--duration (the warm-up is part of the duration)");
     if (o->rate_ramp && !p->given[OPT_DURATION])
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
+    if (p->given[OPT_IPV4] && p->given[OPT_IPV6])
+        fail(p, "-4/--ipv4 and -6/--ipv6 are mutually exclusive");
 }
 
 /* --unix-socket and --bind against every target's URL and the protocol. */
@@ -1183,7 +1240,12 @@ static void check_connection(struct parser *p)
 {
     const struct shb_opts *o = p->o;
     if (o->unix_socket) {
-        if (o->http3)
+        /* The path is the address: there is nothing to resolve. */
+        if (o->nconnect_to || o->nresolve || o->family)
+            fail(p, "%s does not apply to --unix-socket (its path is the address: no host is resolved)",
+                 o->nconnect_to ? "--connect-to" : o->nresolve ? "--resolve" : o->family == AF_INET ? "-4/--ipv4"
+                                                                                                     : "-6/--ipv6");
+        else if (o->http3)
             fail(p, "--unix-socket does not apply to --http3 (QUIC runs over UDP)");
         else if (o->nbind)
             fail(p, "--bind does not apply to --unix-socket (a unix socket has no source address)");
@@ -1192,9 +1254,16 @@ static void check_connection(struct parser *p)
                 fail(p, "--unix-socket only takes http:// URLs (no TLS over a unix socket)");
         return;
     }
+    /* A connection's source and target are of one family. */
+    if (o->nbind && o->family && o->bind[0].ss_family != o->family)
+        fail(p, "%s asks for %s addresses, but --bind gives %s ones (a connection's source and target are of one "
+                "family)", o->family == AF_INET ? "-4/--ipv4" : "-6/--ipv6", o->family == AF_INET ? "IPv4" : "IPv6",
+             o->family == AF_INET ? "IPv6" : "IPv4");
     /* A name may resolve to either family: shb.c then asks for the
-     * addresses' family only. An IP literal is what it is. */
-    for (size_t i = 0; i < o->ntargets && !p->failed; i++) {
+     * addresses' family only. An IP literal is what it is, unless
+     * --connect-to or --resolve send it elsewhere (preflight.c checks the
+     * address they give). */
+    for (size_t i = 0; i < o->ntargets && !p->failed && !o->nconnect_to && !o->nresolve; i++) {
         const struct shb_url *u = &o->targets[i].url;
         if (!o->nbind || !u->host_is_ip)
             continue;
@@ -1561,6 +1630,12 @@ void cli_free(struct shb_opts *o)
     free(o->bind);
     o->bind = NULL;
     o->nbind = 0;
+    free(o->connect_to);
+    o->connect_to = NULL;
+    o->nconnect_to = 0;
+    free(o->resolve);
+    o->resolve = NULL;
+    o->nresolve = 0;
 }
 
 /* ----------------------------------------------------------------- cores */

@@ -12,6 +12,8 @@
 
 struct report_info {
     const char *url;      /* as the user typed it */
+    const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), or NULL */
+    const char *connected_via; /* then which: "--connect-to" or "--resolve" */
     const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
     unsigned threads;
     unsigned connections;
