@@ -226,10 +226,17 @@ static void put_zsh_explanation(FILE *f, const char *help)
     fputc(']', f);
 }
 
-/* ":MESSAGE:ACTION" for an option's value or an operand. */
+/* ":MESSAGE:ACTION" for an option's value or an operand. A ':' or '\\'
+ * in the message is escaped ("HOST1:PORT1:HOST2:PORT2"). */
 static void put_zsh_action(FILE *f, const char *message, enum cli_complete kind, const char *words)
 {
-    fprintf(f, ":%s:", message);
+    fputc(':', f);
+    for (const char *c = message; *c; c++) {
+        if (*c == ':' || *c == '\\')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc(':', f);
     switch (kind) {
     case CLI_COMPLETE_NONE: fputc(' ', f); break; /* a message, nothing to complete */
     case CLI_COMPLETE_FILE: fputs("_files", f); break;

@@ -180,7 +180,8 @@ static void text_run(FILE *f, const struct report_info *ri, const struct stats *
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
     if (ri->connected_to) /* only when --connect-to or --resolve sent the traffic elsewhere */
-        fprintf(f, "Connected to: %s (%s)\n", ri->connected_to, or_empty(ri->connected_via));
+        fprintf(f, "Connected to: %s%s%s%s\n", ri->connected_to, ri->connected_via ? " (" : "",
+                ri->connected_via ? ri->connected_via : "", ri->connected_via ? ")" : "");
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     text_tls(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);

@@ -187,7 +187,7 @@ lx "length == 40 and ([.[] | select(.server == \"alpha.shb.test\" and .host == \
     'group_by([.server, .at]) | map(.[0] + {n: length})'
 finish
 
-begin "--shard 0/2 and 1/2 with --resolve: both shards at alpha's server, the counts add up, shb merge takes their reports"
+begin "--shard 0/2 and 1/2 with --resolve: both shards at alpha's server, the counts add up, shb merge keeps connectedTo when both agree"
 run_shards addr 2 --resolve "alpha.shb.test:$TLS:127.0.0.1" --http2 -n 40 -c 4 -j "https://alpha.shb.test:$TLS/"
 for i in 0 1; do
     jq -e ".requests.ok == 20 and .connectedTo == \"127.0.0.1:$TLS\"" "$T/addr-$i.json" >/dev/null 2>&1 ||
@@ -197,7 +197,16 @@ log_json
 all_at 40 alpha.shb.test alpha "$TLS" HTTP/2.0 alpha.shb.test
 "$SHB" merge -j "$T/addr-0.json" "$T/addr-1.json" >"$T/merged.json" 2>"$T/merged.err" ||
     want "shb merge failed: $(head -c 300 "$T/merged.err")"
-jq -e '.requests.ok == 40' "$T/merged.json" >/dev/null 2>&1 || want "merged: $(jq -c .requests "$T/merged.json" 2>/dev/null)"
+jq -e ".requests.ok == 40 and .connectedTo == \"127.0.0.1:$TLS\"" "$T/merged.json" >/dev/null 2>&1 ||
+    want "merged: $(jq -c '{requests, connectedTo}' "$T/merged.json" 2>/dev/null)"
+# A report without it (or with another) leaves it out of the merged one.
+jq 'del(.connectedTo)' "$T/addr-1.json" >"$T/addr-1-none.json"
+"$SHB" merge -j "$T/addr-0.json" "$T/addr-1-none.json" >"$T/merged2.json" 2>"$T/merged.err" ||
+    want "shb merge (one without connectedTo) failed: $(head -c 300 "$T/merged.err")"
+jq -e '.requests.ok == 40 and (has("connectedTo") | not)' "$T/merged2.json" >/dev/null 2>&1 ||
+    want "merged with one report lacking connectedTo: $(jq -c '{requests, connectedTo}' "$T/merged2.json" 2>/dev/null)"
+"$SHB" merge "$T/addr-0.json" "$T/addr-1.json" >"$T/merged.txt" 2>"$T/merged.err"
+grep -qx "Connected to: 127.0.0.1:$TLS" "$T/merged.txt" || want "merged text report: no 'Connected to: 127.0.0.1:$TLS' line"
 schema_collect "$T/merged.json" "shb merge -j (the two shards)"
 finish
 
