@@ -50,6 +50,7 @@ start_or_die "nginx (test/servers/nginx-addr.conf.in)" start_nginx "$TEMPLATE" n
 H1=$NGINX_PORT
 TLS=$NGINX_PORT2
 H2C=$NGINX_PORT_H2C
+TLS12=$NGINX_PORT_TLS12
 LOG=$NGINX_DIR/addr.log
 e2e_diag_extra() { [ -s "$LOG" ] && tail -n 3 "$LOG" | sed 's/^/  addr.log: /'; return 0; }
 
@@ -136,6 +137,14 @@ shb --resolve "*:$TLS:127.0.0.1" --http2 -p 8 -n 80 -c 2 -j "https://alpha.shb.t
 json_run_ok HTTP/2 '.requests.ok == 80' '.requests' ".connectedTo == \"127.0.0.1:$TLS\"" '.connectedTo'
 log_json
 all_at 80 alpha.shb.test alpha "$TLS" HTTP/2.0 alpha.shb.test
+finish
+
+begin "--resolve to a TLS 1.2-only port: the fallback (BearSSL) sends beta.shb.test's SNI too"
+shb --resolve "beta.shb.test:$TLS12:127.0.0.1" -n 20 -c 2 -j "https://beta.shb.test:$TLS12/"
+json_run_ok HTTP/1.1 '.requests.ok == 20 and .tls.version == "TLSv1.2" and .tls.fallback' '{requests, tls}' \
+    ".connectedTo == \"127.0.0.1:$TLS12\"" '.connectedTo'
+log_json
+all_at 20 beta.shb.test beta-beta "$TLS12" HTTP/1.1 beta.shb.test
 finish
 
 begin "--resolve, h2c: alpha.shb.test:PORT at 127.0.0.1, -p 4"
