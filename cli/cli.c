@@ -970,29 +970,6 @@ static void set_unix_socket(struct parser *p, const struct opt_spec *s, const ch
         p->o->unix_socket = v;
 }
 
-/* One address of --bind, len bytes at a: an IPv4 or IPv6 literal (brackets
- * around IPv6 allowed), as a sockaddr with port 0. False if it is none. */
-static bool bind_address(const char *a, size_t len, struct sockaddr_storage *out)
-{
-    char buf[64];
-    if (len >= 2 && a[0] == '[' && a[len - 1] == ']')
-        a++, len -= 2;
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, a, len);
-    buf[len] = '\0';
-    memset(out, 0, sizeof *out);
-    struct sockaddr_in *v4 = (struct sockaddr_in *)out;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
-    if (inet_pton(AF_INET, buf, &v4->sin_addr) == 1)
-        v4->sin_family = AF_INET;
-    else if (inet_pton(AF_INET6, buf, &v6->sin6_addr) == 1)
-        v6->sin6_family = AF_INET6;
-    else
-        return false;
-    return true;
-}
-
 static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
     if (a->ss_family != b->ss_family)
@@ -1023,7 +1000,7 @@ static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
     const char *a = v;
     for (size_t k = 0; k < n; k++) {
         size_t len = strcspn(a, ",");
-        if (!bind_address(a, len, &o->bind[k])) {
+        if (!ip_literal_parse(a, len, &o->bind[k])) {
             fail(p, "invalid value '%s' for %s: '%.*s' is not an IPv4 or IPv6 address", v, s->display, (int)len, a);
             return;
         }

@@ -138,8 +138,7 @@ int connect_to_parse(const char *s, struct connect_to *out, char *err, size_t er
     return 0;
 }
 
-/* One address of --resolve, len bytes at a: IPv4, IPv6, or [IPv6]. */
-static bool ip_literal(const char *a, size_t len, struct sockaddr_storage *out)
+bool ip_literal_parse(const char *a, size_t len, struct sockaddr_storage *out)
 {
     char text[V6_TEXT_MAX];
     if (len >= 2 && a[0] == '[' && a[len - 1] == ']')
@@ -185,7 +184,7 @@ int resolve_parse(const char *s, struct resolve_entry *out, char *err, size_t er
             return why(&c, "empty ADDR (expected " RESOLVE_SHAPE ")");
         if (out->naddrs == OVERRIDE_ADDRS_MAX)
             return why(&c, "more than %u addresses", OVERRIDE_ADDRS_MAX);
-        if (!ip_literal(c.p, len, &out->addrs[out->naddrs]))
+        if (!ip_literal_parse(c.p, len, &out->addrs[out->naddrs]))
             return why(&c, "ADDR '%.*s' is not an IPv4 or IPv6 address (--resolve gives addresses, not names: "
                            "--connect-to takes a name)", (int)(len < 80 ? len : 80), c.p);
         out->naddrs++;

@@ -48,6 +48,11 @@ const struct connect_to *connect_to_match(const struct connect_to *list, size_t 
 const struct resolve_entry *resolve_match(const struct resolve_entry *list, size_t n, const char *host,
                                           uint16_t port);
 
+/* An IPv4 or IPv6 literal, len bytes at a (IPv6 with or without
+ * brackets), as a sockaddr with port 0; false if it is none. --resolve's
+ * ADDRs and --bind's addresses. */
+bool ip_literal_parse(const char *a, size_t len, struct sockaddr_storage *out);
+
 /* "127.0.0.1:443" or "[::1]:443": an AF_INET or AF_INET6 address and its
  * port, as a report shows it. */
 void override_addr_text(const struct sockaddr *a, char *buf, size_t len);

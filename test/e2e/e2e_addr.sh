@@ -282,15 +282,6 @@ else
 fi
 
 # --- misuse ------------------------------------------------------------------------------
-# err_case ERROR_SUBSTRING ARGS...: shb ARGS gives one line containing it, exit 2.
-err_case() {
-    local sub=$1
-    shift
-    shb "$@"
-    one_line_exit 2
-    case $ERR_LINE in *"$sub"*) ;; *) want "$*: expected '$sub', got: $ERR_LINE" ;; esac
-}
-
 begin "misuse: malformed entries, ports out of range, a name for an address, -4 with -6, no address of the family, --unix-socket: one line, exit 2"
 U="http://alpha.shb.test:$H1/"
 err_case "invalid value 'alpha.shb.test' for --connect-to: expected HOST1:PORT1:HOST2:PORT2" --connect-to alpha.shb.test -n 1 "$U"
