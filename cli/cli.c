@@ -1020,38 +1020,43 @@ static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
     o->nbind = (uint32_t)n;
 }
 
-/* --connect-to and --resolve: one more entry, parsed (override.c); a
- * malformed one is refused, naming it and what is wrong in it. */
-static void add_connect_to(struct parser *p, const struct opt_spec *s, const char *v)
+/* list (n entries of size bytes) with e after them, or NULL (out of
+ * memory: list is left as it was, and still the caller's). */
+static void *append_entry(void *list, size_t n, const void *e, size_t size)
 {
-    struct shb_opts *o = p->o;
-    struct connect_to *grown = realloc(o->connect_to, (o->nconnect_to + 1) * sizeof *grown);
-    char why[256];
-    if (!grown) {
-        fail(p, "out of memory");
-        return;
-    }
-    o->connect_to = grown;
-    if (connect_to_parse(v, &o->connect_to[o->nconnect_to], why, sizeof why) == 0)
-        o->nconnect_to++;
-    else
-        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    char *grown = realloc(list, (n + 1) * size);
+    if (grown)
+        memcpy(grown + n * size, e, size);
+    return grown;
 }
 
-static void add_resolve(struct parser *p, const struct opt_spec *s, const char *v)
+/* --connect-to and --resolve: one more entry, parsed (override.c); a
+ * malformed one is refused, naming it and what is wrong in it. */
+static void add_override(struct parser *p, const struct opt_spec *s, const char *v)
 {
     struct shb_opts *o = p->o;
-    struct resolve_entry *grown = realloc(o->resolve, (o->nresolve + 1) * sizeof *grown);
     char why[256];
-    if (!grown) {
-        fail(p, "out of memory");
-        return;
+    void *grown = NULL;
+    int rc;
+    if (s->id == OPT_CONNECT_TO) {
+        struct connect_to e;
+        rc = connect_to_parse(v, &e, why, sizeof why);
+        if (rc == 0 && (grown = append_entry(o->connect_to, o->nconnect_to, &e, sizeof e))) {
+            o->connect_to = grown;
+            o->nconnect_to++;
+        }
+    } else {
+        struct resolve_entry e;
+        rc = resolve_parse(v, &e, why, sizeof why);
+        if (rc == 0 && (grown = append_entry(o->resolve, o->nresolve, &e, sizeof e))) {
+            o->resolve = grown;
+            o->nresolve++;
+        }
     }
-    o->resolve = grown;
-    if (resolve_parse(v, &o->resolve[o->nresolve], why, sizeof why) == 0)
-        o->nresolve++;
-    else
+    if (rc != 0)
         fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else if (!grown)
+        fail(p, "out of memory");
 }
 
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
@@ -1089,8 +1094,8 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_START_AT: set_start_at(p, s, v); break;
     case OPT_UNIX_SOCKET: set_unix_socket(p, s, v); break;
     case OPT_BIND: set_bind(p, s, v); break;
-    case OPT_CONNECT_TO: add_connect_to(p, s, v); break;
-    case OPT_RESOLVE: add_resolve(p, s, v); break;
+    case OPT_CONNECT_TO:
+    case OPT_RESOLVE: add_override(p, s, v); break;
     case OPT_IPV4: o->family = AF_INET; break;
     case OPT_IPV6: o->family = AF_INET6; break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
