@@ -199,14 +199,8 @@ enum resp_phase {
 
 void h3_resp_init(struct h3_resp *r)
 {
-    r->state = RP_HEAD;
-    r->in_payload = false;
-    r->hdr_have = 0;
-    r->type = r->left = 0;
-    r->rc = H3_RESP_MORE;
-    r->status = 0;
-    r->qpack_err = 0;
-    r->body_len = 0;
+    /* r->scan starts at each HEADERS frame (qpack_status_scan_init). */
+    *r = (struct h3_resp){.state = RP_HEAD, .rc = H3_RESP_MORE};
 }
 
 bool h3_resp_error_is_connection(const struct h3_resp *r)
@@ -376,15 +370,7 @@ enum uni_state {
 
 void h3_uni_init(struct h3_uni *u)
 {
-    u->state = US_TYPE;
-    u->hdr_have = 0;
-    u->stream_type = 0;
-    u->type = u->left = 0;
-    u->in_payload = false;
-    u->setting_have = 0;
-    u->setting_id = 0;
-    u->seen_mask = 0;
-    u->rc = 0;
+    *u = (struct h3_uni){.state = US_TYPE};
 }
 
 /* The stream type is known: one of each critical stream (§6.2.1, RFC 9204

@@ -229,10 +229,9 @@ static inline int int_decode_by(const uint8_t **pp, const uint8_t *end, unsigned
         return HPACK_ERR_INTEGER;
     if (p >= end)
         return HPACK_ERR_TRUNCATED;
-    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
-    uint64_t x = *p++ & mask;
-    if (x == mask) {
-        uint8_t count = 0;
+    uint64_t x;
+    uint8_t count;
+    if (!hpack_int_first(&x, &count, *p++, prefix_bits)) {
         int rc;
         do {
             if (p >= end)
@@ -1397,6 +1396,15 @@ static int value_done(struct hpack_status_scan *s)
     return 0;
 }
 
+/* A name or value string of v octets starts: nothing of it skipped or
+ * Huffman-decoded yet. */
+static void string_start(struct hpack_status_scan *s, uint64_t v)
+{
+    s->skip = v;
+    s->hacc = 0;
+    s->hbits = 0;
+}
+
 /* The integer read in state s->state is complete, in s->ival. */
 static int scan_int_done(struct hpack_status_scan *s)
 {
@@ -1462,9 +1470,7 @@ static int scan_int_done(struct hpack_status_scan *s)
         s->state = SS_FIELD;
         return 0;
     case SS_NLEN:
-        s->skip = v;
-        s->hacc = 0;
-        s->hbits = 0;
+        string_start(s, v);
         s->vacc = 0;
         s->vbits = 0;
         s->npos = 0;
@@ -1478,10 +1484,8 @@ static int scan_int_done(struct hpack_status_scan *s)
         }
         return 0;
     case SS_VLEN:
-        s->skip = v;
+        string_start(s, v);
         s->slen = 0;
-        s->hacc = 0;
-        s->hbits = 0;
         value_start(&s->vchk, s->flags & SF_HUFF);
         if (s->flags & SF_HUFF)
             s->vmemo_pos = VMEMO_OFF; /* this block's values no longer line up with vmemo */
@@ -1501,13 +1505,8 @@ static int scan_int_done(struct hpack_status_scan *s)
 /* The first octet of an integer with an N-bit prefix, read in state st. */
 static int scan_int_first(struct hpack_status_scan *s, uint8_t b, unsigned prefix_bits, uint8_t st)
 {
-    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
     s->state = st;
-    s->ival = b & mask;
-    s->ilen = 0;
-    if (s->ival < mask)
-        return scan_int_done(s);
-    return 0; /* continuation octets follow */
+    return hpack_int_first(&s->ival, &s->ilen, b, prefix_bits) ? scan_int_done(s) : 0;
 }
 
 /* hpack_int_decode with the one-octet case inline (p < end). */

@@ -37,6 +37,16 @@ int hpack_int_decode(const uint8_t **p, const uint8_t *end, unsigned prefix_bits
  * to start). Returns 1 when the integer is complete, 0 when another octet
  * follows, or HPACK_ERR_INTEGER (the limits hpack_int_decode applies). */
 int hpack_int_step(uint64_t *v, uint8_t *count, uint8_t b);
+/* Starts such an integer at its first octet b (§5.1): the prefix's bits
+ * into *v, *count to 0. Returns true when the prefix holds the whole value,
+ * false when continuation octets (hpack_int_step) follow. */
+static inline bool hpack_int_first(uint64_t *v, uint8_t *count, uint8_t b, unsigned prefix_bits)
+{
+    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
+    *v = b & mask;
+    *count = 0;
+    return *v < mask;
+}
 /* hpack_int_decode with other limits: step takes each continuation octet
  * as hpack_int_step does, and returns its own error codes (QPACK's 62-bit
  * integers, RFC 9204 §4.1.1). HPACK_ERR_TRUNCATED when the input ends. */

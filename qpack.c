@@ -335,6 +335,23 @@ struct line {
     struct str value; /* !indexed */
 };
 
+/* A static table reference with an N-bit prefix, into l->sidx. The T bit
+ * (mask t_bit of the first octet) must say static: T=0 is the dynamic
+ * table, which we never allow. */
+static int static_ref(const uint8_t **pp, const uint8_t *end, uint8_t t_bit, unsigned prefix_bits, struct line *l)
+{
+    uint64_t idx;
+    int rc;
+    if (!(**pp & t_bit))
+        return QPACK_ERR_DYNAMIC;
+    if ((rc = hpack_int_decode(pp, end, prefix_bits, &idx)) != 0)
+        return rc;
+    if (idx >= QPACK_STATIC_COUNT) /* §3.1 */
+        return QPACK_ERR_INDEX;
+    l->sidx = (int)idx;
+    return 0;
+}
+
 /* Reads the field line at *pp (< end). The first octet says which of the
  * five representations it is (§4.5.2–§4.5.6); the three that can only refer
  * to the dynamic table fail at that octet. */
@@ -342,27 +359,16 @@ static int next_line(const uint8_t **pp, const uint8_t *end, struct line *l)
 {
     const uint8_t *p = *pp;
     uint8_t b = *p;
-    uint64_t idx;
     int rc;
     l->sidx = -1;
     l->indexed = false;
     if (b & 0x80) { /* §4.5.2 Indexed Field Line: 1 T index(6+) */
-        if (!(b & 0x40)) /* T=0: dynamic table */
-            return QPACK_ERR_DYNAMIC;
-        if ((rc = hpack_int_decode(&p, end, 6, &idx)) != 0)
+        if ((rc = static_ref(&p, end, 0x40, 6, l)) != 0)
             return rc;
-        if (idx >= QPACK_STATIC_COUNT) /* §3.1 */
-            return QPACK_ERR_INDEX;
-        l->sidx = (int)idx;
         l->indexed = true;
     } else if (b & 0x40) { /* §4.5.4 Literal with Name Reference: 01 N T index(4+) */
-        if (!(b & 0x10)) /* T=0: dynamic table */
-            return QPACK_ERR_DYNAMIC;
-        if ((rc = hpack_int_decode(&p, end, 4, &idx)) != 0)
+        if ((rc = static_ref(&p, end, 0x10, 4, l)) != 0)
             return rc;
-        if (idx >= QPACK_STATIC_COUNT) /* §3.1 */
-            return QPACK_ERR_INDEX;
-        l->sidx = (int)idx;
         if ((rc = read_str(&p, end, 8, &l->value)) != 0)
             return rc;
     } else if (b & 0x20) { /* §4.5.6 Literal with Literal Name: 001 N, 4-bit prefix name */
@@ -649,11 +655,8 @@ static int scan_int_done(struct qpack_status_scan *s)
 /* The first octet of an integer with an N-bit prefix, read into state st. */
 static int scan_int_first(struct qpack_status_scan *s, uint8_t b, unsigned prefix_bits, uint8_t st)
 {
-    uint8_t mask = (uint8_t)((1u << prefix_bits) - 1);
     s->state = st;
-    s->ival = b & mask;
-    s->ilen = 0;
-    return s->ival < mask ? scan_int_done(s) : 0;
+    return hpack_int_first(&s->ival, &s->ilen, b, prefix_bits) ? scan_int_done(s) : 0;
 }
 
 /* A field line's first octet (next_line's dispatch, in its order). */

@@ -105,6 +105,9 @@ static void list_fields(const struct shb_request *r, struct field_sink *s)
     } else if (!host) {
         add(s, "Host", r->authority); /* RFC 9112 §3.2: every request has one */
     }
+    /* The user's own Authorization wins over credentials, as in curl. */
+    if (r->authorization && !shb_request_header(r, "Authorization"))
+        add(s, "Authorization", r->authorization);
     if (!shb_request_header(r, "User-Agent"))
         add(s, "User-Agent", "shb");
     if (!shb_request_header(r, "Accept"))

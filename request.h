@@ -30,6 +30,7 @@ struct shb_request {
     size_t body_len;
     bool has_body;                    /* -d given (possibly empty: Content-Length: 0) */
     bool connection_close;            /* --disable-keepalive: HTTP/1.1 sends Connection: close */
+    const char *authorization;        /* credentials' Authorization value ("Basic ..."), or NULL */
 };
 
 /* The method: r->method, else POST with a body and GET without (as curl). */
@@ -48,15 +49,17 @@ struct shb_field {
 
 /* The two shapes of a request's header section. */
 enum shb_field_form {
-    /* HTTP/1.1 (RFC 9112): Host (unless the user gave one), User-Agent and
-     * Accept unless given, the user's headers in order and as written,
+    /* HTTP/1.1 (RFC 9112): Host (unless the user gave one), Authorization
+     * with credentials unless the user gave one, User-Agent and Accept
+     * unless given, the user's headers in order and as written,
      * Content-Length (with a body, even an empty one, and for POST, PUT and
      * PATCH without one: RFC 9110 §8.6; unless given), and
      * Connection: close with connection_close unless the user gave a
      * Connection header. */
     SHB_FIELDS_H1,
     /* HTTP/2 and HTTP/3: :method, :scheme, :authority (the user's Host
-     * value when given), :path, then user-agent and accept unless given,
+     * value when given), :path, then authorization, user-agent and
+     * accept unless given,
      * the user's headers in order minus host and the connection-specific
      * ones both forbid (RFC 9113 §8.2.2, RFC 9114 §4.2: connection,
      * keep-alive, proxy-connection, transfer-encoding, upgrade; te unless

@@ -658,6 +658,7 @@ int main(int argc, char **argv)
     case CLI_OK:
         break;
     }
+    cli_hide_secrets(argc, argv);
     require_kernel();
     if (o.start_at_ns)
         check_start_at(&o);

@@ -278,10 +278,14 @@ static int parse_plain_host(const char *url, const char *a, size_t len, struct s
 static int parse_authority(const char *url, const char *a, size_t len, struct shb_url *u, char *err,
                            size_t errlen)
 {
-    if (memchr(a, '@', len)) {
-        url_err(err, errlen, "invalid URL '%s': user info (user@host) is not supported", url);
+    const char *host;
+    char why[128];
+    if (auth_from_authority(a, len, &u->cred, &host, why, sizeof why)) {
+        url_err(err, errlen, "invalid URL '%s': %s", url, why);
         return -1;
     }
+    len -= (size_t)(host - a);
+    a = host;
     const char *port = NULL;
     size_t port_len = 0;
     int rc = len && a[0] == '['
@@ -337,13 +341,25 @@ int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen)
         url_err(err, errlen, "missing URL");
         return -1;
     }
+    /* Messages quote the URL with its password masked. */
+    char *shown = auth_redact(s);
+    if (!shown) {
+        url_err(err, errlen, "out of memory");
+        return -1;
+    }
     const char *rest;
-    if (parse_scheme(s, u, &rest, err, errlen))
-        return -1;
-    size_t alen = strcspn(rest, "/?#");
-    if (parse_authority(s, rest, alen, u, err, errlen))
-        return -1;
-    return parse_target(s, rest + alen, u, err, errlen);
+    int rc = parse_scheme(shown, u, &rest, err, errlen);
+    if (rc == 0) {
+        rest = s + (rest - shown); /* the scheme is the same in both */
+        size_t alen = strcspn(rest, "/?#");
+        rc = parse_authority(shown, rest, alen, u, err, errlen);
+        if (rc == 0)
+            rc = parse_target(shown, rest + alen, u, err, errlen);
+    }
+    free(shown);
+    if (rc)
+        auth_wipe(&u->cred);
+    return rc;
 }
 
 /* ---------------------------------------------------------- option table */
@@ -357,6 +373,8 @@ enum opt_id {
     OPT_METHOD,
     OPT_HEADER,
     OPT_DATA,
+    OPT_USER,
+    OPT_NETRC_FILE,
     OPT_CONNECT_TIMEOUT,
     OPT_TIMEOUT,
     OPT_WARMUP,
@@ -413,6 +431,14 @@ static const struct opt_spec opt_specs[] = {
       .help = "HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
               "are stripped from file/stdin data)",
       .complete = CLI_COMPLETE_BODY}},
+    {OPT_USER, "-u/--user",
+     {.short_name = 'u', .long_name = "user", .value_name = "USER[:PASSWORD]",
+      .help = "Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes from "
+              "$SHB_PASSWORD or --netrc-file, so that it need not stand on the command line. Outputs show it as ***"}},
+    {OPT_NETRC_FILE, "--netrc-file",
+     {.long_name = "netrc-file", .value_name = "FILE",
+      .help = "Take credentials from this netrc file (as curl): the entry whose machine is the target's host",
+      .complete = CLI_COMPLETE_FILE}},
     {OPT_CONNECT_TIMEOUT, "--connect-timeout",
      {.long_name = "connect-timeout", .value_name = "CONNECT_TIMEOUT",
       .help = "Connection establishment timeout (e.g. 5s, 500ms)", .default_text = "5s"}},
@@ -631,6 +657,8 @@ struct parser {
     bool help, version;
     bool given[OPT_COUNT];
     const char *data_arg; /* -d value; read after every other check */
+    const char *user_arg; /* -u value (argv's: cli_hide_secrets blanks its password) */
+    const char *netrc_file; /* --netrc-file */
     const char **args;    /* the positional arguments (URL or label=URL), argc entries */
     size_t nargs;
 };
@@ -1061,6 +1089,15 @@ static void add_override(struct parser *p, const struct opt_spec *s, const char 
 
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
+/* A file's name: anything but empty. */
+static void set_path(struct parser *p, const struct opt_spec *s, const char *v, const char **field)
+{
+    if (*v)
+        *field = v;
+    else
+        fail(p, "invalid value '' for %s: expected a file name", s->display);
+}
+
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
 {
     struct shb_opts *o = p->o;
@@ -1083,6 +1120,8 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_METHOD: set_method(p, s, v); break;
     case OPT_HEADER: add_header(p, s, v); break;
     case OPT_DATA: p->data_arg = v; break;
+    case OPT_USER: p->user_arg = v; break;
+    case OPT_NETRC_FILE: set_path(p, s, v, &p->netrc_file); break;
     case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
@@ -1104,12 +1143,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
-    case OPT_HDR_LOG:
-        if (*v)
-            o->hdr_log = v;
-        else
-            fail(p, "invalid value '' for %s: expected a file name", s->display);
-        break;
+    case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
     case OPT_HELP: p->help = true; break;
     case OPT_VERSION: p->version = true; break;
     case OPT_COUNT: break;
@@ -1263,44 +1297,47 @@ static bool has_http_scheme(const char *s)
     return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
 }
 
-/* "label=URL" or "URL" into t. A label is a short name: no whitespace or
- * control characters (it heads a report and a table row), no '=' (the
- * first one ends it), and not "ftp://h/?a" (a URL of another scheme with
- * a query, which its URL error explains better). */
-static void split_target(struct parser *p, const char *arg, struct shb_target *t)
+/* "label=URL" or "URL" into t: the label, and the URL's text in *url.
+ * Messages quote shown (arg with its password masked). A label is a short
+ * name: no whitespace or control characters (it heads a report and a
+ * table row), no '=' (the first one ends it), and not "ftp://h/?a" (a URL
+ * of another scheme with a query, which its URL error explains better). */
+static void split_target(struct parser *p, const char *arg, const char *shown, struct shb_target *t,
+                         const char **url)
 {
     const char *eq = strchr(arg, '=');
-    t->url_text = arg;
+    *url = arg;
     if (has_http_scheme(arg) || !eq || memmem(arg, (size_t)(eq - arg), "://", 3))
         return;
     size_t len = (size_t)(eq - arg);
     if (len == 0) {
-        fail(p, "invalid argument '%s': empty label (use label=URL, e.g. nginx=http://127.0.0.1:8080/)", arg);
+        fail(p, "invalid argument '%s': empty label (use label=URL, e.g. nginx=http://127.0.0.1:8080/)", shown);
         return;
     }
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)arg[i];
         if (c <= ' ' || c == 0x7f) {
-            fail(p, "invalid argument '%s': a label has no spaces or control characters", arg);
+            fail(p, "invalid argument '%s': a label has no spaces or control characters", shown);
             return;
         }
     }
     if (len > CLI_LABEL_MAX) {
-        fail(p, "invalid argument '%s': label longer than %u bytes", arg, CLI_LABEL_MAX);
+        fail(p, "invalid argument '%s': label longer than %u bytes", shown, CLI_LABEL_MAX);
         return;
     }
     t->label = strndup(arg, len);
     if (!t->label)
         fail(p, "out of memory");
-    t->url_text = eq + 1;
+    *url = eq + 1;
 }
 
-/* One target's URL. With several, an error that does not quote the URL
- * (e.g. "unsupported URL scheme 'ftp'") is prefixed with the argument, so
- * that it names the one at fault. */
-static void parse_target_url(struct parser *p, const char *arg, struct shb_target *t, bool several)
+/* One target's URL (url, argv's text). With several, an error that does
+ * not quote the URL (e.g. "unsupported URL scheme 'ftp'") is prefixed with
+ * the argument (as shown), so that it names the one at fault. */
+static void parse_target_url(struct parser *p, const char *arg, const char *url, struct shb_target *t,
+                             bool several)
 {
-    if (cli_parse_url(t->url_text, &t->url, p->err, p->errlen)) {
+    if (cli_parse_url(url, &t->url, p->err, p->errlen)) {
         p->failed = true;
         if (several && p->err && p->errlen && !strstr(p->err, t->url_text)) {
             char why[512];
@@ -1335,9 +1372,18 @@ static void check_urls(struct parser *p)
     bool several = p->nargs > 1;
     for (size_t i = 0; i < p->nargs && !p->failed; i++) {
         struct shb_target *t = &o->targets[o->ntargets++];
-        split_target(p, p->args[i], t);
+        char *shown = auth_redact(p->args[i]);
+        const char *url = NULL;
+        if (!shown) {
+            fail(p, "out of memory");
+            break;
+        }
+        split_target(p, p->args[i], shown, t, &url);
+        if (!p->failed && !(t->url_text = auth_redact(url)))
+            fail(p, "out of memory");
         if (!p->failed)
-            parse_target_url(p, p->args[i], t, several);
+            parse_target_url(p, shown, url, t, several);
+        free(shown);
         for (size_t j = 0; j < i && !p->failed; j++)
             if (t->label && o->targets[j].label && strcmp(t->label, o->targets[j].label) == 0)
                 fail(p, "label '%s' given twice: each target's label must be unique", t->label);
@@ -1353,6 +1399,168 @@ static void check_urls(struct parser *p)
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
     if (!p->failed)
         check_connection(p);
+}
+
+/* ----------------------------------------------------------- credentials
+ * Each target's user and password, in auth.h's order, made into its
+ * Authorization value once. */
+
+#define NETRC_MAX (1u << 20)
+
+/* --netrc-file's text, NUL-terminated (malloc'd), or NULL with p failed. */
+static char *read_netrc(struct parser *p, size_t *len)
+{
+    int fd = open(p->netrc_file, O_RDONLY | O_CLOEXEC);
+    char *buf = NULL;
+    ssize_t n = -1;
+    if (fd >= 0 && (buf = malloc(NETRC_MAX + 1)) != NULL) {
+        size_t have = 0;
+        while (have <= NETRC_MAX && (n = read(fd, buf + have, NETRC_MAX + 1 - have)) != 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                break;
+            have += (size_t)n;
+        }
+        *len = have;
+    }
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0 || !buf || n < 0) {
+        fail(p, "--netrc-file: cannot read '%s': %s", p->netrc_file, strerror(saved));
+    } else if (*len > NETRC_MAX) {
+        fail(p, "--netrc-file: '%s' is larger than %u bytes: not a netrc file", p->netrc_file, NETRC_MAX);
+    } else {
+        buf[*len] = '\0';
+        return buf;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* The password of a user named without one: $SHB_PASSWORD, else the
+ * netrc's entry for the host and that user. false: neither has one. */
+static bool find_password(struct parser *p, const char *netrc, size_t netrc_len, const char *host, struct cred *c)
+{
+    const char *env = getenv("SHB_PASSWORD");
+    if (env) {
+        if (strlen(env) >= sizeof c->password) {
+            fail(p, "SHB_PASSWORD is longer than %zu bytes", sizeof c->password - 1);
+            return false;
+        }
+        strcpy(c->password, env);
+        return c->has_password = true;
+    }
+    struct cred n;
+    char why[128];
+    int rc = netrc ? auth_netrc_find(netrc, netrc_len, host, c->user, &n, why, sizeof why) : 0;
+    if (rc < 0)
+        fail(p, "--netrc-file: '%s': %s", p->netrc_file, why);
+    if (rc == 1 && n.has_password) {
+        memcpy(c->password, n.password, sizeof c->password);
+        c->has_password = true;
+    }
+    auth_wipe(&n);
+    return c->has_password;
+}
+
+/* Target t's credentials into c; false when it has none (or p failed). */
+static bool target_cred(struct parser *p, const char *netrc, size_t netrc_len, struct shb_target *t, struct cred *c)
+{
+    char why[128];
+    memset(c, 0, sizeof *c);
+    if (p->user_arg) {
+        if (auth_from_option(p->user_arg, c, why, sizeof why)) {
+            fail(p, "invalid value for -u/--user: %s", why); /* never quoted: it holds the password */
+            return false;
+        }
+        if (!c->has_password && !find_password(p, netrc, netrc_len, t->url.host, c) && !p->failed)
+            fail(p, "-u %s has no password: write %s:PASSWORD, set SHB_PASSWORD, or give a --netrc-file with it",
+                 c->user, c->user);
+        return !p->failed;
+    }
+    if (t->url.cred.has_user) {
+        *c = t->url.cred;
+        if (!c->has_password && !find_password(p, netrc, netrc_len, t->url.host, c))
+            c->has_password = true; /* as curl: user@ alone sends an empty password */
+        return !p->failed;
+    }
+    if (!netrc)
+        return false;
+    int rc = auth_netrc_find(netrc, netrc_len, t->url.host, NULL, c, why, sizeof why);
+    if (rc < 0)
+        fail(p, "--netrc-file: '%s': %s", p->netrc_file, why);
+    return rc == 1;
+}
+
+static void resolve_credentials(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    size_t netrc_len = 0;
+    char *netrc = p->netrc_file ? read_netrc(p, &netrc_len) : NULL;
+    for (size_t i = 0; i < o->ntargets && !p->failed; i++) {
+        struct shb_target *t = &o->targets[i];
+        struct cred c;
+        if (target_cred(p, netrc, netrc_len, t, &c) && !(t->authorization = auth_basic(&c)))
+            fail(p, "out of memory");
+        auth_wipe(&c);
+        auth_wipe(&t->url.cred);
+    }
+    if (netrc) {
+        volatile char *w = netrc;
+        for (size_t i = 0; i < netrc_len; i++)
+            w[i] = 0;
+        free(netrc);
+    }
+}
+
+/* Blanks the password of the URL in s, if any. */
+static void hide_url_password(char *s)
+{
+    size_t len;
+    char *pw = auth_password_in(s, &len);
+    if (pw)
+        memset(pw, '*', len);
+}
+
+/* Blanks -u's password in its value v. */
+static void hide_user_password(char *v)
+{
+    char *colon = strchr(v, ':');
+    if (colon)
+        memset(colon + 1, '*', strlen(colon + 1));
+}
+
+void cli_hide_secrets(int argc, char **argv)
+{
+    bool options_ended = false;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (!options_ended && strcmp(a, "--") == 0) {
+            options_ended = true;
+        } else if (!options_ended && (strcmp(a, "-u") == 0 || strcmp(a, "--user") == 0) && i + 1 < argc) {
+            hide_user_password(argv[++i]);
+        } else if (!options_ended && strncmp(a, "--user=", 7) == 0) {
+            hide_user_password(a + 7);
+        } else if (!options_ended && a[0] == '-' && a[1] != '-') {
+            /* A cluster: its first option that takes a value ends it (parse_short). */
+            for (char *c = a + 1; *c; c++) {
+                const struct opt_spec *s = find_short(*c);
+                if (!s || !s->o.value_name)
+                    continue;
+                if (s->id == OPT_USER && c[1])
+                    hide_user_password(c + 1);
+                else if (s->id == OPT_USER && i + 1 < argc)
+                    hide_user_password(argv[++i]);
+                else if (!c[1])
+                    i++; /* another option's value: not -u's, whatever it looks like */
+                break;
+            }
+        } else {
+            hide_url_password(a); /* a URL, or an option's value that holds one */
+        }
+    }
 }
 
 /* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
@@ -1558,6 +1766,8 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     check_urls(&p);
     free(p.args);
     check_combinations(&p);
+    if (!p.failed)
+        resolve_credentials(&p);
     if (!p.failed && p.data_arg)
         load_body(&p);
     if (!p.failed)
@@ -1586,6 +1796,7 @@ struct shb_request cli_request(const struct shb_opts *o, const struct shb_target
         .body_len = o->body_len,
         .has_body = o->has_body,
         .connection_close = o->disable_keepalive,
+        .authorization = t->authorization,
     };
 }
 
@@ -1604,7 +1815,10 @@ void cli_free(struct shb_opts *o)
     o->has_body = false;
     for (size_t i = 0; i < o->ntargets; i++) {
         free(o->targets[i].label);
+        free(o->targets[i].url_text);
         free(o->targets[i].url.target);
+        free(o->targets[i].authorization);
+        auth_wipe(&o->targets[i].url.cred);
     }
     free(o->targets);
     o->targets = NULL;

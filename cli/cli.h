@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "cli/auth.h"
 #include "cli/override.h"
 #include "request.h"
 
@@ -22,13 +23,17 @@ struct shb_url {
     uint16_t port;       /* explicit, or 80 / 443 */
     char authority[300]; /* Host header value: host, [v6] with brackets, ":port" only if given and not default */
     char *target;        /* path + query, verbatim; "/" when the URL has none. malloc'd */
+    struct cred cred;    /* user[:password]@ (RFC 3986 §3.2.1), %-decoded; cli_parse wipes it
+                            once the target's Authorization is built */
 };
 
 /* One URL argument: "URL" or "label=URL" (shb [OPTIONS] <URL>...). */
 struct shb_target {
     char *label;          /* the label of label=URL, malloc'd; NULL when none was given */
-    const char *url_text; /* the URL as given (after "label="), borrowed from argv */
+    char *url_text;       /* the URL as given (after "label="), its password as "***"
+                             (auth.h): what every output shows. malloc'd */
     struct shb_url url;
+    char *authorization;  /* the Authorization value its credentials make, or NULL. malloc'd */
 };
 
 /* The longest label: it names a row of the comparison table. */
@@ -149,6 +154,12 @@ struct cli_subcommand {
 
 /* The i-th subcommand; NULL past the last. */
 const struct cli_subcommand *cli_subcommand(size_t i);
+
+/* Blanks every password cli_parse took from argv (-u/--user's, a URL's)
+ * with '*', so that ps and /proc/PID/cmdline no longer show it. Call once
+ * cli_parse has returned CLI_OK: it keeps no pointer into argv's
+ * passwords. */
+void cli_hide_secrets(int argc, char **argv);
 
 /* The request o describes for target t (one of o->targets), for the
  * protocol engines (request.h). Its pointers borrow from o and t, which

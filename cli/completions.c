@@ -226,13 +226,12 @@ static void put_zsh_explanation(FILE *f, const char *help)
     fputc(']', f);
 }
 
-/* ":MESSAGE:ACTION" for an option's value or an operand. A ':' or '\\'
- * in the message is escaped ("HOST1:PORT1:HOST2:PORT2"). */
+/* ":MESSAGE:ACTION" for an option's value or an operand. */
 static void put_zsh_action(FILE *f, const char *message, enum cli_complete kind, const char *words)
 {
     fputc(':', f);
-    for (const char *c = message; *c; c++) {
-        if (*c == ':' || *c == '\\')
+    for (const char *c = message; *c; c++) { /* a ':' would end the message (USER[:PASSWORD]) */
+        if (*c == ':')
             fputc('\\', f);
         fputc(*c, f);
     }

@@ -356,6 +356,19 @@ static void established(struct quic_conn *c, uint64_t now)
     c->idle_deadline = c->idle_timeout_ns ? now + c->idle_timeout_ns : 0;
 }
 
+/* A space's keys go (RFC 9001 §4.9): recovery forgets its packets in
+ * flight, the keys are wiped, and pooled datagrams under them are dropped. */
+static void discard_space(struct quic_conn *c, enum quic_space sp)
+{
+    struct space *s = &c->space[sp];
+    quic_rec_discard_space(&c->rec, sp);
+    quic_keys_wipe(&s->rd);
+    quic_keys_wipe(&s->wr);
+    s->has_rd = s->has_wr = false;
+    s->ack_pending = false;
+    quic_pool_drop_key(c, NONE - sp);
+}
+
 /* HANDSHAKE_DONE (RFC 9001 §4.1.2): confirmed; Handshake keys go (§4.9.2). */
 static void handshake_confirmed(struct quic_conn *c, uint64_t now)
 {
@@ -363,15 +376,9 @@ static void handshake_confirmed(struct quic_conn *c, uint64_t now)
         return;
     c->confirmed = true;
     quic_rec_set_handshake_confirmed(&c->rec, now);
-    struct space *s = &c->space[QUIC_SPACE_HANDSHAKE];
-    if (s->has_rd || s->has_wr) {
-        quic_rec_discard_space(&c->rec, QUIC_SPACE_HANDSHAKE);
-        quic_keys_wipe(&s->rd);
-        quic_keys_wipe(&s->wr);
-        s->has_rd = s->has_wr = false;
-        s->ack_pending = false;
-        quic_pool_drop_key(c, NONE - QUIC_SPACE_HANDSHAKE);
-    }
+    const struct space *s = &c->space[QUIC_SPACE_HANDSHAKE];
+    if (s->has_rd || s->has_wr)
+        discard_space(c, QUIC_SPACE_HANDSHAKE);
 }
 
 /* ---- receiving: frames ------------------------------------------------------ */
@@ -1001,15 +1008,8 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
  * Handshake packet. */
 static void discard_initial(struct quic_conn *c)
 {
-    struct space *in = &c->space[QUIC_SPACE_INITIAL];
-    if (!in->has_wr)
-        return;
-    quic_rec_discard_space(&c->rec, QUIC_SPACE_INITIAL);
-    quic_keys_wipe(&in->rd);
-    quic_keys_wipe(&in->wr);
-    in->has_rd = in->has_wr = false;
-    in->ack_pending = false;
-    quic_pool_drop_key(c, NONE - QUIC_SPACE_INITIAL);
+    if (c->space[QUIC_SPACE_INITIAL].has_wr)
+        discard_space(c, QUIC_SPACE_INITIAL);
 }
 
 /* RFC 9001 §6.6: before the confidentiality limit of the AEAD, our keys

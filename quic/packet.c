@@ -69,6 +69,24 @@ uint64_t quic_pn_decode(uint64_t largest_pn, uint64_t truncated, size_t pn_len)
 
 /* ---- headers ---- */
 
+/* A long header's connection ID: a length octet, then the ID. §17.2: a v1
+ * CID over 20 bytes MUST be dropped; VN (other versions' rules, §17.2.1)
+ * allows up to 255. */
+static int long_cid(const uint8_t **pp, const uint8_t *end, uint32_t version, const uint8_t **cid, size_t *len)
+{
+    const uint8_t *p = *pp;
+    if (p == end)
+        return QUIC_PKT_TRUNCATED;
+    *len = *p++;
+    if (version == QUIC_V1 && *len > QUIC_MAX_CID_LEN)
+        return QUIC_PKT_INVALID;
+    if ((size_t)(end - p) < *len)
+        return QUIC_PKT_TRUNCATED;
+    *cid = p;
+    *pp = p + *len;
+    return 0;
+}
+
 int quic_hdr_parse(struct quic_hdr *h, const uint8_t *pkt, size_t len, size_t short_dcid_len)
 {
     const uint8_t *p, *end = pkt + len;
@@ -105,27 +123,12 @@ int quic_hdr_parse(struct quic_hdr *h, const uint8_t *pkt, size_t len, size_t sh
      * packet the bit is unused and ignored (§17.2.1). */
     if (h->version == QUIC_V1 && (pkt[0] & 0x40) == 0)
         return QUIC_PKT_INVALID;
-    /* §17.2: a v1 CID over 20 bytes MUST be dropped; VN (other versions'
-     * rules, §17.2.1) allows up to 255. */
     p = pkt + 5;
-    if (p == end)
-        return QUIC_PKT_TRUNCATED;
-    h->dcid_len = *p++;
-    if (h->version == QUIC_V1 && h->dcid_len > QUIC_MAX_CID_LEN)
-        return QUIC_PKT_INVALID;
-    if ((size_t)(end - p) < h->dcid_len)
-        return QUIC_PKT_TRUNCATED;
-    h->dcid = p;
-    p += h->dcid_len;
-    if (p == end)
-        return QUIC_PKT_TRUNCATED;
-    h->scid_len = *p++;
-    if (h->version == QUIC_V1 && h->scid_len > QUIC_MAX_CID_LEN)
-        return QUIC_PKT_INVALID;
-    if ((size_t)(end - p) < h->scid_len)
-        return QUIC_PKT_TRUNCATED;
-    h->scid = p;
-    p += h->scid_len;
+    int rc = long_cid(&p, end, h->version, &h->dcid, &h->dcid_len);
+    if (rc == 0)
+        rc = long_cid(&p, end, h->version, &h->scid, &h->scid_len);
+    if (rc != 0)
+        return rc;
 
     if (h->version == 0) {
         /* §17.2.1: whole 32-bit versions to the end of the datagram. */

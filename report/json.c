@@ -151,6 +151,26 @@ static bool string(struct parser *ps, const char **out, size_t *len)
     return true;
 }
 
+/* Past a run of digits from p (none: p itself). */
+static char *skip_digits(const struct parser *ps, char *p)
+{
+    while (p < ps->end && *p >= '0' && *p <= '9')
+        p++;
+    return p;
+}
+
+/* One or more digits at *pp, or the failure what names. */
+static bool some_digits(struct parser *ps, char **pp, const char *what)
+{
+    char *d = *pp;
+    *pp = skip_digits(ps, d);
+    if (*pp > d)
+        return true;
+    ps->p = d;
+    fail(ps, what);
+    return false;
+}
+
 /* §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
 static bool number(struct parser *ps, struct json *v)
 {
@@ -160,34 +180,22 @@ static bool number(struct parser *ps, struct json *v)
     if (p < ps->end && *p == '0') {
         p++;
     } else if (p < ps->end && *p >= '1' && *p <= '9') {
-        while (p < ps->end && *p >= '0' && *p <= '9')
-            p++;
+        p = skip_digits(ps, p);
     } else {
         fail(ps, "expected a value");
         return false;
     }
     if (p < ps->end && *p == '.') {
-        char *d = ++p;
-        while (p < ps->end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d) {
-            ps->p = p;
-            fail(ps, "a digit must follow the decimal point");
+        p++;
+        if (!some_digits(ps, &p, "a digit must follow the decimal point"))
             return false;
-        }
     }
     if (p < ps->end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < ps->end && (*p == '+' || *p == '-'))
             p++;
-        char *d = p;
-        while (p < ps->end && *p >= '0' && *p <= '9')
-            p++;
-        if (p == d) {
-            ps->p = p;
-            fail(ps, "a digit must follow the exponent");
+        if (!some_digits(ps, &p, "a digit must follow the exponent"))
             return false;
-        }
     }
     v->type = JSON_NUMBER;
     v->text = s;

@@ -66,36 +66,25 @@ struct reader {
 };
 
 /* The first failure's line: "NAME: " (when named) and the message. */
-static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
-static void vfailed(struct reader *rd, bool named, const char *fmt, va_list ap)
+static void failed(struct reader *rd, bool named, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void failed(struct reader *rd, bool named, const char *fmt, ...)
 {
     if (rd->failed)
         return;
     rd->failed = true;
     int n = named ? snprintf(rd->err, rd->errlen, "%s: ", rd->name) : 0;
-    if (n >= 0 && (size_t)n < rd->errlen)
+    if (n >= 0 && (size_t)n < rd->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
         vsnprintf(rd->err + n, rd->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
 }
 
 /* Something wrong with this report: the line names it first. */
-static void bad(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bad(struct reader *rd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfailed(rd, true, fmt, ap);
-    va_end(ap);
-}
-
+#define bad(rd, ...) failed(rd, true, __VA_ARGS__)
 /* Two reports that do not go together: the message names both itself. */
-static void clash(struct reader *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void clash(struct reader *rd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfailed(rd, false, fmt, ap);
-    va_end(ap);
-}
+#define clash(rd, ...) failed(rd, false, __VA_ARGS__)
 
 static uint64_t get_u64(struct reader *rd, const struct json *obj, const char *what, const char *key)
 {

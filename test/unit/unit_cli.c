@@ -787,7 +787,7 @@ static const struct misuse misuses[] = {
     {{"http://h:65536/"}, "out of range", NULL},
     {{"http://h:x/"}, "bad port", NULL},
     {{"http://[::1/"}, "unclosed '['", NULL},
-    {{"http://u@h/"}, "user info", NULL},
+    {{"http://u:%zz@h/"}, "bad %-escape in the password", NULL},
     {{"-m", "", URL}, "-m/--method", "token"},
     {{"-m", "GE T", URL}, "-m/--method", "'GE T'"},
     {{"-m", "GET\r\n", URL}, "-m/--method", "'GET?\?'"}, /* control bytes never reach err raw */
@@ -983,8 +983,8 @@ static const struct bad_url bad_urls[] = {
     {"http://[::1]:/", "empty port"},
     {"http://[::1]:0/", "out of range"},
     {"http://::1/", "brackets"},
-    {"http://user@h/", "user info"},
-    {"http://user:pw@h:80/", "user info"},
+    {"http://user:p%4@h/", "bad %-escape in the password"},
+    {"http://a%3Ab:pw@h:80/", "a ':' in the user name"},
     {"http://h/a b", "%-encoded"},
     {"http://h/a\tb", "%-encoded"},
     {"http://ex ample.com/", "invalid character in host"},
@@ -1125,6 +1125,11 @@ static const char expected_help[] =
     "  -d, --data <BODY>\n"
     "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
     "are stripped from file/stdin data)\n"
+    "  -u, --user <USER[:PASSWORD]>\n"
+    "          Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes from "
+    "$SHB_PASSWORD or --netrc-file, so that it need not stand on the command line. Outputs show it as ***\n"
+    "      --netrc-file <FILE>\n"
+    "          Take credentials from this netrc file (as curl): the entry whose machine is the target's host\n"
     "      --connect-timeout <CONNECT_TIMEOUT>\n"
     "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
     "      --timeout <TIMEOUT>\n"
