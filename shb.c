@@ -297,6 +297,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
                 .stream_window = quic_window(o->parallel),
                 .conn_window = quic_window(o->parallel),
                 .idle_timeout_ns = 30000000000ull,
+                .tls = &o->tls,
             },
         };
     }
@@ -307,6 +308,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
         .server_name = t->url.host_is_ip ? NULL : t->url.host,
         .alpn = o->http2 ? alpn_h2 : alpn_h1,
         .alpn_len = o->http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
+        .choice = &o->tls,
     };
     e->h2cfg = (struct h2_config){
         .request_block = e->req,

@@ -389,6 +389,13 @@ enum opt_id {
     OPT_IPV6,
     OPT_DISABLE_KEEPALIVE,
     OPT_NO_PROGRESS,
+    OPT_TLS_MAX,
+    OPT_TLSV12,
+    OPT_TLSV13,
+    OPT_TLS13_CIPHERS,
+    OPT_CIPHERS,
+    OPT_CURVES,
+    OPT_INSECURE,
     OPT_HTTP2,
     OPT_HTTP3,
     OPT_JSON,
@@ -478,6 +485,32 @@ static const struct opt_spec opt_specs[] = {
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
               "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
       .complete = CLI_COMPLETE_FILE}},
+    {OPT_TLS_MAX, "--tls-max",
+     {.long_name = "tls-max", .value_name = "VERSION",
+      .help = "The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2",
+      .default_text = "1.3", .complete = CLI_COMPLETE_WORDS, .words = "1.2 1.3"}},
+    {OPT_TLSV12, "--tlsv1.2",
+     {.long_name = "tlsv1.2", .help = "Use TLS 1.2 or later (as curl; the default: TLS 1.3, or 1.2 for a server "
+                                      "that refuses 1.3)"}},
+    {OPT_TLSV13, "--tlsv1.3",
+     {.long_name = "tlsv1.3",
+      .help = "Use TLS 1.3 or later (as curl): a server that offers only TLS 1.2 fails every request, its alert "
+              "named"}},
+    {OPT_TLS13_CIPHERS, "--tls13-ciphers",
+     {.long_name = "tls13-ciphers", .value_name = "LIST",
+      .help = "The TLS 1.3 cipher suites to offer, colon-separated, in order of preference (e.g. "
+              "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256; also HTTP/3)"}},
+    {OPT_CIPHERS, "--ciphers",
+     {.long_name = "ciphers", .value_name = "LIST",
+      .help = "The TLS 1.2 cipher suites to offer, colon-separated OpenSSL names, in order of preference (e.g. "
+              "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305)"}},
+    {OPT_CURVES, "--curves",
+     {.long_name = "curves", .value_name = "LIST",
+      .help = "The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
+              "key share)"}},
+    {OPT_INSECURE, "-k/--insecure",
+     {.short_name = 'k', .long_name = "insecure",
+      .help = "Do not verify the server's certificate (as curl; shb never does, so this changes nothing)"}},
     {OPT_HTTP2, "--http2",
      {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
     {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
@@ -1087,6 +1120,26 @@ static void add_override(struct parser *p, const struct opt_spec *s, const char 
         fail(p, "out of memory");
 }
 
+/* The TLS choices (tls13/choice.h parses the lists). */
+static void set_tls(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct tls_choice *c = &p->o->tls;
+    char why[600];
+    int rc = 0;
+    if (s->id == OPT_TLS_MAX)
+        rc = tls_choice_version(v, &c->max_version, why, sizeof why);
+    else if (s->id == OPT_TLSV12 || s->id == OPT_TLSV13) /* the last one given wins, as in curl */
+        c->min_version = s->id == OPT_TLSV13 ? TLS_VERSION_13 : TLS_VERSION_12;
+    else if (s->id == OPT_TLS13_CIPHERS)
+        rc = tls_choice_suites13(c, v, why, sizeof why);
+    else if (s->id == OPT_CIPHERS)
+        rc = tls_choice_suites12(c, v, why, sizeof why);
+    else
+        rc = tls_choice_groups(c, v, why, sizeof why);
+    if (rc < 0)
+        fail(p, "%s", why);
+}
+
 /* Options that take one value refuse a second one: "-n 100 ... -n 1000" in a
  * script is a mistake to point out, not a tie to break silently. */
 /* A file's name: anything but empty. */
@@ -1139,6 +1192,13 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_IPV6: o->family = AF_INET6; break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_NO_PROGRESS: o->no_progress = true; break;
+    case OPT_TLS_MAX:
+    case OPT_TLSV12:
+    case OPT_TLSV13:
+    case OPT_TLS13_CIPHERS:
+    case OPT_CIPHERS:
+    case OPT_CURVES: set_tls(p, s, v); break;
+    case OPT_INSECURE: o->insecure = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_JSON: o->json = true; break;
@@ -1230,6 +1290,31 @@ static void scan_argv(struct parser *p, int argc, char **argv)
     }
 }
 
+/* The TLS choices against each other, the protocol and the URLs: a choice
+ * that leaves nothing to offer, or that nothing would use, is a mistake. */
+static void check_tls(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    struct tls_choice *c = &p->o->tls;
+    tls_choice_describe(c); /* what differs from the defaults: what the checks and messages name */
+    bool https = false;
+    for (size_t i = 0; i < o->ntargets; i++)
+        https |= o->targets[i].url.https;
+    if (c->what[0] && !https && o->ntargets > 0)
+        fail(p, "the TLS options (%s) only apply to https:// URLs", c->what);
+    if (c->min_version > c->max_version)
+        fail(p, "--tlsv1.3 asks for TLS 1.3 or later but --tls-max 1.2 allows at most 1.2");
+    if (o->http3 && c->max_version < TLS_VERSION_13)
+        fail(p, "--tls-max 1.2 does not apply to --http3 (QUIC uses TLS 1.3 only, RFC 9001 §4.2)");
+    if (o->http3 && c->nsuites12)
+        fail(p, "--ciphers sets TLS 1.2's suites, which --http3 never uses (QUIC is TLS 1.3 only): use "
+                "--tls13-ciphers");
+    if (c->nsuites13 && c->max_version < TLS_VERSION_13)
+        fail(p, "--tls13-ciphers has no use with --tls-max 1.2");
+    if (c->nsuites12 && c->min_version > TLS_VERSION_12)
+        fail(p, "--ciphers sets TLS 1.2's suites, which --tlsv1.3 never uses: use --tls13-ciphers");
+}
+
 /* The combinations the spec rules out, once every option is known. */
 static void check_combinations(struct parser *p)
 {
@@ -1249,6 +1334,7 @@ static void check_combinations(struct parser *p)
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
     if (p->given[OPT_IPV4] && p->given[OPT_IPV6])
         fail(p, "-4/--ipv4 and -6/--ipv6 are mutually exclusive");
+    check_tls(p);
 }
 
 /* --unix-socket and --bind against every target's URL and the protocol. */
@@ -1730,6 +1816,7 @@ static void set_defaults(struct shb_opts *o, unsigned default_threads)
     o->parallel = DEFAULT_PARALLEL;
     o->threads = default_threads ? default_threads : 1;
     o->shard_count = 1;
+    tls_choice_init(&o->tls);
     o->connect_timeout_ns = DEFAULT_CONNECT_TIMEOUT_NS;
     o->timeout_ns = DEFAULT_TIMEOUT_NS;
 }

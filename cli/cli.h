@@ -14,6 +14,7 @@
 #include "cli/auth.h"
 #include "cli/override.h"
 #include "request.h"
+#include "tls13/choice.h"
 
 struct shb_url {
     bool https;
@@ -70,6 +71,8 @@ struct shb_opts {
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
+    struct tls_choice tls;       /* --tls-max, --tlsv1.2/--tlsv1.3, --tls13-ciphers, --ciphers, --curves */
+    bool insecure;               /* -k/--insecure: accepted; every certificate is trusted anyway */
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */

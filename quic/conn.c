@@ -243,6 +243,10 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
         .quic = true,
         .quic_params = c->tparams,
         .quic_params_len = c->tparams_len,
+        .suites = cfg->tls ? cfg->tls->suites13 : NULL,
+        .nsuites = cfg->tls ? cfg->tls->nsuites13 : 0,
+        .groups = cfg->tls ? cfg->tls->groups : NULL,
+        .ngroups = cfg->tls ? cfg->tls->ngroups : 0,
     };
     if (c->tparams_len == 0 || tls13_hs_start(&c->hs, &hc, entropy + 2 * CID_LEN, &tls_cb, c) != 0)
         return NULL;

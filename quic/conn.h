@@ -31,6 +31,7 @@
 #include "quic/counters.h"
 #include "quic/packet.h"
 #include "quic/recovery.h"
+#include "tls13/choice.h"
 #include "tls13/negotiated.h"
 
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
@@ -86,6 +87,7 @@ struct quic_conn_config {
     uint64_t stream_window;    /* receive window per request stream (initial_max_stream_data_bidi_local) */
     uint64_t conn_window;      /* connection receive window (initial_max_data) */
     uint64_t idle_timeout_ns;  /* our max_idle_timeout */
+    const struct tls_choice *tls; /* TLS 1.3 suites and groups chosen (RFC 9001 §4: QUIC's TLS); NULL: all */
     /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
      * 0 means the default. key_update_after: 1-RTT packets we send per key
      * phase before we update our keys (default 2^22, RFC 9001 §6.6).

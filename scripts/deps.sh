@@ -100,6 +100,8 @@ NEEDS_TEST=(
     "/usr/lib/lighttpd/mod_gnutls.so|lighttpd-mod-gnutls"
     "/usr/lib/lighttpd/mod_mbedtls.so|lighttpd-mod-mbedtls"
     "/usr/lib/lighttpd/mod_wolfssl.so|lighttpd-mod-wolfssl"
+    # test/e2e/e2e_tls_choice.sh: the TLS choices against lighttpd's NSS module too.
+    "/usr/lib/lighttpd/mod_nss.so|lighttpd-mod-nss"
     "haproxy|haproxy"
     "varnishd|varnish"
     "/usr/bin/python3|python3"

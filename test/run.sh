@@ -5,7 +5,7 @@
 # build/test/musl_bearssl), every fuzz target once over its checked-in seeds
 # (build/fuzz/fuzz_* on test/fuzz/corpus/fuzz_*: no fuzzing), then
 # test/e2e/e2e.sh (HTTP/1.1), test/e2e/e2e_h2.sh (HTTP/2), test/e2e/e2e_tls.sh
-# (https://, both protocols), test/e2e/e2e_hostile.sh (misbehaving servers:
+# (https://, both protocols), test/e2e/e2e_tls_choice.sh (--tls-max, --ciphers, ...), test/e2e/e2e_hostile.sh (misbehaving servers:
 # test/servers/hostile_server.js), test/e2e/e2e_hostile_cases.sh (the hostile case
 # table: HTTP/1.1, HTTP/2 and TLS cases played by test/servers/hostile_server.js,
 # QUIC/HTTP/3 ones, before, during and after the handshake, by
@@ -278,6 +278,7 @@ suite() {
 suite e2e 300 test/e2e/e2e.sh "end-to-end" together
 suite e2e-h2 300 test/e2e/e2e_h2.sh "end-to-end HTTP/2" together
 suite e2e-tls 300 test/e2e/e2e_tls.sh "end-to-end TLS" together
+suite e2e-tls-choice 240 test/e2e/e2e_tls_choice.sh "the TLS the user chooses (--tls-max, --ciphers, --curves, ...)" together
 suite e2e-hostile 360 test/e2e/e2e_hostile.sh "end-to-end hostile servers" together
 suite e2e-hostile-cases 600 test/e2e/e2e_hostile_cases.sh "hostile-server case table" together
 suite e2e-h3 300 test/e2e/e2e_h3.sh "end-to-end HTTP/3" together

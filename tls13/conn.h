@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tls13/choice.h"
 #include "tls13/handshake.h"
 #include "tls13/negotiated.h"
 
@@ -24,6 +25,7 @@ struct tls_config {
     const char *server_name; /* SNI, NULL for an IP literal */
     const uint8_t *alpn;     /* protocol_name_list body (1-byte length + name, ...) */
     size_t alpn_len;
+    const struct tls_choice *choice; /* versions, suites and groups chosen; NULL: the defaults */
 };
 
 /* Results of tls_conn_recv (negative: the connection is finished). */

@@ -45,6 +45,7 @@
 #define E_ILLEGAL_PARAM (-47)
 #define E_DECODE (-50)
 #define E_DECRYPT (-51)
+#define E_PROTOCOL_VERSION (-70)
 #define E_INTERNAL (-80)
 #define E_MISSING_EXT (-109)
 #define E_UNSUPPORTED_EXT (-110)
@@ -188,8 +189,30 @@ static const uint8_t sig_algs[] = {
     0x04, 0x01, 0x05, 0x01, 0x06, 0x01, /* rsa_pkcs1_sha256 .. sha512 (certificates, §4.2.3) */
 };
 
-static const uint8_t cipher_suites[] = {0x13, 0x01, 0x13, 0x02, 0x13, 0x03};
-static const uint8_t groups[] = {0x00, 0x1d, 0x00, 0x17, 0x00, 0x18};
+/* What we offer unless the user chose (handshake.h: cfg.suites, cfg.groups). */
+static const uint16_t default_suites[] = {0x1301, 0x1302, 0x1303};
+static const uint16_t default_groups[] = {GROUP_X25519, GROUP_SECP256R1, GROUP_SECP384R1};
+
+static bool listed(const uint16_t *ids, size_t n, uint16_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* §4.1.3: the server's suite must be one we offered; §4.2.8: its group
+ * (HelloRetryRequest's selected_group, ServerHello's share) one we listed
+ * in supported_groups. */
+static bool suite_offered(const struct tls13_hs *hs, uint16_t id)
+{
+    return listed(hs->cfg.suites, hs->cfg.nsuites, id);
+}
+
+static bool group_offered(const struct tls13_hs *hs, uint16_t id)
+{
+    return listed(hs->cfg.groups, hs->cfg.ngroups, id);
+}
 
 /* ------------------------------------------------------------------ */
 /* Checked cursors: each takes (const uint8_t **p, const uint8_t *end),
@@ -539,8 +562,9 @@ static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t 
     put(&w, hs->entropy + ENT_RANDOM, 32);
     put_u8(&w, hs->sid_len); /* §D.4 middlebox compatibility: 32 bytes over TCP; RFC 9001 §8.4: none */
     put(&w, hs->entropy + ENT_SESSION_ID, hs->sid_len);
-    put_u16(&w, sizeof cipher_suites);
-    put(&w, cipher_suites, sizeof cipher_suites);
+    put_u16(&w, (uint16_t)(2 * hs->cfg.nsuites));
+    for (size_t i = 0; i < hs->cfg.nsuites; i++)
+        put_u16(&w, hs->cfg.suites[i]);
     put_u8(&w, 1); /* legacy_compression_methods: null only */
     put_u8(&w, 0);
     exts = open_vec(&w, 2);
@@ -561,7 +585,8 @@ static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t 
     put_u16(&w, EXT_SUPPORTED_GROUPS);
     e = open_vec(&w, 2);
     l = open_vec(&w, 2);
-    put(&w, groups, sizeof groups);
+    for (size_t i = 0; i < hs->cfg.ngroups; i++)
+        put_u16(&w, hs->cfg.groups[i]);
     close_vec(&w, l, 2);
     close_vec(&w, e, 2);
 
@@ -638,6 +663,29 @@ static int alpn_config_ok(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* The chosen suites and groups: the defaults when none were chosen; else
+ * 1 to 3 of those this engine implements, none twice. */
+static int choice_ok(struct tls13_hs_config *cfg)
+{
+    if (cfg->nsuites == 0) {
+        cfg->suites = default_suites;
+        cfg->nsuites = sizeof default_suites / sizeof default_suites[0];
+    }
+    if (cfg->ngroups == 0) {
+        cfg->groups = default_groups;
+        cfg->ngroups = sizeof default_groups / sizeof default_groups[0];
+    }
+    if (cfg->nsuites > 3 || cfg->ngroups > 3)
+        return 0;
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        if (!tls13_suite_find(cfg->suites[i]) || listed(cfg->suites, i, cfg->suites[i]))
+            return 0;
+    for (size_t i = 0; i < cfg->ngroups; i++)
+        if (group_curve(cfg->groups[i]) < 0 || listed(cfg->groups, i, cfg->groups[i]))
+            return 0;
+    return 1;
+}
+
 static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const uint8_t *entropy,
                    const struct tls13_hs_callbacks *cb, void *ctx)
 {
@@ -647,9 +695,11 @@ static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
     hs->ctx = ctx;
     memcpy(hs->entropy, entropy, TLS13_ENTROPY_LEN);
     hs->sid_len = cfg->quic ? 0 : 32;
-    hs->group = GROUP_X25519;
     hs->state = ST_WAIT_SH;
     tls13_transcript_init(&hs->transcript);
+    if (!choice_ok(&hs->cfg))
+        return fail(hs, E_INTERNAL);
+    hs->group = hs->cfg.groups[0]; /* §4.2.8: one share, for the group we like best */
 
     /* RFC 6066 §3: a DNS host name, 1..255 bytes (IP literals are the
      * caller's to drop). The other limits keep ClientHello2 inside msg. */
@@ -726,7 +776,7 @@ static int on_hello_retry(struct tls13_hs *hs, const struct tls13_suite *suite, 
         const uint8_t *p = ks;
         if ((r = get_u16(&p, ks_end, &group)) < 0 || (r = expect_end(p, ks_end)) < 0)
             return r;
-        if (group_curve(group) < 0 || group == hs->group)
+        if (!group_offered(hs, group) || group == hs->group)
             return E_ILLEGAL_PARAM;
     }
     if (cookie) {
@@ -827,6 +877,11 @@ static int on_server_hello(struct tls13_hs *hs)
          * and falling back would complete the very downgrade it reports. */
         if (memcmp(random + 24, downgrade_prefix, 7) == 0 && (random[31] == 0x01 || random[31] == 0x00))
             return E_ILLEGAL_PARAM;
+        /* §D.1: "If the version chosen by the server is not supported by
+         * the client (or is not acceptable), the client MUST abort the
+         * handshake with a protocol_version alert." */
+        if (hs->cfg.tls13_only)
+            return E_PROTOCOL_VERSION;
         return TLS13_ERR_FALLBACK_TLS12;
     }
     /* §4.2.1: selected_version must be one we offered, and not below 1.3.
@@ -847,8 +902,8 @@ static int on_server_hello(struct tls13_hs *hs)
     if ((size_t)(sid_end - sid) != hs->sid_len || memcmp(sid, hs->entropy + ENT_SESSION_ID, hs->sid_len) != 0)
         return E_ILLEGAL_PARAM; /* §4.1.3 legacy_session_id_echo */
     suite = tls13_suite_find(suite_id);
-    if (!suite)
-        return E_ILLEGAL_PARAM; /* §4.1.3: "a cipher suite that was not offered" (we offer all three) */
+    if (!suite || !suite_offered(hs, suite_id))
+        return E_ILLEGAL_PARAM; /* §4.1.3: "a cipher suite that was not offered" */
     if (comp != 0)
         return E_ILLEGAL_PARAM; /* §4.1.3: legacy_compression_method MUST be 0 */
     if (hs->hrr_done && suite_id != hs->suite_id)

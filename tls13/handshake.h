@@ -37,6 +37,15 @@ struct tls13_hs_config {
     bool quic;                 /* QUIC: no legacy session id, no middlebox CCS, transport parameters below */
     const uint8_t *quic_params; /* quic_transport_parameters extension body (RFC 9001 §8.2) */
     size_t quic_params_len;
+    /* What the user chose (tls13/choice.h), NULL/0 for every one we have:
+     * the cipher suites in our order of preference (RFC 8446 §4.1.2) and
+     * the groups for supported_groups, the first getting the key share
+     * (§4.2.7, §4.2.8). Each must be one the engine implements. */
+    const uint16_t *suites;
+    size_t nsuites;
+    const uint16_t *groups;
+    size_t ngroups;
+    bool tls13_only;           /* a TLS 1.2 ServerHello is protocol_version (§D.1), not a fallback */
 };
 
 struct tls13_hs_callbacks {

@@ -119,6 +119,17 @@ static const br_x509_class accept_any_vtable = {
 static const uint16_t suites_aes_first[] = { SUITES_AEAD_AES, SUITES_AEAD_CHACHA, SUITES_REST };
 static const uint16_t suites_chacha_first[] = { SUITES_AEAD_CHACHA, SUITES_AEAD_AES, SUITES_REST };
 
+/* --curves: BearSSL offers (RFC 8422 §5.1.1 supported_groups) and accepts
+ * in a ServerKeyExchange (§5.4) the curves its EC implementation says it
+ * supports; a copy of that implementation that names only the chosen ones
+ * offers exactly those. The arithmetic is the default's, unchanged. */
+static void restrict_curves(struct tls12_conn *t, const struct tls_choice *ch)
+{
+    t->ec = *br_ssl_engine_get_ec(&t->cc.eng);
+    t->ec.supported_curves &= tls_choice_curve_mask(ch);
+    br_ssl_engine_set_ec(&t->cc.eng, &t->ec);
+}
+
 /* Splits the ALPN protocol_name_list body (RFC 7301 §3.1) into the
  * NUL-terminated names BearSSL wants. Returns how many, or -1 if it does
  * not fit. */
@@ -332,7 +343,10 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
 
     br_ssl_client_zero(cc);
     br_ssl_engine_set_versions(eng, BR_TLS12, BR_TLS12);
-    if (br_aes_x86ni_ctr_get_vtable() != NULL)
+    const struct tls_choice *ch = cfg->choice;
+    if (ch && ch->nsuites12 > 0) /* --ciphers: exactly those, in the order given */
+        br_ssl_engine_set_suites(eng, ch->suites12, ch->nsuites12);
+    else if (br_aes_x86ni_ctr_get_vtable() != NULL)
         br_ssl_engine_set_suites(eng, suites_aes_first, sizeof suites_aes_first / sizeof suites_aes_first[0]);
     else
         br_ssl_engine_set_suites(eng, suites_chacha_first, sizeof suites_chacha_first / sizeof suites_chacha_first[0]);
@@ -349,7 +363,9 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
     br_ssl_engine_set_default_chapol(eng);
     br_ssl_engine_set_default_aes_cbc(eng);
     br_ssl_engine_set_default_ec(eng);
-    br_ssl_engine_set_default_ecdsa(eng);
+    br_ssl_engine_set_default_ecdsa(eng); /* sets the EC implementation again */
+    if (ch && ch->ngroups > 0)
+        restrict_curves(t, ch);
     br_ssl_engine_set_default_rsavrfy(eng);
     br_ssl_client_set_default_rsapub(cc);
     t->x509.vtable = &accept_any_vtable;

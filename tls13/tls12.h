@@ -42,6 +42,7 @@ struct tls12_x509 {
 struct tls12_conn {
     br_ssl_client_context cc;
     struct tls12_x509 x509;
+    br_ec_impl ec;                /* BearSSL's, offering only the curves chosen (--curves) */
     uint8_t state;
     int err;                      /* sticky result once finished */
     int alert;                    /* a configuration error (internal_error); engine alerts come from cc */

@@ -365,7 +365,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         slot_arm_recv(l, &c->s);
         return;
     }
-    if (c->tls && tcp_tls_silent_refusal(c)) {
+    if (c->tls && tcp_tls_silent_refusal(l, c)) {
         conn_close(l, c);
         conn_replace(l, c, false);
         return;

@@ -146,7 +146,7 @@ bool tcp_tls_all_sent(const struct conn *c);
 bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char *why);
 /* The socket closed before any byte came: a silent TLS 1.3 refusal (true:
  * the connection is replaced, at no cost). */
-bool tcp_tls_silent_refusal(struct conn *c);
+bool tcp_tls_silent_refusal(const struct loop *l, struct conn *c);
 /* The tick during the handshake: false when --connect-timeout passed. */
 bool tcp_tls_tick(struct loop *l, struct conn *c);
 

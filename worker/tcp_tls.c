@@ -21,6 +21,27 @@
 enum { TARGET_UNKNOWN, TARGET_TLS12, TARGET_TLS13 };
 static _Atomic int target_tls12;
 
+/* What the user chose (--tls-max, --tlsv1.3, the lists): NULL for none. */
+static const struct tls_choice *choice_of(const struct loop *l)
+{
+    return l->cfg->tls->choice;
+}
+
+/* --tls-max 1.2: every handshake runs the TLS 1.2 engine. */
+static bool tls12_only(const struct loop *l)
+{
+    const struct tls_choice *ch = choice_of(l);
+    return ch && ch->max_version == TLS_VERSION_12;
+}
+
+/* --tlsv1.3: a server that does not speak 1.3 is an error, never a
+ * fallback. */
+static bool tls13_only(const struct loop *l)
+{
+    const struct tls_choice *ch = choice_of(l);
+    return ch && ch->min_version == TLS_VERSION_13;
+}
+
 int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen)
 {
     /* Client randoms and key shares come from one DRBG per worker, seeded
@@ -41,7 +62,7 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     struct tcp *t = tcp_of(l);
     uint8_t entropy[TLS13_ENTROPY_LEN];
     br_hmac_drbg_generate(&t->drbg, entropy, sizeof entropy);
-    c->tls12 = target_tls12 == TARGET_TLS12;
+    c->tls12 = target_tls12 == TARGET_TLS12 || tls12_only(l);
     c->tls = tls_conn_init(c->tls_mem, l->cfg->tls, entropy, c->tls12);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
@@ -135,10 +156,10 @@ static void tls_plain(void *ctx, uint8_t *p, size_t n)
 /* A failed TLS 1.3 handshake that means "this server does not speak 1.3":
  * it chose 1.2, answered protocol_version, or (some 1.2-only servers, while
  * no 1.3 handshake has worked yet) handshake_failure. */
-static bool tls12_fallback_wanted(const struct conn *c, int rc)
+static bool tls12_fallback_wanted(const struct loop *l, const struct conn *c, int rc)
 {
     int alert = tls_conn_alert(c->tls);
-    return c->handshaking && !c->tls12 &&
+    return c->handshaking && !c->tls12 && !tls13_only(l) &&
            (rc == TLS_ERR_FALLBACK_TLS12 || alert == -70 || (alert == -40 && target_tls12 != TARGET_TLS13));
 }
 
@@ -148,7 +169,7 @@ static bool tls12_fallback_wanted(const struct conn *c, int rc)
 static void tls_count_alert(struct loop *l, struct conn *c, int rc)
 {
     int alert = tls_conn_alert(c->tls);
-    if (alert == 0 || tls12_fallback_wanted(c, rc))
+    if (alert == 0 || tls12_fallback_wanted(l, c, rc))
         return;
     if (alert < 0)
         l->w->stats.alerts_received[(-alert) & 0xff]++;
@@ -168,6 +189,22 @@ static void tls_why(struct loop *l, struct conn *c, enum err_kind kind)
     else
         loop_why(l, kind, kind == ERR_TLS_HANDSHAKE ? "the TLS handshake failed" : "a TLS record that does not open",
                  NULL);
+}
+
+/* A handshake that failed the way a server that cannot meet the user's
+ * choice fails (alert 0: it closed without a word, as some do, see
+ * tcp_tls_silent_refusal): the report names the choice, as a hint. */
+static void choice_refused(struct loop *l, int alert)
+{
+    const struct tls_choice *ch = choice_of(l);
+    if (!ch || !ch->what[0] || stats_why_kept(&l->w->stats, ERR_TLS_HANDSHAKE, true))
+        return;
+    char what[TLS_CHOICE_WHAT_MAX + 80];
+    if (alert == 0)
+        snprintf(what, sizeof what, "closed the connection during the TLS handshake: it may not meet %s", ch->what);
+    else if (!tls_choice_refused(ch, alert, what, sizeof what))
+        return;
+    loop_hint(l, ERR_TLS_HANDSHAKE, what);
 }
 
 /* Ciphertext from the socket. False: close the connection. */
@@ -193,7 +230,7 @@ bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
              * every later one is; nothing was taken from the budget for it,
              * so nothing is counted. A 1.2 handshake that fails is an
              * ordinary error. */
-            if (tls12_fallback_wanted(c, rc)) {
+            if (tls12_fallback_wanted(l, c, rc)) {
                 target_tls12 = TARGET_TLS12;
                 return false;
             }
@@ -202,6 +239,7 @@ bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
             if (alert == -120)
                 loop_fatal(l, "the server does not speak ", s->alpn_refused);
             tls_why(l, c, ERR_TLS_HANDSHAKE);
+            choice_refused(l, alert);
             loop_charge(l, ERR_TLS_HANDSHAKE);
             return false;
         }
@@ -229,9 +267,10 @@ bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char
         return false;
     }
     /* EOF or reset mid-handshake */
-    if (*how == LOST_EOF)
+    if (*how == LOST_EOF) {
         loop_why(l, ERR_TLS_HANDSHAKE, "the server closed the connection during the TLS handshake", NULL);
-    else if (why)
+        choice_refused(l, 0);
+    } else if (why)
         loop_why(l, ERR_TLS_HANDSHAKE, "during the TLS handshake: ", why);
     loop_charge(l, ERR_TLS_HANDSHAKE);
     return true;
@@ -243,9 +282,9 @@ bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char
  * close or reset before the server's first byte is taken as that refusal,
  * as handshake_failure is: the TLS 1.2 engine gets the next attempt, and
  * this one costs no request. */
-bool tcp_tls_silent_refusal(struct conn *c)
+bool tcp_tls_silent_refusal(const struct loop *l, struct conn *c)
 {
-    if (!c->handshaking || c->tls12 || c->heard || target_tls12 == TARGET_TLS13)
+    if (!c->handshaking || c->tls12 || c->heard || target_tls12 == TARGET_TLS13 || tls13_only(l))
         return false;
     target_tls12 = TARGET_TLS12;
     return true;

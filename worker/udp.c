@@ -334,6 +334,17 @@ static void qc_why_close(struct loop *l, enum err_kind kind, const struct quic_c
     loop_why(l, kind, what, NULL);
 }
 
+/* A handshake the server refused with a CRYPTO_ERROR that says it cannot
+ * meet the suites or groups the user chose (RFC 9001 §4.8: the error code
+ * carries the TLS alert): the report names the choice, as a hint. */
+static void qc_hint_choice(struct loop *l, const struct quic_close_info *ci)
+{
+    char what[TLS_CHOICE_WHAT_MAX + 80];
+    if (ci->kind == QUIC_CLOSE_PEER && !stats_why_kept(&l->w->stats, ERR_TLS_HANDSHAKE, true) &&
+        tls_choice_refused(l->cfg->h3->quic.tls, -ci->tls_alert, what, sizeof what))
+        loop_hint(l, ERR_TLS_HANDSHAKE, what);
+}
+
 /* The connection is over (quic_conn_state QUIC_CLOSED): account for what
  * was on it and replace it. */
 static void qc_finished(struct loop *l, struct qc *c)
@@ -363,6 +374,7 @@ static void qc_finished(struct loop *l, struct qc *c)
         if (handshake) {
             enum err_kind k = ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE;
             qc_why_close(l, k, ci);
+            qc_hint_choice(l, ci);
             loop_charge(l, k);
             break;
         }

@@ -491,6 +491,41 @@ if command -v gtlsserver >/dev/null 2>&1 || [ -x /usr/sbin/gtlsserver ]; then
         jx ".bytesReceived >= 20 * $NGTCP2_H3_BIG" '.bytesReceived'
     fi
     finish
+    # The TLS the user chooses (--tls13-ciphers, --curves) goes into QUIC's
+    # handshake too (RFC 9001 §4): each suite, with its header protection
+    # (§5.4.3 AES, §5.4.4 ChaCha20), and each group, as the server took it.
+    for spec in "TLS_AES_128_GCM_SHA256 P-256 secp256r1" "TLS_AES_256_GCM_SHA384 P-384 secp384r1" \
+        "TLS_CHACHA20_POLY1305_SHA256 x25519 x25519" "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256 P-384:x25519 secp384r1"; do
+        read -r suites curves group <<<"$spec"
+        begin "ngtcp2 (gnutls): --tls13-ciphers $suites --curves $curves -n 100 -c 2 -p 4: the report's tls shows both"
+        shb --http3 -n 100 -c 2 -p 4 -j --tls13-ciphers "$suites" --curves "$curves" "$NG_URL/"
+        if json_run_ok; then
+            all_ok 100
+            quic_ok
+            jx ".tls == {version: \"TLSv1.3\", cipher: \"${suites%%:*}\", group: \"$group\", alpn: \"h3\", fallback: false}" '.tls'
+        fi
+        finish
+    done
+    stop_server "$NGTCP2_H3_PID"
+    # A server with one suite and one group: a choice without them is
+    # refused, and the report names the choice with the server's alert.
+    start_or_die "gtlsserver (ngtcp2), AES-256-GCM and P-384 only" start_ngtcp2_h3 ngtcp2-narrow "$C/ec.crt" "$C/ec.key" \
+        --groups=-GROUP-ALL:+GROUP-SECP384R1 --ciphers=NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-256-GCM
+    NARROW="https://127.0.0.1:$NGTCP2_H3_PORT"
+    begin "ngtcp2 AES-256-GCM and P-384 only: shb's defaults take them (HelloRetryRequest to P-384)"
+    shb --http3 -n 20 -c 2 -j "$NARROW/"
+    json_run_ok && all_ok 20
+    jx '.tls.cipher == "TLS_AES_256_GCM_SHA384" and .tls.group == "secp384r1"' '.tls'
+    finish
+    for spec in "--curves x25519:P-256" "--tls13-ciphers TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256"; do
+        read -r opt list <<<"$spec"
+        begin "ngtcp2 AES-256-GCM and P-384 only refuses $opt $list: every request a tls handshake error naming it"
+        shb --http3 -n 6 -c 2 -j "$opt" "$list" "$NARROW/"
+        json_run_ok
+        jx '.requests.total == 6 and .requests.errors == 6 and .errorKinds == {"tls handshake": 6}' '{requests, errorKinds}'
+        jx ".errorDetails[\"tls handshake\"].first == \"the server at 127.0.0.1:$NGTCP2_H3_PORT cannot meet $opt $list: received alert handshake_failure\"" '.errorDetails'
+        finish
+    done
     stop_server "$NGTCP2_H3_PID"
 else
     skip "ngtcp2 HTTP/3 checks: gtlsserver is not installed (apt-get install ngtcp2-server; bash scripts/deps.sh)"

@@ -73,7 +73,7 @@ cp "$OUT" "$T/help"
 finish
 
 # The long flags -h lists: what the completions must know.
-mapfile -t LONG_FLAGS < <(grep -oE -- '^  (-[A-Za-z0-9], |    )--[a-z0-9-]+' "$T/help" | grep -oE -- '--[a-z0-9-]+')
+mapfile -t LONG_FLAGS < <(grep -oE -- '^  (-[A-Za-z0-9], |    )--[a-z0-9.-]+' "$T/help" | grep -oE -- '--[a-z0-9.-]+')
 
 if [ "$SHB_FLAVOUR" != musl ]; then
     skip "the version object's rebuild: the build's wiring, checked once (musl)"

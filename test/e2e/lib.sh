@@ -805,7 +805,7 @@ deno_h3_attempt() {
     wait_line '^listening' "$dir/stdout.log" "$DENO_H3_PID" 15 && wait_udp "$DENO_H3_PORT" "$DENO_H3_PID" 5
 }
 
-# start_ngtcp2_h3 NAME CERT KEY: starts ngtcp2's example HTTP/3 server
+# start_ngtcp2_h3 NAME CERT KEY [ARG...]: starts ngtcp2's example HTTP/3 server
 # (Debian's ngtcp2-server: gtlsserver, ngtcp2 over GnuTLS with nghttp3, in
 # /usr/sbin) on a fresh UDP port, quiet, serving $LIB_TMP/NAME/htdocs: /
 # (index.html, "ok") and /big.bin (NGTCP2_H3_BIG bytes of "x", 1000000
@@ -814,6 +814,7 @@ deno_h3_attempt() {
 # clash.
 start_ngtcp2_h3() {
     local name=$1 cert=$2 key=$3 dir server
+    shift 3
     server=$(command -v gtlsserver 2>/dev/null || echo /usr/sbin/gtlsserver)
     [ -x "$server" ] || { echo "start_ngtcp2_h3: no gtlsserver (apt-get install ngtcp2-server)" >&2; return 1; }
     lib_init
@@ -823,14 +824,16 @@ start_ngtcp2_h3() {
     printf ok >"$dir/htdocs/index.html"
     head -c "$NGTCP2_H3_BIG" /dev/zero | tr '\0' 'x' >"$dir/htdocs/big.bin" || return 1
     start_retry "start_ngtcp2_h3 $name" NGTCP2_H3_PID "$dir/stderr.log" -- \
-        ngtcp2_h3_attempt "$server" "$dir" "$cert" "$key"
+        ngtcp2_h3_attempt "$server" "$dir" "$cert" "$key" "$@"
 }
 
-# ngtcp2_h3_attempt SERVER DIR CERT KEY: one try of start_ngtcp2_h3.
+# ngtcp2_h3_attempt SERVER DIR CERT KEY [ARG...]: one try of start_ngtcp2_h3 (ARGs: the
+# server's own options, e.g. --groups).
 ngtcp2_h3_attempt() {
     local server=$1 dir=$2 cert=$3 key=$4
+    shift 4
     pick_port NGTCP2_H3_PORT || return 2
-    "$server" -q -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
+    "$server" -q "$@" -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
         >"$dir/stdout.log" 2>"$dir/stderr.log" &
     NGTCP2_H3_PID=$!
     # shellcheck disable=SC2034  # used by the scripts that source this

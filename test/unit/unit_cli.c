@@ -352,6 +352,46 @@ static void test_string_forms(void)
     }
 }
 
+/* The TLS choices as the engines get them (tls13/choice.h). */
+static void test_tls(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, HTTPS_URL);
+    T_CHECK("tls: defaults 1.2..1.3, nothing chosen",
+            r == CLI_OK && o.tls.min_version == 0x0303 && o.tls.max_version == 0x0304 && o.tls.nsuites13 == 0 &&
+                o.tls.nsuites12 == 0 && o.tls.ngroups == 0 && o.tls.what[0] == '\0' && !o.insecure,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--tls13-ciphers", "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384", "--ciphers",
+              "ECDHE-ECDSA-CHACHA20-POLY1305:aes128-sha:TLS_RSA_WITH_AES_256_GCM_SHA384", "--curves",
+              "secp384r1:X25519:prime256v1", "-k", HTTPS_URL);
+    T_CHECK("tls: lists in the order given, any spelling",
+            r == CLI_OK && o.tls.nsuites13 == 2 && o.tls.suites13[0] == 0x1303 && o.tls.suites13[1] == 0x1302 &&
+                o.tls.nsuites12 == 3 && o.tls.suites12[0] == 0xcca9 && o.tls.suites12[1] == 0x002f &&
+                o.tls.suites12[2] == 0x009d && o.tls.ngroups == 3 && o.tls.groups[0] == 24 &&
+                o.tls.groups[1] == 29 && o.tls.groups[2] == 23 && o.insecure,
+            "r=%d err=%s", r, err);
+    T_CHECK("tls: what was chosen, named canonically",
+            r == CLI_OK && strcmp(o.tls.what, "--tls13-ciphers TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384 "
+                                              "--ciphers ECDHE-ECDSA-CHACHA20-POLY1305:AES128-SHA:AES256-GCM-SHA384 "
+                                              "--curves P-384:x25519:P-256") == 0,
+            "%s", o.tls.what);
+    cli_free(&o);
+    r = PARSE(&o, "--tlsv1.3", "--tlsv1.2", "--tls-max", "1.2", HTTPS_URL);
+    T_CHECK("tls: --tlsv1.2 after --tlsv1.3 wins (as curl); --tls-max 1.2",
+            r == CLI_OK && o.tls.min_version == 0x0303 && o.tls.max_version == 0x0303 &&
+                strcmp(o.tls.what, "--tls-max 1.2") == 0,
+            "r=%d err=%s what=%s", r, err, o.tls.what);
+    cli_free(&o);
+    r = PARSE(&o, "--tlsv1.3", "--http3", HTTPS_URL);
+    T_CHECK("tls: --tlsv1.3 with --http3", r == CLI_OK && o.tls.min_version == 0x0304, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--tlsv1.2", "--tls-max", "1.3", "-k", URL);
+    T_CHECK("tls: the defaults given explicitly and -k are fine on http://", r == CLI_OK && o.tls.what[0] == '\0',
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+}
+
 static void test_flags(void)
 {
     struct shb_opts o;
@@ -758,6 +798,25 @@ static const struct misuse misuses[] = {
     {{"-q", "0", URL}, "-q/--rate", "more than 0"},
     {{"-q", "0.0", URL}, "-q/--rate", "more than 0"},
     {{"-q", "-5", URL}, "-q/--rate", "expected requests per second"},
+    {{"--tls-max", "1.1", HTTPS_URL}, "invalid value '1.1' for --tls-max", "1.2 or 1.3"},
+    {{"--tls-max", "1.2", "--tls-max", "1.3", HTTPS_URL}, "--tls-max given more than once", NULL},
+    {{"--tls-max", "1.2", "--tlsv1.3", HTTPS_URL}, "--tlsv1.3", "--tls-max 1.2"},
+    {{"--tls-max", "1.2", "--http3", HTTPS_URL}, "--tls-max 1.2 does not apply to --http3", NULL},
+    {{"--ciphers", "ECDHE-RSA-AES128-GCM-SHA256", "--http3", HTTPS_URL}, "--ciphers", "--http3"},
+    {{"--ciphers", "ECDHE-RSA-AES128-GCM-SHA256", "--tlsv1.3", HTTPS_URL}, "--ciphers", "--tlsv1.3"},
+    {{"--tls13-ciphers", "TLS_AES_128_GCM_SHA256", "--tls-max", "1.2", HTTPS_URL}, "--tls13-ciphers", "1.2"},
+    {{"--curves", "x448", HTTPS_URL}, "unknown name 'x448' in --curves", "x25519, P-256"},
+    {{"--curves", "", HTTPS_URL}, "invalid value '' for --curves", "list of names"},
+    {{"--curves", "x25519::P-256", HTTPS_URL}, "--curves", "an empty name"},
+    {{"--curves", "P-256:prime256v1", HTTPS_URL}, "'prime256v1' is listed twice in --curves", NULL},
+    {{"--tls13-ciphers", "TLS_AES_128_CCM_SHA256", HTTPS_URL}, "unknown name 'TLS_AES_128_CCM_SHA256'",
+     "TLS_CHACHA20_POLY1305_SHA256"},
+    {{"--tls13-ciphers", "ECDHE-RSA-AES128-GCM-SHA256", HTTPS_URL}, "is a TLS 1.2 suite", "--ciphers"},
+    {{"--ciphers", "TLS_AES_256_GCM_SHA384", HTTPS_URL}, "is a TLS 1.3 suite", "--tls13-ciphers"},
+    {{"--ciphers", "RC4-SHA", HTTPS_URL}, "unknown name 'RC4-SHA' in --ciphers", "ECDHE-ECDSA-"},
+    {{"--ciphers", ":", HTTPS_URL}, "--ciphers", "an empty name"},
+    {{"--tlsv1.3", URL}, "the TLS options (--tlsv1.3) only apply to https:// URLs", NULL},
+    {{"--curves", "P-384", "a=" URL, "b=" URL}, "--curves P-384", "https://"},
     {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "1.2.3", URL}, "-q/--rate", "expected requests per second"},
@@ -1158,6 +1217,25 @@ static const char expected_help[] =
     "      --hdr-log <FILE>\n"
     "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
     "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
+    "      --tls-max <VERSION>\n"
+    "          The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2 "
+    "[default: 1.3]\n"
+    "      --tlsv1.2\n"
+    "          Use TLS 1.2 or later (as curl; the default: TLS 1.3, or 1.2 for a server that refuses 1.3)\n"
+    "      --tlsv1.3\n"
+    "          Use TLS 1.3 or later (as curl): a server that offers only TLS 1.2 fails every request, its alert "
+    "named\n"
+    "      --tls13-ciphers <LIST>\n"
+    "          The TLS 1.3 cipher suites to offer, colon-separated, in order of preference (e.g. "
+    "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256; also HTTP/3)\n"
+    "      --ciphers <LIST>\n"
+    "          The TLS 1.2 cipher suites to offer, colon-separated OpenSSL names, in order of preference (e.g. "
+    "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305)\n"
+    "      --curves <LIST>\n"
+    "          The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
+    "key share)\n"
+    "  -k, --insecure\n"
+    "          Do not verify the server's certificate (as curl; shb never does, so this changes nothing)\n"
     "      --http2\n"
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"
@@ -1504,7 +1582,8 @@ static bool same_run(const struct shb_opts *a, const struct shb_opts *b)
            a->warmup_ns == b->warmup_ns && a->rate_from == b->rate_from && a->rate_to == b->rate_to &&
            a->rate_ramp == b->rate_ramp && a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
            a->start_at_ns == b->start_at_ns && a->disable_keepalive == b->disable_keepalive &&
-           a->no_progress == b->no_progress && a->http2 == b->http2 && a->http3 == b->http3 && a->json == b->json;
+           a->no_progress == b->no_progress && a->http2 == b->http2 && a->http3 == b->http3 && a->json == b->json &&
+           memcmp(&a->tls, &b->tls, sizeof a->tls) == 0;
 }
 
 static void test_table(void)
@@ -1670,6 +1749,7 @@ int main(void)
     test_addr_options();
     test_string_forms();
     test_flags();
+    test_tls();
     test_method_default();
     test_headers();
     test_request_refusals();

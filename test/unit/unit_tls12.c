@@ -450,7 +450,18 @@ struct hello {
     bool has_supported_versions, has_alpn, has_sni;
     char sni[64];
     size_t len;
+    uint16_t suites[64], groups[16]; /* cipher_suites; supported_groups (RFC 8422 §5.1.1) */
+    size_t nsuites, ngroups;
 };
+
+/* Reads a list of 16-bit numbers, as many as fit. */
+static size_t u16_list(const uint8_t *p, size_t len, uint16_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 1 < len && n < cap; i += 2)
+        out[n++] = (uint16_t)(p[i] << 8 | p[i + 1]);
+    return n;
+}
 
 static struct hello parse_hello(const uint8_t *p, size_t n)
 {
@@ -469,7 +480,11 @@ static struct hello parse_hello(const uint8_t *p, size_t n)
     q += 1 + q[0];                                 /* session id */
     if (q + 2 > end)
         return h;
-    q += 2 + ((size_t)q[0] << 8 | q[1]);           /* cipher suites */
+    size_t slen = (size_t)q[0] << 8 | q[1];        /* cipher suites */
+    if (q + 2 + slen > end)
+        return h;
+    h.nsuites = u16_list(q + 2, slen, h.suites, 64);
+    q += 2 + slen;
     if (q + 1 > end)
         return h;
     q += 1 + q[0];                                 /* compression */
@@ -489,6 +504,8 @@ static struct hello parse_hello(const uint8_t *p, size_t n)
             h.has_supported_versions = true;
         if (type == 16)
             h.has_alpn = true;
+        if (type == 10 && len >= 2)
+            h.ngroups = u16_list(body + 2, len - 2, h.groups, 16);
         if (type == 0 && len >= 5) {
             size_t nl = (size_t)body[3] << 8 | body[4];
             h.has_sni = true;
@@ -912,6 +929,74 @@ static void test_alerts(void)
     pair_free(&pr);
 }
 
+/* The ClientHello of a TLS 1.2 connection with choice (tls13/choice.h). */
+static struct hello chosen_hello(const struct tls_choice *choice)
+{
+    struct tls_config cfg = client_cfg("localhost", ALPN_H2_H1, sizeof ALPN_H2_H1 - 1);
+    cfg.choice = choice;
+    void *m = aligned_alloc(64, (tls_conn_size() + 63) & ~(size_t)63);
+    uint8_t e[TLS13_ENTROPY_LEN];
+    entropy_fill(e, 1);
+    size_t len;
+    struct tls_conn *c = tls_conn_init(m, &cfg, e, true);
+    const uint8_t *out = tls_conn_out(c, &len);
+    struct hello h = parse_hello(out, len);
+    free(m);
+    return h;
+}
+
+static bool same_list(const uint16_t *a, size_t na, const uint16_t *b, size_t nb)
+{
+    return na == nb && memcmp(a, b, na * sizeof *a) == 0;
+}
+
+/* --ciphers and --curves: the engine offers exactly those suites, in the
+ * order given, and exactly those groups; and a handshake with a server
+ * that has them settles on them. */
+static void test_choice(void)
+{
+    char err[600];
+    struct tls_choice ch;
+    tls_choice_init(&ch);
+    struct hello def = chosen_hello(&ch);
+    T_CHECK("choice: no choice offers every suite and the default curves", def.ok && def.nsuites >= 20 &&
+            def.ngroups >= 3, "ok=%d suites=%zu groups=%zu", def.ok, def.nsuites, def.ngroups);
+
+    T_CHECK("choice: --ciphers parses", tls_choice_suites12(&ch, "ECDHE-RSA-CHACHA20-POLY1305:AES256-SHA:"
+                                                            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", err, sizeof err) == 0,
+            "%s", err);
+    T_CHECK("choice: --curves parses", tls_choice_groups(&ch, "P-384:x25519", err, sizeof err) == 0, "%s", err);
+    struct hello h = chosen_hello(&ch);
+    const uint16_t want_suites[] = { 0xcca8, 0x0035, 0xc02b };
+    T_CHECK("choice: exactly the chosen suites, in order", h.ok && same_list(h.suites, h.nsuites, want_suites, 3),
+            "n=%zu first=0x%04x", h.nsuites, h.suites[0]);
+    bool p384 = false, x25519 = false;
+    for (size_t i = 0; i < h.ngroups; i++) {
+        p384 |= h.groups[i] == 24;
+        x25519 |= h.groups[i] == 29;
+    }
+    T_CHECK("choice: exactly the chosen curves in supported_groups", h.ngroups == 2 && p384 && x25519,
+            "n=%zu: %u %u %u %u", h.ngroups, h.groups[0], h.groups[1], h.groups[2], h.groups[3]);
+
+    /* Against a server that has the suite: it is the one negotiated. */
+    struct tls_choice one;
+    tls_choice_init(&one);
+    tls_choice_suites12(&one, "ECDHE-ECDSA-CHACHA20-POLY1305", err, sizeof err);
+    struct server_opts so = { .rsa = false, .suite = 0 };
+    struct tls_config cfg = client_cfg("localhost", ALPN_H2_H1, sizeof ALPN_H2_H1 - 1);
+    cfg.choice = &one;
+    struct pair pr;
+    pair_init(&pr, &so, &cfg);
+    run(&pr);
+    bool done = pr.done == 1 && pr.err == 0;
+    struct tls_negotiated n = {0};
+    if (done)
+        tls_conn_negotiated(pr.c, &n);
+    T_CHECK("choice: the handshake settles on the one suite offered", done && n.cipher == 0xcca9,
+            "done=%d cipher=0x%04x", done, n.cipher);
+    pair_free(&pr);
+}
+
 int main(void)
 {
     test_sizes();
@@ -923,5 +1008,6 @@ int main(void)
     test_close_notify();
     test_corrupt();
     test_alerts();
+    test_choice();
     T_DONE();
 }

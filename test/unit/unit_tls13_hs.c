@@ -636,7 +636,7 @@ static const uint8_t alpn_h2_h11[] = "\x02h2\x08http/1.1";
 
 static struct tls13_hs_config cfg_tcp(void)
 {
-    struct tls13_hs_config c = {"example.test", alpn_h2_h11, sizeof alpn_h2_h11 - 1, false, NULL, 0};
+    struct tls13_hs_config c = {.server_name = "example.test", .alpn = alpn_h2_h11, .alpn_len = sizeof alpn_h2_h11 - 1};
     return c;
 }
 
@@ -645,7 +645,8 @@ static const uint8_t quic_tp_ours[] = {0x04, 0x04, 0x80, 0x10, 0x00, 0x00, 0x0f,
 static struct tls13_hs_config cfg_quic(void)
 {
     static const uint8_t h3[] = "\x02h3";
-    struct tls13_hs_config c = {"example.test", h3, 3, true, quic_tp_ours, sizeof quic_tp_ours};
+    struct tls13_hs_config c = {.server_name = "example.test", .alpn = h3, .alpn_len = 3, .quic = true,
+                                .quic_params = quic_tp_ours, .quic_params_len = sizeof quic_tp_ours};
     return c;
 }
 
@@ -710,7 +711,7 @@ static struct tls13_hs_config cfg_trace(void)
 {
     /* The trace's ClientHello offered server_name "server" (its EE answers
      * with an empty server_name), no ALPN. */
-    struct tls13_hs_config c = {"server", NULL, 0, false, NULL, 0};
+    struct tls13_hs_config c = {.server_name = "server"};
     return c;
 }
 
@@ -1282,32 +1283,44 @@ static void client_start(struct tls13_hs *hs, struct rec *rec, const struct tls1
     parse_ch(rec->buf + e->off, e->len, ci);
 }
 
-/* Feeds one crafted ServerHello to a fresh client; returns the result. */
-static int try_sh(const struct sh_spec *sp)
+/* Feeds one crafted ServerHello to a fresh client of config cfg; returns
+ * the result. */
+static int try_sh_with(const struct sh_spec *sp, const struct tls13_hs_config *cfg)
 {
     static struct tls13_hs hs;
     static struct rec rec;
     struct ch_info ci;
     uint8_t sh[2200];
-    struct tls13_hs_config cfg = cfg_tcp();
-    client_start(&hs, &rec, &cfg, &ci);
+    client_start(&hs, &rec, cfg, &ci);
     size_t n = spec_build(sp, &ci, sh);
     return feed(&hs, TLS13_EPOCH_INITIAL, sh, n);
 }
 
-/* HRR (spec) then ServerHello (spec2, NULL: none): the result of the last feed. */
-static int try_hrr(const struct sh_spec *hrr, const struct sh_spec *sh2, bool quic)
+static int try_sh(const struct sh_spec *sp)
+{
+    struct tls13_hs_config cfg = cfg_tcp();
+    return try_sh_with(sp, &cfg);
+}
+
+/* HRR (spec) then ServerHello (spec2, NULL: none) to a client of config
+ * cfg: the result of the last feed. */
+static int try_hrr_with(const struct sh_spec *hrr, const struct sh_spec *sh2, const struct tls13_hs_config *cfg)
 {
     static struct tls13_hs hs;
     static struct rec rec;
     struct ch_info ci;
     uint8_t b[2200];
-    struct tls13_hs_config cfg = quic ? cfg_quic() : cfg_tcp();
-    client_start(&hs, &rec, &cfg, &ci);
+    client_start(&hs, &rec, cfg, &ci);
     int r = feed(&hs, TLS13_EPOCH_INITIAL, b, spec_build(hrr, &ci, b));
     if (r < 0 || !sh2)
         return r;
     return feed(&hs, TLS13_EPOCH_INITIAL, b, spec_build(sh2, &ci, b));
+}
+
+static int try_hrr(const struct sh_spec *hrr, const struct sh_spec *sh2, bool quic)
+{
+    struct tls13_hs_config cfg = quic ? cfg_quic() : cfg_tcp();
+    return try_hrr_with(hrr, sh2, &cfg);
 }
 
 static void check_sh(const char *name, const struct sh_spec *sp, int want)
@@ -1974,7 +1987,7 @@ static int conn_feed(struct tls_conn *t, const uint8_t *p, size_t n)
 static void test_conn_empty_record(void)
 {
     static const uint8_t types[2] = { 23, 22 };
-    struct tls_config cfg = { "localhost", NULL, 0 };
+    struct tls_config cfg = { .server_name = "localhost" };
     uint8_t ent[TLS13_ENTROPY_LEN];
     void *mem = aligned_alloc(64, (tls_conn_size() + 63) / 64 * 64);
     if (!mem)
@@ -2030,7 +2043,7 @@ static void dir_key(struct tls13_record_dir *d, const struct tls13_suite *suite,
 static bool conn_open(struct conn_run *c, uint32_t seed)
 {
     static uint8_t buf[70000];
-    struct tls_config cfg = { "localhost", NULL, 0 };
+    struct tls_config cfg = { .server_name = "localhost" };
     struct srv_opts o = { 0 };
     uint8_t ent[TLS13_ENTROPY_LEN];
     size_t len, n = 0;
@@ -2188,6 +2201,107 @@ static void test_conn_key_update_record_end(void)
     c.mem = NULL;
 }
 
+/* --tls13-ciphers, --curves, --tlsv1.3 (tls13/choice.h): the ClientHello
+ * offers exactly the suites and groups chosen, in order, the key share in
+ * the first group; the server must pick among them (RFC 8446 §4.1.3,
+ * §4.2.8); a handshake on them completes, over TCP and QUIC. */
+static void test_choice(void)
+{
+    static struct tls13_hs hs;
+    static struct rec rec;
+    static struct run r;
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    struct ch_info ci;
+    const uint8_t *b;
+    size_t bn;
+    static const uint16_t suites[] = {0x1303, 0x1302}, groups[] = {0x0018, 0x001d};
+    struct tls13_hs_config cfg = cfg_tcp();
+    cfg.suites = suites;
+    cfg.nsuites = 2;
+    cfg.groups = groups;
+    cfg.ngroups = 2;
+    fill_entropy(ent, 7);
+    bool ok = ch_of(&hs, &rec, &cfg, ent, &ci, &b, &bn);
+    T_CHECK("choice: exactly the chosen suites, in order",
+            ok && ci.n_suites == 2 && ci.suites[0] == 0x1303 && ci.suites[1] == 0x1302, "n=%d", ci.n_suites);
+    static const uint8_t groups_ext[] = {0x00, 0x0a, 0x00, 0x06, 0x00, 0x04, 0x00, 0x18, 0x00, 0x1d};
+    T_CHECK("choice: supported_groups exactly P-384, x25519; one P-384 share",
+            ok && contains(b, bn, groups_ext, sizeof groups_ext) && ci.n_shares == 1 && ci.ks_group == 0x0018 &&
+                ci.ks_len == 97,
+            "shares=%d group=0x%04x len=%zu", ci.n_shares, ci.ks_group, ci.ks_len);
+
+    struct sh_spec sp;
+    spec_init(&sp, false);
+    spec_sv(&sp, 0x0304);
+    spec_ks(&sp, 0x0018);
+    sp.suite = 0x1301;
+    int got = try_sh_with(&sp, &cfg);
+    T_CHECK("choice: a suite not chosen -> illegal_parameter (§4.1.3)", got == E_ILLEGAL, "got %d", got);
+    spec_init(&sp, true);
+    spec_sv(&sp, 0x0304);
+    spec_ext(&sp, 51, "\x00\x17", 2); /* HRR key_share: selected_group P-256 */
+    sp.suite = 0x1303;
+    got = try_hrr_with(&sp, NULL, &cfg);
+    T_CHECK("choice: HelloRetryRequest for a group not chosen -> illegal_parameter (§4.2.8)", got == E_ILLEGAL,
+            "got %d", got);
+    spec_init(&sp, true);
+    spec_sv(&sp, 0x0304);
+    spec_ext(&sp, 51, "\x00\x1d", 2);
+    sp.suite = 0x1303;
+    got = try_hrr_with(&sp, NULL, &cfg);
+    T_CHECK("choice: HelloRetryRequest for the other chosen group -> in progress", got == 0, "got %d", got);
+
+    spec_init(&sp, false);
+    sp.no_exts = true;
+    got = try_sh_with(&sp, &cfg);
+    T_CHECK("choice: a TLS 1.2 ServerHello still means fallback without tls13_only", got == TLS13_ERR_FALLBACK_TLS12,
+            "got %d", got);
+    cfg.tls13_only = true;
+    got = try_sh_with(&sp, &cfg);
+    T_CHECK("choice: tls13_only: a TLS 1.2 ServerHello -> protocol_version (§D.1)", got == -70, "got %d", got);
+    cfg.tls13_only = false;
+
+    struct srv_opts o = {.suite = 0x1302};
+    loopback(&r, &cfg, ent, &o, 1000, 0);
+    struct tls_negotiated n = {0};
+    if (r.flight_r == TLS13_HS_DONE)
+        tls13_hs_negotiated(&r.hs, &n);
+    T_CHECK("choice: handshake completes on a chosen suite and the P-384 share",
+            loopback_agrees(&r) && n.cipher == 0x1302 && n.group == 0x0018, "flight=%d cipher=0x%04x group=0x%04x",
+            r.flight_r, n.cipher, n.group);
+    struct tls13_hs_config q = cfg_quic();
+    static const uint16_t chacha[] = {0x1303}, p256[] = {0x0017};
+    q.suites = chacha;
+    q.nsuites = 1;
+    q.groups = p256;
+    q.ngroups = 1;
+    o = (struct srv_opts){.suite = 0x1303, .quic_tp = true};
+    loopback(&r, &q, ent, &o, 1000, 0);
+    memset(&n, 0, sizeof n);
+    if (r.flight_r == TLS13_HS_DONE)
+        tls13_hs_negotiated(&r.hs, &n);
+    T_CHECK("choice: QUIC handshake on ChaCha20 and P-256 alone",
+            loopback_agrees(&r) && n.cipher == 0x1303 && n.group == 0x0017, "flight=%d cipher=0x%04x group=0x%04x",
+            r.flight_r, n.cipher, n.group);
+
+    /* Bad configurations are the caller's bug: internal_error at start. */
+    static const uint16_t bad_suite[] = {0x1304}, twice[] = {0x001d, 0x001d}, bad_group[] = {0x001e};
+    struct tls13_hs_config c2 = cfg_tcp();
+    c2.suites = bad_suite;
+    c2.nsuites = 1;
+    memset(&rec, 0, sizeof rec);
+    int rc1 = tls13_hs_start(&hs, &c2, ent, &rec_cb, &rec);
+    c2 = cfg_tcp();
+    c2.groups = twice;
+    c2.ngroups = 2;
+    int rc2 = tls13_hs_start(&hs, &c2, ent, &rec_cb, &rec);
+    c2.groups = bad_group;
+    c2.ngroups = 1;
+    int rc3 = tls13_hs_start(&hs, &c2, ent, &rec_cb, &rec);
+    T_CHECK("choice: an unknown suite, a group twice, x448 -> internal_error at start",
+            rc1 == E_INTERNAL && rc2 == E_INTERNAL && rc3 == E_INTERNAL, "%d %d %d", rc1, rc2, rc3);
+}
+
 int main(void)
 {
     test_trace_simple();
@@ -2203,5 +2317,6 @@ int main(void)
     test_conn_empty_record();
     test_conn_key_update_storm();
     test_conn_key_update_record_end();
+    test_choice();
     T_DONE();
 }
