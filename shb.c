@@ -522,6 +522,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     res->ri = (struct report_info){
         .label = t->label,
         .url = t->url_text,
+        .connected_to = a->via ? a->text : NULL,
+        .connected_via = a->via,
         .protocol = o->http3 ? "HTTP/3" : o->http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = pl->conns,

@@ -383,6 +383,10 @@ enum opt_id {
     OPT_START_AT,
     OPT_UNIX_SOCKET,
     OPT_BIND,
+    OPT_CONNECT_TO,
+    OPT_RESOLVE,
+    OPT_IPV4,
+    OPT_IPV6,
     OPT_DISABLE_KEEPALIVE,
     OPT_NO_PROGRESS,
     OPT_TLS_MAX,
@@ -529,6 +533,19 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "bind", .value_name = "ADDR",
       .help = "Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
               "turn, and each address brings its own local ports"}},
+    {OPT_CONNECT_TO, "--connect-to",
+     {.long_name = "connect-to", .value_name = "HOST1:PORT1:HOST2:PORT2",
+      .help = "Connect to HOST2:PORT2 instead of a URL's HOST1:PORT1, as curl: Host, :authority and SNI stay the "
+              "URL's (repeatable; the first that matches wins; an empty HOST1 or PORT1 matches any, an empty HOST2 "
+              "or PORT2 keeps the URL's; IPv6 in brackets)",
+      .repeatable = true}},
+    {OPT_RESOLVE, "--resolve",
+     {.long_name = "resolve", .value_name = "HOST:PORT:ADDR[,ADDR...]",
+      .help = "Use these addresses for HOST:PORT instead of asking DNS, as curl (repeatable; * as HOST is any host; "
+              "after --connect-to, it applies to the host connected to)",
+      .repeatable = true}},
+    {OPT_IPV4, "-4/--ipv4", {.short_name = '4', .long_name = "ipv4", .help = "Resolve names to IPv4 addresses only"}},
+    {OPT_IPV6, "-6/--ipv6", {.short_name = '6', .long_name = "ipv6", .help = "Resolve names to IPv6 addresses only"}},
     {OPT_DISABLE_KEEPALIVE, "--disable-keepalive",
      {.long_name = "disable-keepalive",
       .help = "Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
@@ -1024,29 +1041,6 @@ static void set_unix_socket(struct parser *p, const struct opt_spec *s, const ch
         p->o->unix_socket = v;
 }
 
-/* One address of --bind, len bytes at a: an IPv4 or IPv6 literal (brackets
- * around IPv6 allowed), as a sockaddr with port 0. False if it is none. */
-static bool bind_address(const char *a, size_t len, struct sockaddr_storage *out)
-{
-    char buf[64];
-    if (len >= 2 && a[0] == '[' && a[len - 1] == ']')
-        a++, len -= 2;
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, a, len);
-    buf[len] = '\0';
-    memset(out, 0, sizeof *out);
-    struct sockaddr_in *v4 = (struct sockaddr_in *)out;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
-    if (inet_pton(AF_INET, buf, &v4->sin_addr) == 1)
-        v4->sin_family = AF_INET;
-    else if (inet_pton(AF_INET6, buf, &v6->sin6_addr) == 1)
-        v6->sin6_family = AF_INET6;
-    else
-        return false;
-    return true;
-}
-
 static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
     if (a->ss_family != b->ss_family)
@@ -1077,7 +1071,7 @@ static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
     const char *a = v;
     for (size_t k = 0; k < n; k++) {
         size_t len = strcspn(a, ",");
-        if (!bind_address(a, len, &o->bind[k])) {
+        if (!ip_literal_parse(a, len, &o->bind[k])) {
             fail(p, "invalid value '%s' for %s: '%.*s' is not an IPv4 or IPv6 address", v, s->display, (int)len, a);
             return;
         }
@@ -1095,6 +1089,45 @@ static void set_bind(struct parser *p, const struct opt_spec *s, const char *v)
         a += len + 1;
     }
     o->nbind = (uint32_t)n;
+}
+
+/* list (n entries of size bytes) with e after them, or NULL (out of
+ * memory: list is left as it was, and still the caller's). */
+static void *append_entry(void *list, size_t n, const void *e, size_t size)
+{
+    char *grown = realloc(list, (n + 1) * size);
+    if (grown)
+        memcpy(grown + n * size, e, size);
+    return grown;
+}
+
+/* --connect-to and --resolve: one more entry, parsed (override.c); a
+ * malformed one is refused, naming it and what is wrong in it. */
+static void add_override(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    char why[256];
+    void *grown = NULL;
+    int rc;
+    if (s->id == OPT_CONNECT_TO) {
+        struct connect_to e;
+        rc = connect_to_parse(v, &e, why, sizeof why);
+        if (rc == 0 && (grown = append_entry(o->connect_to, o->nconnect_to, &e, sizeof e))) {
+            o->connect_to = grown;
+            o->nconnect_to++;
+        }
+    } else {
+        struct resolve_entry e;
+        rc = resolve_parse(v, &e, why, sizeof why);
+        if (rc == 0 && (grown = append_entry(o->resolve, o->nresolve, &e, sizeof e))) {
+            o->resolve = grown;
+            o->nresolve++;
+        }
+    }
+    if (rc != 0)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else if (!grown)
+        fail(p, "out of memory");
 }
 
 /* The TLS choices (tls13/choice.h parses the lists). */
@@ -1163,6 +1196,10 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_START_AT: set_start_at(p, s, v); break;
     case OPT_UNIX_SOCKET: set_unix_socket(p, s, v); break;
     case OPT_BIND: set_bind(p, s, v); break;
+    case OPT_CONNECT_TO:
+    case OPT_RESOLVE: add_override(p, s, v); break;
+    case OPT_IPV4: o->family = AF_INET; break;
+    case OPT_IPV6: o->family = AF_INET6; break;
     case OPT_DISABLE_KEEPALIVE: o->disable_keepalive = true; break;
     case OPT_NO_PROGRESS: o->no_progress = true; break;
     case OPT_TLS_MAX:
@@ -1314,6 +1351,8 @@ static void check_combinations(struct parser *p)
         fail(p, "--warmup must be shorter than -z/--duration (the warm-up is part of the duration)");
     if (o->rate_ramp && !p->given[OPT_DURATION])
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
+    if (p->given[OPT_IPV4] && p->given[OPT_IPV6])
+        fail(p, "-4/--ipv4 and -6/--ipv6 are mutually exclusive");
     check_tls(p);
 }
 
@@ -1322,7 +1361,12 @@ static void check_connection(struct parser *p)
 {
     const struct shb_opts *o = p->o;
     if (o->unix_socket) {
-        if (o->http3)
+        /* The path is the address: there is nothing to resolve. */
+        if (o->nconnect_to || o->nresolve || o->family)
+            fail(p, "%s does not apply to --unix-socket (its path is the address: no host is resolved)",
+                 o->nconnect_to ? "--connect-to" : o->nresolve ? "--resolve" : o->family == AF_INET ? "-4/--ipv4"
+                                                                                                     : "-6/--ipv6");
+        else if (o->http3)
             fail(p, "--unix-socket does not apply to --http3 (QUIC runs over UDP)");
         else if (o->nbind)
             fail(p, "--bind does not apply to --unix-socket (a unix socket has no source address)");
@@ -1331,9 +1375,16 @@ static void check_connection(struct parser *p)
                 fail(p, "--unix-socket only takes http:// URLs (no TLS over a unix socket)");
         return;
     }
+    /* A connection's source and target are of one family. */
+    if (o->nbind && o->family && o->bind[0].ss_family != o->family)
+        fail(p, "%s asks for %s addresses, but --bind gives %s ones (a connection's source and target are of one "
+                "family)", o->family == AF_INET ? "-4/--ipv4" : "-6/--ipv6", o->family == AF_INET ? "IPv4" : "IPv6",
+             o->family == AF_INET ? "IPv6" : "IPv4");
     /* A name may resolve to either family: shb.c then asks for the
-     * addresses' family only. An IP literal is what it is. */
-    for (size_t i = 0; i < o->ntargets && !p->failed; i++) {
+     * addresses' family only. An IP literal is what it is, unless
+     * --connect-to or --resolve send it elsewhere (preflight.c checks the
+     * address they give). */
+    for (size_t i = 0; i < o->ntargets && !p->failed && !o->nconnect_to && !o->nresolve; i++) {
         const struct shb_url *u = &o->targets[i].url;
         if (!o->nbind || !u->host_is_ip)
             continue;
@@ -1900,6 +1951,12 @@ void cli_free(struct shb_opts *o)
     free(o->bind);
     o->bind = NULL;
     o->nbind = 0;
+    free(o->connect_to);
+    o->connect_to = NULL;
+    o->nconnect_to = 0;
+    free(o->resolve);
+    o->resolve = NULL;
+    o->nresolve = 0;
 }
 
 /* ----------------------------------------------------------------- cores */

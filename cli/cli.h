@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "cli/auth.h"
+#include "cli/override.h"
 #include "request.h"
 #include "tls13/choice.h"
 
@@ -62,6 +63,11 @@ struct shb_opts {
     const char *unix_socket;     /* --unix-socket: connect to this path instead of the URL's host and port */
     struct sockaddr_storage *bind; /* --bind: source addresses (port 0), one family; malloc'd */
     uint32_t nbind;
+    struct connect_to *connect_to; /* --connect-to, in the order given (the first that matches wins); malloc'd */
+    size_t nconnect_to;
+    struct resolve_entry *resolve; /* --resolve, in the order given; malloc'd */
+    size_t nresolve;
+    int family;                  /* -4: AF_INET, -6: AF_INET6; AF_UNSPEC (0): either */
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;

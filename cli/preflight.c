@@ -147,36 +147,114 @@ static int connect_error(const struct sockaddr *addr, socklen_t addrlen, const s
     return err;
 }
 
-/* When a name has several addresses, each is tried with one plain connect
- * and the first that accepts wins. */
+/* The addresses a target may be at, in the order to try them. */
+#define CANDIDATES_MAX 32
+struct candidates {
+    struct sockaddr_storage addr[CANDIDATES_MAX];
+    socklen_t len[CANDIDATES_MAX];
+    unsigned n;
+};
+
+static void add_candidate(struct candidates *c, const struct sockaddr *a, socklen_t len, uint16_t port)
+{
+    if (c->n == CANDIDATES_MAX)
+        return;
+    memcpy(&c->addr[c->n], a, len);
+    c->len[c->n] = len;
+    if (a->sa_family == AF_INET6)
+        ((struct sockaddr_in6 *)&c->addr[c->n])->sin6_port = htons(port);
+    else
+        ((struct sockaddr_in *)&c->addr[c->n])->sin_port = htons(port);
+    c->n++;
+}
+
+/* The one family connections may use: -4/-6's, else --bind's (only
+ * addresses of its family can be reached from it), else either. */
+static int wanted_family(const struct shb_opts *o)
+{
+    return o->family ? o->family : o->nbind ? o->bind[0].ss_family : AF_UNSPEC;
+}
+
+/* Why only one family is wanted, for a message: "(-4)", "(--bind's are)". */
+static const char *family_reason(const struct shb_opts *o)
+{
+    if (o->family)
+        return o->family == AF_INET ? " (-4)" : " (-6)";
+    return " (--bind's are)";
+}
+
+static const char *family_name(int family)
+{
+    return family == AF_INET ? "IPv4" : "IPv6";
+}
+
+/* --resolve's addresses for host:port, those of the wanted family only. */
+static void from_resolve(const struct shb_opts *o, const struct resolve_entry *r, const char *host, uint16_t port,
+                         struct candidates *c)
+{
+    int family = wanted_family(o);
+    for (unsigned k = 0; k < r->naddrs; k++)
+        if (family == AF_UNSPEC || r->addrs[k].ss_family == family)
+            add_candidate(c, (const struct sockaddr *)&r->addrs[k], inet_len(r->addrs[k].ss_family), port);
+    if (!c->n)
+        shb_die(2, "--resolve gives %s:%u no %s address%s", host, (unsigned)port, family_name(family),
+            family_reason(o));
+}
+
+/* DNS (or the hosts file) for host, through getaddrinfo; a literal is
+ * taken as it is. what says where the name came from, for messages. */
+static void from_dns(const struct shb_opts *o, const char *host, uint16_t port, const char *what,
+                     struct candidates *c)
+{
+    int family = wanted_family(o);
+    struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(host, NULL, &hints, &res);
+    if ((rc != 0 || !res) && family != AF_UNSPEC)
+        shb_die(2, "cannot resolve host '%s'%s to an %s address%s: %s", host, what, family_name(family),
+            family_reason(o), rc ? gai_strerror(rc) : "no address");
+    if (rc != 0 || !res)
+        shb_die(2, "cannot resolve host '%s'%s: %s", host, what, rc ? gai_strerror(rc) : "no address");
+    for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
+        add_candidate(c, ai->ai_addr, ai->ai_addrlen, port);
+    freeaddrinfo(res);
+}
+
+/* Where a target's connections go, as curl decides it: the first
+ * --connect-to that matches the URL's host:port names the host and port
+ * to connect to; --resolve then gives that host:port's addresses, or else
+ * DNS does. When there are several addresses, each is tried with one
+ * plain connect and the first that accepts wins. */
 static void resolve(const struct shb_opts *o, const struct shb_url *url, struct target_addr *out)
 {
-    char port[8];
-    snprintf(port, sizeof(port), "%u", url->port);
-    /* --bind: only addresses of its family can be reached from it. */
-    int family = o->nbind ? o->bind[0].ss_family : AF_UNSPEC;
-    struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
-    if (url->host_is_ip)
-        hints.ai_flags = AI_NUMERICHOST;
-    struct addrinfo *res = NULL;
-    int rc = getaddrinfo(url->host, port, &hints, &res);
-    if ((rc != 0 || !res) && family != AF_UNSPEC)
-        shb_die(2, "cannot resolve host '%s' to an %s address (--bind's are): %s", url->host,
-            family == AF_INET ? "IPv4" : "IPv6", rc ? gai_strerror(rc) : "no address");
-    if (rc != 0 || !res)
-        shb_die(2, "cannot resolve host '%s': %s", url->host, rc ? gai_strerror(rc) : "no address");
-    const struct addrinfo *pick = res;
-    if (res->ai_next) {
-        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-            if (connect_error(ai->ai_addr, ai->ai_addrlen, o->nbind ? &o->bind[0] : NULL, o->connect_timeout_ns) == 0) {
-                pick = ai;
-                break;
-            }
+    const char *host = url->host;
+    uint16_t port = url->port;
+    const struct connect_to *ct = connect_to_match(o->connect_to, o->nconnect_to, url->host, url->port);
+    char what[OVERRIDE_HOST_MAX + 48] = "";
+    if (ct) {
+        host = ct->to_host[0] ? ct->to_host : url->host;
+        port = ct->to_port ? ct->to_port : url->port;
+        snprintf(what, sizeof what, " (--connect-to for %s:%u)", url->host, (unsigned)url->port);
+    }
+    const struct resolve_entry *r = resolve_match(o->resolve, o->nresolve, host, port);
+    struct candidates c = { .n = 0 };
+    if (r)
+        from_resolve(o, r, host, port, &c);
+    else
+        from_dns(o, host, port, what, &c);
+    unsigned pick = 0;
+    for (unsigned k = 0; c.n > 1 && k < c.n; k++) {
+        if (connect_error((const struct sockaddr *)&c.addr[k], c.len[k], o->nbind ? &o->bind[0] : NULL,
+                          o->connect_timeout_ns) == 0) {
+            pick = k;
+            break;
         }
     }
-    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
-    out->addrlen = pick->ai_addrlen;
-    freeaddrinfo(res);
+    memcpy(&out->addr, &c.addr[pick], c.len[pick]);
+    out->addrlen = c.len[pick];
+    out->via = r ? "--resolve" : ct ? "--connect-to" : NULL;
+    if (out->via)
+        override_addr_text((const struct sockaddr *)&out->addr, out->text, sizeof out->text);
 }
 
 /* --unix-socket: the path is the address. One that names nothing, or no

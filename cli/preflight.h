@@ -29,10 +29,13 @@ void require_kernel(void);
 struct target_addr {
     struct sockaddr_storage addr;
     socklen_t addrlen;
+    const char *via; /* "--connect-to" or "--resolve" when one chose it, else NULL */
+    char text[64];   /* then the address as the report shows it: "127.0.0.1:8443", "[::1]:443" */
 };
 
 /* --bind's addresses are this machine's; every target resolves (addrs[i]
- * for o->targets[i]; a name with several addresses: the first that accepts
+ * for o->targets[i], through --connect-to and --resolve, in -4/-6's or
+ * --bind's family; a name with several addresses: the first that accepts
  * a connection); with several targets over TCP, each accepts one. */
 void check_targets(const struct shb_opts *o, struct target_addr *addrs);
 

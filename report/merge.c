@@ -40,6 +40,8 @@ struct merged_run {
     char first_name[4096];      /* the first report's file (and [index] in an array) */
     unsigned extra_reports;     /* reports that merged reports among the input were made of, less one each */
     char *url, *protocol;       /* the first report's; several, joined, under --force */
+    char *connected_to;         /* connectedTo, when every report has the same one; else NULL */
+    bool connected_differ;      /* some report's connectedTo differs (or is missing): none is shown */
     bool paced;                 /* -q: the open model */
     bool ramp;
     unsigned threads, connections;
@@ -556,6 +558,25 @@ static char *joined(char *have, const char *add)
     return out;
 }
 
+/* connectedTo (--connect-to, --resolve): the merged report keeps it when
+ * every report went to the same address, and shows none otherwise. False
+ * when out of memory. */
+static bool merge_connected_to(struct merged_run *m, const char *to)
+{
+    if (m->connected_differ)
+        return true;
+    if (m->info.reports == 0) {
+        m->connected_to = to ? strdup(to) : NULL;
+        return !to || m->connected_to;
+    }
+    if (!to || !m->connected_to || strcmp(to, m->connected_to) != 0) {
+        free(m->connected_to);
+        m->connected_to = NULL;
+        m->connected_differ = true;
+    }
+    return true;
+}
+
 /* One report (an object) into s, after checking it may join the others. */
 static void read_report(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
 {
@@ -573,6 +594,11 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     const struct json *url = json_get(r, "url"), *proto = json_get(r, "protocol");
     if (!url || url->type != JSON_STRING || !proto || proto->type != JSON_STRING) {
         bad(rd, "url or protocol is missing");
+        return;
+    }
+    const struct json *to = json_get(r, "connectedTo");
+    if (!merge_connected_to(m, to && to->type == JSON_STRING ? to->text : NULL)) {
+        bad(rd, "out of memory");
         return;
     }
     bool paced = json_get(r, "rate") != NULL;
@@ -887,6 +913,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             m.rate.from = m.rate.to = m.info.rate_requested;
         struct report_info ri = {
             .url = m.url,
+            .connected_to = m.connected_to,
             .protocol = m.protocol,
             .threads = m.threads,
             .connections = m.connections,
@@ -915,6 +942,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     free(files);
     free(m.url);
+    free(m.connected_to);
     free(m.protocol);
     free(m.shards);
     return rc;

@@ -179,6 +179,9 @@ static void text_tls(FILE *f, const struct stats *s)
 static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
+    if (ri->connected_to) /* only when --connect-to or --resolve sent the traffic elsewhere */
+        fprintf(f, "Connected to: %s%s%s%s\n", ri->connected_to, ri->connected_via ? " (" : "",
+                ri->connected_via ? ri->connected_via : "", ri->connected_via ? ")" : "");
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     text_tls(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
@@ -613,6 +616,10 @@ static void json_run(FILE *f, const struct report_info *ri)
     }
     fputs("  \"url\": ", f);
     json_string(f, ri->url);
+    if (ri->connected_to) {
+        fputs(",\n  \"connectedTo\": ", f);
+        json_string(f, ri->connected_to);
+    }
     fputs(",\n  \"protocol\": ", f);
     json_string(f, ri->protocol);
     fprintf(f, ",\n  \"threads\": %u,\n  \"connections\": %u,\n", ri->threads, ri->connections);

@@ -26,6 +26,8 @@ struct report_info {
     bool interrupted;     /* a signal stopped the run before its end (merged: one of the reports' runs) */
     const char *interrupted_by; /* "SIGINT", "SIGTERM": the text report names it; NULL: none (or merged) */
     bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
+    const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), or NULL */
+    const char *connected_via; /* then which: "--connect-to" or "--resolve" */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

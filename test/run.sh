@@ -22,7 +22,9 @@
 # (--hdr-log read back by HdrHistogram's own Java library),
 # test/e2e/e2e_toolbox.sh (-V, the completion scripts in bash, zsh and fish,
 # the man page, make install), test/e2e/e2e_conn.sh (--unix-socket and
-# --bind: nginx on unix sockets, source addresses seen by the servers) and
+# --bind: nginx on unix sockets, source addresses seen by the servers),
+# test/e2e/e2e_addr.sh (--connect-to, --resolve, -4 and -6: names no
+# resolver knows, each at its own server, Host and SNI as nginx logs them) and
 # test/e2e/e2e_signals.sh (SIGINT and SIGTERM as timeout(1) and orchestrators
 # send them: every run keeps its report) and test/e2e/e2e_request.sh (the
 # request as echo servers of all three protocols record it; refused headers)
@@ -291,6 +293,7 @@ suite e2e-longrun 240 test/e2e/e2e_longrun.sh "long runs" together
 suite e2e-hdrlog 120 test/e2e/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)" together
 suite e2e-conn 180 test/e2e/e2e_conn.sh "connections (--unix-socket, --bind)" together
+suite e2e-addr 180 test/e2e/e2e_addr.sh "choosing the address (--connect-to, --resolve, -4, -6)" together
 suite e2e-signals 240 test/e2e/e2e_signals.sh "signals (SIGINT, SIGTERM: the report is never lost)"
 suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
 suite e2e-auth 180 test/e2e/e2e_auth.sh "credentials (-u, user:password@, --netrc-file), the password in no output" together

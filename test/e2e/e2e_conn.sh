@@ -341,15 +341,6 @@ else
 fi
 
 # --- misuse ------------------------------------------------------------------------------
-# err_case ERROR_SUBSTRING ARGS...: shb ARGS gives one line containing it, exit 2.
-err_case() {
-    local sub=$1
-    shift
-    shb "$@"
-    one_line_exit 2
-    case $ERR_LINE in *"$sub"*) ;; *) want "$*: expected '$sub', got: $ERR_LINE" ;; esac
-}
-
 begin "--unix-socket misuse: a missing path, not a socket, https://, --http3, too long: one line, exit 2"
 err_case "--unix-socket $T/missing.sock: No such file or directory" --unix-socket "$T/missing.sock" -n 5 "http://shb.test/"
 err_case "--unix-socket $NGINX_DIR/nginx.conf: not a socket" --unix-socket "$NGINX_DIR/nginx.conf" -n 5 "http://shb.test/"

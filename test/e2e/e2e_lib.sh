@@ -327,6 +327,15 @@ one_line_exit() {
     ERR_LINE=$(head -n 1 "$ERR")
 }
 
+# err_case ERROR_SUBSTRING ARGS...: shb ARGS gives one line containing it, exit 2.
+err_case() {
+    local sub=$1
+    shift
+    shb "$@"
+    one_line_exit 2
+    case $ERR_LINE in *"$sub"*) ;; *) want "$*: expected '$sub', got: $ERR_LINE" ;; esac
+}
+
 # jx EXPR [SHOW]: the JSON report satisfies the jq expression EXPR; SHOW is
 # what a failure prints of it. Queued, and evaluated (jx_flush, one jq for
 # all) before the next shb run and by finish.

@@ -73,7 +73,7 @@ cp "$OUT" "$T/help"
 finish
 
 # The long flags -h lists: what the completions must know.
-mapfile -t LONG_FLAGS < <(grep -oE -- '^  (-[A-Za-z], |    )--[a-z0-9.-]+' "$T/help" | grep -oE -- '--[a-z0-9.-]+')
+mapfile -t LONG_FLAGS < <(grep -oE -- '^  (-[A-Za-z0-9], |    )--[a-z0-9.-]+' "$T/help" | grep -oE -- '--[a-z0-9.-]+')
 
 if [ "$SHB_FLAVOUR" != musl ]; then
     skip "the version object's rebuild: the build's wiring, checked once (musl)"
@@ -321,7 +321,7 @@ else
     # Each option line of -h ("  -c, --connections <CONNECTIONS>") is a
     # tag line of OPTIONS ("-c, --connections CONNECTIONS").
     sed -n '/^OPTIONS$/,/^COMMANDS$/s/^ *//p' "$T/man.txt" >"$T/man-options.txt"
-    grep -E -- '^  (-[A-Za-z], |    )--' "$T/help" | sed -E 's/^ +//; s/<([^>]*)>/\1/g' >"$T/tags"
+    grep -E -- '^  (-[A-Za-z0-9], |    )--' "$T/help" | sed -E 's/^ +//; s/<([^>]*)>/\1/g' >"$T/tags"
     [ "$(wc -l <"$T/tags")" -ge 20 ] || want "only $(wc -l <"$T/tags") options found in -h"
     while IFS= read -r tag; do
         grep -qxF -- "$tag" "$T/man-options.txt" || want "no '$tag' in OPTIONS"
@@ -408,7 +408,7 @@ else
 
     begin "docs/usage.md's flag table has every option -h lists"
     for f in "${LONG_FLAGS[@]}"; do
-        grep -qE -- "^\| \`(-[A-Za-z], )?$f( [A-Z/]+)?\`" "$ROOT/docs/usage.md" || want "no row for $f"
+        grep -qE -- "^\| \`(-[A-Za-z0-9], )?$f( [A-Z/]+)?\`" "$ROOT/docs/usage.md" || want "no row for $f"
     done
     finish
 

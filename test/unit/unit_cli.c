@@ -1264,6 +1264,17 @@ static const char expected_help[] =
     "      --bind <ADDR>\n"
     "          Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
     "turn, and each address brings its own local ports\n"
+    "      --connect-to <HOST1:PORT1:HOST2:PORT2>\n"
+    "          Connect to HOST2:PORT2 instead of a URL's HOST1:PORT1, as curl: Host, :authority and SNI stay the URL's "
+    "(repeatable; the first that matches wins; an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps "
+    "the URL's; IPv6 in brackets)\n"
+    "      --resolve <HOST:PORT:ADDR[,ADDR...]>\n"
+    "          Use these addresses for HOST:PORT instead of asking DNS, as curl (repeatable; * as HOST is any host; "
+    "after --connect-to, it applies to the host connected to)\n"
+    "  -4, --ipv4\n"
+    "          Resolve names to IPv4 addresses only\n"
+    "  -6, --ipv6\n"
+    "          Resolve names to IPv6 addresses only\n"
     "      --disable-keepalive\n"
     "          Close the connection after every response instead of reusing it (sends \"Connection: close\"; "
     "HTTP/1.1 only)\n"
@@ -1371,6 +1382,209 @@ static void test_version(void)
     T_CHECK("version: --version=1 refused", r == CLI_ERROR && strstr(err, "does not take a value"), "r=%d err=%s", r,
             err);
     free(out);
+}
+
+/* ------------------------------------------- --connect-to, --resolve, -4, -6 */
+
+/* Whether a (an AF_INET or AF_INET6 sockaddr) is the address text. */
+static bool addr_is(const struct sockaddr_storage *a, int family, const char *text)
+{
+    char buf[INET6_ADDRSTRLEN] = "";
+    const void *ip = family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
+                                        : (const void *)&((const struct sockaddr_in *)a)->sin_addr;
+    return a->ss_family == family && inet_ntop(family, ip, buf, sizeof buf) && strcmp(buf, text) == 0;
+}
+
+static void test_connect_to_parse(void)
+{
+    struct connect_to c;
+    char why[256];
+    int rc = connect_to_parse("example.com:443:127.0.0.1:8443", &c, why, sizeof why);
+    T_CHECK("connect-to: all four fields", rc == 0 && strcmp(c.from_host, "example.com") == 0 && c.from_port == 443 &&
+                                               strcmp(c.to_host, "127.0.0.1") == 0 && c.to_port == 8443,
+            "rc=%d why=%s", rc, why);
+    rc = connect_to_parse("::backend:", &c, why, sizeof why);
+    T_CHECK("connect-to: empty HOST1, PORT1 and PORT2", rc == 0 && !c.from_host[0] && !c.from_port &&
+                                                           strcmp(c.to_host, "backend") == 0 && !c.to_port,
+            "rc=%d why=%s", rc, why);
+    rc = connect_to_parse("a:1:b", &c, why, sizeof why);
+    T_CHECK("connect-to: PORT2 left out (curl takes it)", rc == 0 && strcmp(c.to_host, "b") == 0 && !c.to_port,
+            "rc=%d why=%s", rc, why);
+    rc = connect_to_parse("[::1]:80:[fd00::2]:8080", &c, why, sizeof why);
+    T_CHECK("connect-to: IPv6 in brackets, kept without them",
+            rc == 0 && strcmp(c.from_host, "::1") == 0 && c.from_port == 80 && strcmp(c.to_host, "fd00::2") == 0 &&
+                c.to_port == 8080,
+            "rc=%d why=%s", rc, why);
+    rc = connect_to_parse(":::", &c, why, sizeof why);
+    T_CHECK("connect-to: ':::' (all empty) changes nothing", rc == 0 && !c.from_host[0] && !c.to_host[0] &&
+                                                              !c.from_port && !c.to_port, "rc=%d why=%s", rc, why);
+    static const struct {
+        const char *in, *why;
+    } bad[] = {
+        {"", "expected HOST1:PORT1:HOST2:PORT2"},
+        {"example.com", "expected HOST1:PORT1:HOST2:PORT2"},
+        {"a:1", "expected HOST1:PORT1:HOST2:PORT2"},
+        {"a:0:b:1", "PORT1 '0' is out of range (1-65535)"},
+        {"a:65536:b:1", "PORT1 '65536' is out of range"},
+        {"a:99999999999999999999:b:1", "is out of range"},
+        {"a:1:b:-1", "PORT2 '-1' is not a number"},
+        {"a:x:b:1", "PORT1 'x' is not a number"},
+        {"a:1:b:2:3", "unexpected ':3' after PORT2"},
+        {"::1:443:x:1", "unexpected"},
+        {"a b:1:c:2", "HOST1 'a b' has a character a host name cannot have"},
+        {"[::1:1:b:2", "unclosed '[' in HOST1"},
+        {"[]:1:b:2", "HOST1 '' is not an IPv6 address"},
+        {"[1.2.3.4]:1:b:2", "HOST1 '1.2.3.4' is not an IPv6 address"},
+        {"a:1:[::1]x:2", "expected HOST1:PORT1:HOST2:PORT2"},
+    };
+    bool all = true;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        rc = connect_to_parse(bad[i].in, &c, why, sizeof why);
+        all &= T_QUIET("connect-to: malformed refused, saying why", rc == -1 && strstr(why, bad[i].why),
+                       "'%s': rc=%d why=%s", bad[i].in, rc, why);
+    }
+    T_CHECK("connect-to: every malformed entry refused with its reason", all, "see above");
+    char longname[300];
+    memset(longname, 'a', sizeof longname);
+    memcpy(longname + 260, ":1:b:2", 7);
+    rc = connect_to_parse(longname, &c, why, sizeof why);
+    T_CHECK("connect-to: a host longer than 253 refused", rc == -1 && strstr(why, "longer than a host name"),
+            "rc=%d why=%s", rc, why);
+
+    /* Matching: the first entry that matches wins; host without regard to case. */
+    struct connect_to list[3];
+    connect_to_parse("nomatch:443:x:1", &list[0], why, sizeof why);
+    connect_to_parse("EXAMPLE.com::y:", &list[1], why, sizeof why);
+    connect_to_parse(":443:z:2", &list[2], why, sizeof why);
+    T_CHECK("connect-to match: host, any port", connect_to_match(list, 3, "example.COM", 8080) == &list[1], "%p",
+            (void *)connect_to_match(list, 3, "example.COM", 8080));
+    T_CHECK("connect-to match: the first that matches wins", connect_to_match(list, 3, "example.com", 443) == &list[1],
+            "no");
+    T_CHECK("connect-to match: any host, that port", connect_to_match(list, 3, "other", 443) == &list[2], "no");
+    T_CHECK("connect-to match: none", connect_to_match(list, 3, "other", 80) == NULL, "no");
+}
+
+static void test_resolve_parse(void)
+{
+    struct resolve_entry e;
+    char why[256];
+    int rc = resolve_parse("example.com:443:127.0.0.1", &e, why, sizeof why);
+    T_CHECK("resolve: one address", rc == 0 && strcmp(e.host, "example.com") == 0 && e.port == 443 && e.naddrs == 1 &&
+                                        addr_is(&e.addrs[0], AF_INET, "127.0.0.1"),
+            "rc=%d why=%s", rc, why);
+    rc = resolve_parse("*:80:10.0.0.1,[::1],fd00::2", &e, why, sizeof why);
+    T_CHECK("resolve: * and three addresses, IPv6 bare and in brackets, in order",
+            rc == 0 && strcmp(e.host, "*") == 0 && e.port == 80 && e.naddrs == 3 &&
+                addr_is(&e.addrs[0], AF_INET, "10.0.0.1") && addr_is(&e.addrs[1], AF_INET6, "::1") &&
+                addr_is(&e.addrs[2], AF_INET6, "fd00::2"),
+            "rc=%d why=%s n=%u", rc, why, e.naddrs);
+    rc = resolve_parse("[::1]:80:127.0.0.1", &e, why, sizeof why);
+    T_CHECK("resolve: an IPv6 HOST in brackets", rc == 0 && strcmp(e.host, "::1") == 0, "rc=%d why=%s", rc, why);
+    static const struct {
+        const char *in, *why;
+    } bad[] = {
+        {"", "empty HOST"},
+        {":80:1.2.3.4", "empty HOST"},
+        {"a", "expected HOST:PORT:ADDR"},
+        {"a:80", "expected HOST:PORT:ADDR"},
+        {"a::1.2.3.4", "empty PORT"},
+        {"a:0:1.2.3.4", "PORT '0' is out of range"},
+        {"a:70000:1.2.3.4", "PORT '70000' is out of range"},
+        {"a:80:", "empty ADDR"},
+        {"a:80:1.2.3.4,", "empty ADDR"},
+        {"a:80:,1.2.3.4", "empty ADDR"},
+        {"a:80:localhost", "ADDR 'localhost' is not an IPv4 or IPv6 address"},
+        {"a:80:1.2.3.256", "ADDR '1.2.3.256' is not"},
+        {"a:80:[1.2.3.4", "ADDR '[1.2.3.4' is not"},
+        {"**:80:1.2.3.4", "HOST '**' has a character"},
+    };
+    bool all = true;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        rc = resolve_parse(bad[i].in, &e, why, sizeof why);
+        all &= T_QUIET("resolve: malformed refused, saying why", rc == -1 && strstr(why, bad[i].why),
+                       "'%s': rc=%d why=%s", bad[i].in, rc, why);
+    }
+    T_CHECK("resolve: every malformed entry refused with its reason", all, "see above");
+    char many[OVERRIDE_ADDRS_MAX * 12 + 32];
+    int n = snprintf(many, sizeof many, "a:1:");
+    for (unsigned k = 0; k <= OVERRIDE_ADDRS_MAX; k++)
+        n += snprintf(many + n, sizeof many - (size_t)n, "%s10.0.0.%u", k ? "," : "", k);
+    rc = resolve_parse(many, &e, why, sizeof why);
+    T_CHECK("resolve: more than OVERRIDE_ADDRS_MAX addresses refused", rc == -1 && strstr(why, "more than 16"),
+            "rc=%d why=%s", rc, why);
+    *strrchr(many, ',') = '\0';
+    rc = resolve_parse(many, &e, why, sizeof why);
+    T_CHECK("resolve: OVERRIDE_ADDRS_MAX addresses taken", rc == 0 && e.naddrs == OVERRIDE_ADDRS_MAX, "rc=%d why=%s",
+            rc, why);
+
+    struct resolve_entry list[2];
+    resolve_parse("Example.com:443:127.0.0.1", &list[0], why, sizeof why);
+    resolve_parse("*:443:127.0.0.2", &list[1], why, sizeof why);
+    T_CHECK("resolve match: host without regard to case, port exact",
+            resolve_match(list, 2, "example.COM", 443) == &list[0] && resolve_match(list, 2, "example.com", 80) == NULL,
+            "no");
+    T_CHECK("resolve match: * for any other host", resolve_match(list, 2, "other", 443) == &list[1], "no");
+
+    char text[64];
+    override_addr_text((const struct sockaddr *)&list[0].addrs[0], text, sizeof text);
+    T_CHECK("addr text: IPv4 with its port", strcmp(text, "127.0.0.1:0") == 0, "%s", text);
+    resolve_parse("a:1:::1", &e, why, sizeof why);
+    ((struct sockaddr_in6 *)&e.addrs[0])->sin6_port = htons(8443);
+    override_addr_text((const struct sockaddr *)&e.addrs[0], text, sizeof text);
+    T_CHECK("addr text: IPv6 in brackets", strcmp(text, "[::1]:8443") == 0, "%s", text);
+}
+
+static void test_addr_options(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, URL);
+    T_CHECK("addr opts: none by default", r == CLI_OK && !o.nconnect_to && !o.nresolve && o.family == AF_UNSPEC, "r=%d",
+            r);
+    cli_free(&o);
+    r = PARSE(&o, "--connect-to", "a:1:b:2", "--connect-to=::c:", "--resolve", "b:2:127.0.0.1", "--resolve=*:3:::1",
+              URL);
+    T_CHECK("addr opts: repeatable, kept in order",
+            r == CLI_OK && o.nconnect_to == 2 && strcmp(o.connect_to[0].from_host, "a") == 0 &&
+                strcmp(o.connect_to[1].to_host, "c") == 0 && o.nresolve == 2 && o.resolve[1].port == 3,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-4", URL);
+    T_CHECK("addr opts: -4", r == CLI_OK && o.family == AF_INET, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--ipv6", "-j", URL);
+    T_CHECK("addr opts: --ipv6", r == CLI_OK && o.family == AF_INET6, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-6j", "--bind", "::1", "http://[::1]:8080/");
+    T_CHECK("addr opts: -6 in a cluster, --bind IPv6", r == CLI_OK && o.family == AF_INET6 && o.json, "r=%d err=%s", r,
+            err);
+    cli_free(&o);
+    r = PARSE(&o, "--bind", "127.0.0.2", "--connect-to", "[::1]:8080:127.0.0.1:", "http://[::1]:8080/");
+    T_CHECK("addr opts: --bind IPv4 with an IPv6 URL that --connect-to sends elsewhere: for preflight to judge",
+            r == CLI_OK, "r=%d err=%s", r, err);
+    cli_free(&o);
+
+    static const struct {
+        const char *a, *b, *why;
+    } bad[] = {
+        {"-4", "-6", "-4/--ipv4 and -6/--ipv6 are mutually exclusive"},
+        {"-6", "--bind=127.0.0.2", "-6/--ipv6 asks for IPv6 addresses, but --bind gives IPv4 ones"},
+        {"--ipv4", "--bind=::1", "-4/--ipv4 asks for IPv4 addresses, but --bind gives IPv6 ones"},
+        {"--connect-to=a:1:b:2", "--unix-socket=/x.sock", "--connect-to does not apply to --unix-socket"},
+        {"--resolve=a:1:1.2.3.4", "--unix-socket=/x.sock", "--resolve does not apply to --unix-socket"},
+        {"-4", "--unix-socket=/x.sock", "-4/--ipv4 does not apply to --unix-socket"},
+        {"--connect-to=a", "-j", "invalid value 'a' for --connect-to: expected HOST1:PORT1:HOST2:PORT2"},
+        {"--resolve=a:1:b", "-j", "invalid value 'a:1:b' for --resolve: ADDR 'b' is not an IPv4 or IPv6 address"},
+        {"--connect-to", "a:1:b:2:3", "invalid value 'a:1:b:2:3' for --connect-to: unexpected ':3' after PORT2"},
+    };
+    bool all = true;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = PARSE(&o, bad[i].a, bad[i].b, URL);
+        all &= T_QUIET("addr opts: refused, one line", r == CLI_ERROR && strstr(err, bad[i].why) && !strchr(err, '\n'),
+                       "%s %s: r=%d err=%s", bad[i].a, bad[i].b, r, err);
+    }
+    T_CHECK("addr opts: every misuse refused with its reason", all, "see above");
 }
 
 /* ------------------------------------------------------------ the table */
@@ -1548,6 +1762,9 @@ int main(void)
     test_shard_start_at();
     test_hdr_log();
     test_connection();
+    test_connect_to_parse();
+    test_resolve_parse();
+    test_addr_options();
     test_string_forms();
     test_flags();
     test_tls();
