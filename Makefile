@@ -94,9 +94,9 @@ build/glibc/shb: $(glibc_OBJ)
 	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread -lm
 
 # The man page and the completion scripts, from cli.c's option table:
-# build/mkman (host compiler) links cli.c (and auth.c, which it calls) and manpage.c and writes shb.1;
+# build/mkman (host compiler) links cli.c (and auth.c and proxy.c, which it calls) and manpage.c and writes shb.1;
 # the completions are what `./shb completions SHELL` prints.
-MKMAN_OBJ = $(patsubst %.c,build/glibc/%.o,scripts/mkman.c cli/manpage.c cli/cli.c cli/auth.c cli/version.c)
+MKMAN_OBJ = $(patsubst %.c,build/glibc/%.o,scripts/mkman.c cli/manpage.c cli/cli.c cli/auth.c cli/proxy.c cli/version.c)
 build/mkman: $(MKMAN_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(MKMAN_OBJ)

@@ -26,6 +26,7 @@ struct report_info {
     bool interrupted;     /* a signal stopped the run before its end (merged: one of the reports' runs) */
     const char *interrupted_by; /* "SIGINT", "SIGTERM": the text report names it; NULL: none (or merged) */
     bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
+    const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */
