@@ -292,6 +292,7 @@ suite e2e-conn 180 test/e2e/e2e_conn.sh "connections (--unix-socket, --bind)" to
 suite e2e-signals 240 test/e2e/e2e_signals.sh "signals (SIGINT, SIGTERM: the report is never lost)"
 suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
 suite e2e-auth 180 test/e2e/e2e_auth.sh "credentials (-u, user:password@, --netrc-file), the password in no output" together
+suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop/interop.sh; make interop).

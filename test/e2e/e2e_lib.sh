@@ -23,6 +23,10 @@ if [ -z "${SHB_FLAVOUR:-}" ]; then
     esac
 fi
 P="${E2E_NAME:?}[$SHB_FLAVOUR]"
+# shb goes through the proxies the environment names, as curl does: the
+# suites talk to their own servers on loopback, directly (e2e_proxy.sh sets
+# these for its own runs).
+unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 SHB_TIMEOUT=60
 FAILS=0
 
