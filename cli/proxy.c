@@ -25,14 +25,32 @@ static bool port_written(const char *url)
     return memchr(host, ':', (size_t)(end - host)) != NULL;
 }
 
+/* s[0, n) is a scheme (RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" /
+ * "-" / "." )), short enough to quote: anything else may hold a newline
+ * or a password, and is not quoted. */
+static bool quotable_scheme(const char *s, size_t n)
+{
+    if (n == 0 || n > 16 || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.')
+            return false;
+    }
+    return true;
+}
+
 int proxy_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen)
 {
     const char *sep = strstr(s, "://");
     memset(u, 0, sizeof *u);
-    if (sep && !((size_t)(sep - s) == 4 && strncasecmp(s, "http", 4) == 0)) {
-        if (err && errlen)
-            snprintf(err, errlen, "unsupported proxy scheme '%.*s': only http:// proxies are supported",
-                     (int)((size_t)(sep - s) < 16 ? sep - s : 16), s);
+    size_t slen = sep ? (size_t)(sep - s) : 0;
+    if (sep && !(slen == 4 && strncasecmp(s, "http", 4) == 0)) {
+        if (err && errlen && quotable_scheme(s, slen))
+            snprintf(err, errlen, "unsupported proxy scheme '%.*s': only http:// proxies are supported", (int)slen,
+                     s);
+        else if (err && errlen)
+            snprintf(err, errlen, "not a proxy URL: only http:// proxies are supported");
         return -1;
     }
     char *url = NULL;
