@@ -1494,6 +1494,17 @@ static void hide_url_password(char *s)
         memset(pw, '*', len);
 }
 
+/* Blanks the password of -x's value v: a URL's, or that of
+ * "user:password@host" without a scheme (cli/proxy.h takes it as http://). */
+static void hide_proxy_password(char *v)
+{
+    char *at = strrchr(v, '@'), *colon = strchr(v, ':');
+    if (strstr(v, "://"))
+        hide_url_password(v);
+    else if (at && colon && colon < at)
+        memset(colon + 1, '*', (size_t)(at - colon - 1));
+}
+
 /* Blanks -u's password in its value v. */
 static void hide_user_password(char *v)
 {
@@ -1516,6 +1527,10 @@ void cli_hide_secrets(int argc, char **argv)
             hide_user_password(a + 7);
         } else if (!options_ended && strncmp(a, "--proxy-user=", 13) == 0) {
             hide_user_password(a + 13);
+        } else if (!options_ended && (strcmp(a, "-x") == 0 || strcmp(a, "--proxy") == 0) && i + 1 < argc) {
+            hide_proxy_password(argv[++i]);
+        } else if (!options_ended && strncmp(a, "--proxy=", 8) == 0) {
+            hide_proxy_password(a + 8);
         } else if (!options_ended && a[0] == '-' && a[1] != '-') {
             /* A cluster: its first option that takes a value ends it (parse_short). */
             for (char *c = a + 1; *c; c++) {
@@ -1527,9 +1542,9 @@ void cli_hide_secrets(int argc, char **argv)
                 else if (s->id == OPT_USER && i + 1 < argc)
                     hide_user_password(argv[++i]);
                 else if (s->id == OPT_PROXY && c[1])
-                    hide_url_password(c + 1);
+                    hide_proxy_password(c + 1);
                 else if (s->id == OPT_PROXY && i + 1 < argc)
-                    hide_url_password(argv[++i]);
+                    hide_proxy_password(argv[++i]);
                 else if (!c[1])
                     i++; /* another option's value: not -u's, whatever it looks like */
                 break;

@@ -106,6 +106,29 @@ lines_settled() {
     echo "$n"
 }
 
+# log_tally FILE: FILE's lines once it stops growing (lines_settled),
+# counted: "N x LINE" for each distinct line in sorted order, joined by
+# ", " (e.g. "200 x HTTP/1.1 200"); nothing for an empty file.
+log_tally() {
+    lines_settled "$1" >/dev/null
+    sort "$1" | uniq -c | awk '{ n = $1; sub(/^ *[0-9]+ /, ""); printf "%s%s x %s", sep, n, $0; sep = ", " }'
+}
+
+# no_secret FILE...: none of the files holds any of the suite's SECRETS
+# (an array of fixed strings: a password, its %-encoding, its base64...).
+SECRETS=()
+no_secret() {
+    local f s args=()
+    for s in "${SECRETS[@]}"; do
+        args+=(-e "$s")
+    done
+    for f in "$@"; do
+        if grep -qF "${args[@]}" "$f" 2>/dev/null; then
+            want "$(basename "$f") shows a secret: $(grep -F "${args[@]}" "$f" | head -c 200)"
+        fi
+    done
+}
+
 # run_shards NAME N ARGS...: `$SHB --shard i/N ARGS` for i in 0..N-1 at
 # once, as background processes, as an orchestrator would start them;
 # report i in $T/NAME-i.json, its stderr in $T/NAME-i.err. A shard that

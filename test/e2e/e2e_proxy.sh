@@ -47,23 +47,15 @@ e2e_diag_extra() {
 # ("N x PROTOCOL STATUS").
 logged() {
     local got
-    lines_settled "$1" >/dev/null
-    got=$(sort "$1" | uniq -c | awk '{ printf "%s%s x %s %s", sep, $1, $2, $3; sep = ", " }')
+    got=$(log_tally "$1")
     [ "$got" = "$2" ] || want "nginx log $(basename "$1"): expected $2 (got ${got:-nothing})"
 }
 
 clean_logs() { : >"$NGINX_DIR/h1.log"; : >"$NGINX_DIR/h2c.log"; : >"$NGINX_DIR/tls.log"; : >"$OPEN_LOG"; }
 
-# no_secret FILE...: none of the files holds the proxy's password, in
-# clear or as the Proxy-Authorization header's base64.
-no_secret() {
-    local f
-    for f in "$@"; do
-        if grep -qF -e "$PPASS" -e "$PPASS_B64" -e 's3cr3tgriffin' "$f" 2>/dev/null; then
-            want "$(basename "$f") shows the proxy's password: $(grep -F -e 's3cr3t' -e "$PPASS_B64" "$f" | head -c 200)"
-        fi
-    done
-}
+# no_secret (e2e_lib.sh) looks for the proxy's password in clear or as
+# the Proxy-Authorization header's base64.
+SECRETS=("$PPASS" "$PPASS_B64" 's3cr3tgriffin')
 
 # tunnels_ok N: the report shows the proxy and N tunnels, one per connection.
 tunnels_ok() {

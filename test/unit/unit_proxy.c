@@ -213,6 +213,20 @@ static void test_target(void)
     }
 }
 
+static void test_hide(void)
+{
+    char a0[] = "shb", a1[] = "-x", a2[] = "u:pw@p:3128", a3[] = "--proxy=http://v:qq@p", a4[] = "--proxy",
+         a5[] = "w:rr@p", a6[] = "--proxy-user", a7[] = "x:ss", a8[] = "--proxy-user=y:tt", a9[] = "-jxz:uu@p",
+         a10[] = "-H", a11[] = "a:b@c";
+    char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
+    cli_hide_secrets(12, argv);
+    T_CHECK("hide: -x's password, with or without http://, --proxy=, --proxy-user's, a cluster's -x; -H untouched",
+            strcmp(a2, "u:**@p:3128") == 0 && strcmp(a3, "--proxy=http://v:**@p") == 0 && strcmp(a5, "w:**@p") == 0 &&
+                strcmp(a7, "x:**") == 0 && strcmp(a8, "--proxy-user=y:**") == 0 && strcmp(a9, "-jxz:**@p") == 0 &&
+                strcmp(a11, "a:b@c") == 0,
+            "%s %s %s %s %s %s %s", a2, a3, a5, a7, a8, a9, a11);
+}
+
 /* ---- the CONNECT request -------------------------------------------------------- */
 
 static void test_connect(void)
@@ -360,6 +374,7 @@ int main(void)
     test_url();
     test_env();
     test_target();
+    test_hide();
     test_connect();
     test_reply();
     test_absolute();
