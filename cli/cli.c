@@ -1250,13 +1250,13 @@ static void check_connection(struct parser *p)
     /* A name may resolve to either family: shb.c then asks for the
      * addresses' family only. An IP literal is what it is. */
     for (size_t i = 0; i < o->ntargets && !p->failed; i++) {
-        const struct shb_url *u = &o->targets[i].url;
+        const struct shb_url *u = o->targets[i].proxy ? &o->targets[i].proxy->url : &o->targets[i].url;
         if (!o->nbind || !u->host_is_ip)
             continue;
         int target = u->host_is_ipv6 ? AF_INET6 : AF_INET;
         if (o->bind[0].ss_family != target)
-            fail(p, "--bind gives %s addresses, but the target %s is an %s address", target == AF_INET ? "IPv6" : "IPv4",
-                 u->host, target == AF_INET ? "IPv4" : "IPv6");
+            fail(p, "--bind gives %s addresses, but the %s %s is an %s address", target == AF_INET ? "IPv6" : "IPv4",
+                 o->targets[i].proxy ? "proxy" : "target", u->host, target == AF_INET ? "IPv4" : "IPv6");
     }
 }
 
@@ -1367,6 +1367,11 @@ static void check_urls(struct parser *p)
     /* One log is one run's window; several targets' would interleave. */
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
+    /* Each target's proxy (cli/proxy.h), before --bind's family is checked
+     * against the address connections go to. */
+    for (size_t i = 0; i < o->ntargets && !p->failed; i++)
+        if (proxy_for_target(o, &o->targets[i], getenv, p->err, p->errlen))
+            p->failed = true;
     if (!p->failed)
         check_connection(p);
 }
@@ -1760,9 +1765,6 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     check_combinations(&p);
     if (!p.failed)
         resolve_credentials(&p);
-    for (size_t i = 0; i < o->ntargets && !p.failed; i++)
-        if (proxy_for_target(o, &o->targets[i], getenv, err, errlen))
-            p.failed = true;
     if (!p.failed && p.data_arg)
         load_body(&p);
     if (!p.failed)

@@ -186,6 +186,16 @@ static void test_target(void)
             r == CLI_OK && !o.targets[0].proxy && o.targets[1].proxy, "r %d err '%s'", r, err);
     if (r == CLI_OK)
         cli_free(&o);
+    const char *a5[] = { "shb", "--bind", "127.0.0.2", "-x", "127.0.0.1:3128", "http://[::1]/" };
+    r = parse(&o, err, sizeof err, 6, a5);
+    T_CHECK("--bind's family is checked against the proxy's address, not the target's", r == CLI_OK,
+            "r %d err '%s'", r, err);
+    if (r == CLI_OK)
+        cli_free(&o);
+    const char *a6[] = { "shb", "--bind", "127.0.0.2", "-x", "[::1]:3128", "http://127.0.0.1/" };
+    r = parse(&o, err, sizeof err, 6, a6);
+    T_CHECK("--bind IPv4 with an IPv6 proxy: refused naming the proxy", r == CLI_ERROR &&
+            strstr(err, "the proxy ::1 is an IPv6 address"), "r %d err '%s'", r, err);
     const char *a4[] = { "shb", "-x", "", "http://example.com/" };
     r = parse(&o, err, sizeof err, 4, a4);
     T_CHECK("-x '': direct", r == CLI_OK && !o.targets[0].proxy, "r %d err '%s'", r, err);
