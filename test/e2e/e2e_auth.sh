@@ -31,13 +31,7 @@ printf '%s:%s\n' "$USER_NAME" "$(openssl passwd -apr1 "$PASS")" >"$NGINX_DIR/htp
 H1="127.0.0.1:$NGINX_PORT"
 H2C="127.0.0.1:$NGINX_PORT_H2C"
 TLS="127.0.0.1:$NGINX_PORT_TLS"
-e2e_diag_extra() {
-    local f
-    for f in h1 h2c tls; do
-        [ -s "$NGINX_DIR/$f.log" ] && tail -n 2 "$NGINX_DIR/$f.log" | sed "s/^/  $f.log: /"
-    done
-    return 0
-}
+e2e_diag_extra() { diag_logs "$NGINX_DIR" h1 h2c tls; }
 
 # logged LOG N: nginx let N requests in as $USER_NAME with 200, and
 # nothing else (the log was emptied before the run).

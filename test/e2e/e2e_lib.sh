@@ -106,6 +106,17 @@ lines_settled() {
     echo "$n"
 }
 
+# diag_logs DIR NAME...: the last two lines of each DIR/NAME.log that has
+# any, for a failed check's diagnosis (a suite's e2e_diag_extra).
+diag_logs() {
+    local dir=$1 f
+    shift
+    for f in "$@"; do
+        [ -s "$dir/$f.log" ] && tail -n 2 "$dir/$f.log" | sed "s/^/  $f.log: /"
+    done
+    return 0
+}
+
 # log_tally FILE: FILE's lines once it stops growing (lines_settled),
 # counted: "N x LINE" for each distinct line in sorted order, joined by
 # ", " (e.g. "200 x HTTP/1.1 200"); nothing for an empty file.

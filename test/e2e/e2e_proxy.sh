@@ -35,12 +35,9 @@ PPASS_B64=$(printf '%s' "$PUSER:$PPASS" | base64 -w0)
 start_or_die "tinyproxy with BasicAuth" start_tinyproxy tinyproxy-auth "$PORTS" "$PUSER $PPASS"
 APROXY="127.0.0.1:$TINYPROXY_PORT"
 e2e_diag_extra() {
-    local f
-    for f in h1 h2c tls; do
-        [ -s "$NGINX_DIR/$f.log" ] && tail -n 2 "$NGINX_DIR/$f.log" | sed "s/^/  $f.log: /"
-    done
-    tail -n 3 "$OPEN_LOG" "$TINYPROXY_DIR/tinyproxy.log" 2>/dev/null | sed 's/^/  /'
-    return 0
+    diag_logs "$NGINX_DIR" h1 h2c tls
+    diag_logs "$(dirname "$OPEN_LOG")" tinyproxy
+    diag_logs "$TINYPROXY_DIR" tinyproxy
 }
 
 # logged LOG WANT: nginx's LOG (emptied before the run) holds exactly WANT
