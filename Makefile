@@ -94,11 +94,11 @@ build/glibc/shb: $(glibc_OBJ)
 	$(Q)$(CC) -o $@ $(glibc_OBJ) $(BEARSSL_A) -lpthread -lm
 
 # The man page and the completion scripts, from cli.c's option table:
-# build/mkman (host compiler) links cli.c (and what it calls: auth.c, override.c, tls13/choice.c and
-# names.c) and manpage.c and writes shb.1;
+# build/mkman (host compiler) links cli.c (and what it calls: auth.c, override.c, proxy.c,
+# tls13/choice.c and names.c) and manpage.c and writes shb.1;
 # the completions are what `./shb completions SHELL` prints.
 MKMAN_OBJ = $(patsubst %.c,build/glibc/%.o,scripts/mkman.c cli/manpage.c cli/cli.c cli/auth.c cli/override.c \
-            cli/version.c tls13/choice.c tls13/names.c)
+            cli/proxy.c cli/version.c tls13/choice.c tls13/names.c)
 build/mkman: $(MKMAN_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(MKMAN_OBJ)

@@ -65,6 +65,10 @@ static size_t write_request(const struct shb_request *o, const struct shb_field 
     struct writer w = { out, 0 };
     put_str(&w, shb_request_method(o));
     put_str(&w, " ");
+    const char *scheme, *authority;
+    shb_request_origin(o, &scheme, &authority);
+    put_str(&w, scheme);
+    put_str(&w, authority);
     put_str(&w, shb_request_target(o));
     put_str(&w, " HTTP/1.1\r\n");
     for (size_t i = 0; i < n; i++)

@@ -35,6 +35,12 @@ const char *shb_request_target(const struct shb_request *r)
     return r->target && *r->target ? r->target : "/";
 }
 
+void shb_request_origin(const struct shb_request *r, const char **scheme, const char **authority)
+{
+    *scheme = r->absolute_form ? "http://" : "";
+    *authority = r->absolute_form ? r->authority : "";
+}
+
 const struct shb_header *shb_request_header(const struct shb_request *r, const char *name)
 {
     for (size_t i = 0; i < r->nheaders; i++)
@@ -108,6 +114,10 @@ static void list_fields(const struct shb_request *r, struct field_sink *s)
     /* The user's own Authorization wins over credentials, as in curl. */
     if (r->authorization && !shb_request_header(r, "Authorization"))
         add(s, "Authorization", r->authorization);
+    /* RFC 9110 §11.7.2: for the proxy; only HTTP/1.1 talks to one (a
+     * tunnel's credentials go in its CONNECT). */
+    if (!h2 && r->proxy_authorization && !shb_request_header(r, "Proxy-Authorization"))
+        add(s, "Proxy-Authorization", r->proxy_authorization);
     if (!shb_request_header(r, "User-Agent"))
         add(s, "User-Agent", "shb");
     if (!shb_request_header(r, "Accept"))

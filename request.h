@@ -31,6 +31,8 @@ struct shb_request {
     bool has_body;                    /* -d given (possibly empty: Content-Length: 0) */
     bool connection_close;            /* --disable-keepalive: HTTP/1.1 sends Connection: close */
     const char *authorization;        /* credentials' Authorization value ("Basic ..."), or NULL */
+    bool absolute_form;               /* HTTP/1.1 through a proxy: the target in absolute-form */
+    const char *proxy_authorization;  /* HTTP/1.1 through a proxy: the proxy's credentials, or NULL */
 };
 
 /* The method: r->method, else POST with a body and GET without (as curl). */
@@ -38,6 +40,11 @@ const char *shb_request_method(const struct shb_request *r);
 
 /* The request target: r->target, "/" when NULL or empty. */
 const char *shb_request_target(const struct shb_request *r);
+
+/* What HTTP/1.1's request line writes before the target: with
+ * absolute_form "http://" and the authority (RFC 9112 §3.2.2: a request to
+ * a proxy names the whole URI), else two empty strings. */
+void shb_request_origin(const struct shb_request *r, const char **scheme, const char **authority);
 
 /* The user's first header named name (ASCII case-insensitive), or NULL. */
 const struct shb_header *shb_request_header(const struct shb_request *r, const char *name);
@@ -50,7 +57,8 @@ struct shb_field {
 /* The two shapes of a request's header section. */
 enum shb_field_form {
     /* HTTP/1.1 (RFC 9112): Host (unless the user gave one), Authorization
-     * with credentials unless the user gave one, User-Agent and Accept
+     * with credentials unless the user gave one, Proxy-Authorization
+     * likewise, User-Agent and Accept
      * unless given, the user's headers in order and as written,
      * Content-Length (with a body, even an empty one, and for POST, PUT and
      * PATCH without one: RFC 9110 §8.6; unless given), and

@@ -26,6 +26,7 @@
 #include "h2.h"
 #include "h3.h"
 #include "hpack.h"
+#include "proxy.h"
 #include "report/compare.h"
 #include "report/hdrlog.h"
 #include "report/live.h"
@@ -257,6 +258,8 @@ struct engines {
     struct tls_config tlscfg;
     struct h2_config h2cfg;
     struct hpack_request_blocks indexed;
+    uint8_t *connect;   /* through a proxy's tunnel: the CONNECT request, or NULL */
+    size_t connect_len;
     bool quic_knob; /* the test build: a line of QUIC counters after the report */
 };
 
@@ -272,6 +275,12 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
     struct shb_request request = cli_request(o, t);
     e->req = o->http2 ? hpack_encode_request(&request, &e->req_len) : h1_build_request(&request, &e->req_len);
     if (!e->req)
+        shb_die(1, "out of memory");
+    /* Through a proxy's tunnel, every connection's first bytes. */
+    const struct shb_proxy *px = t->proxy;
+    if (px && px->tunnel &&
+        !(e->connect = proxy_connect_request(t->url.host, t->url.host_is_ipv6, t->url.port, px->authorization,
+                                             &e->connect_len)))
         shb_die(1, "out of memory");
     /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
      * references, the body as DATA) and our control stream, built once. */
@@ -363,6 +372,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
 static void engines_free(struct engines *e)
 {
     free(e->req);
+    free(e->connect);
     free(e->indexed.first);
     h3_request_free(&e->h3req);
 }
@@ -409,6 +419,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .h2 = o->http2 ? &e->h2cfg : NULL,
             .h3 = o->http3 ? &e->h3cfg : NULL,
             .tls = t->url.https ? &e->tlscfg : NULL,
+            .proxy_connect = e->connect,
+            .proxy_connect_len = e->connect_len,
             .host = t->url.host,
             .port = t->url.port,
             .head = strcmp(o->method, "HEAD") == 0,
@@ -524,6 +536,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         .url = t->url_text,
         .connected_to = a->via ? a->text : NULL,
         .connected_via = a->via,
+        .proxy = t->proxy ? t->proxy->url_text : NULL,
         .protocol = o->http3 ? "HTTP/3" : o->http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = pl->conns,

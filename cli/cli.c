@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cli/cli.h"
+#include "cli/proxy.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -375,6 +376,9 @@ enum opt_id {
     OPT_DATA,
     OPT_USER,
     OPT_NETRC_FILE,
+    OPT_PROXY,
+    OPT_PROXY_USER,
+    OPT_NOPROXY,
     OPT_CONNECT_TIMEOUT,
     OPT_TIMEOUT,
     OPT_WARMUP,
@@ -448,6 +452,20 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "netrc-file", .value_name = "FILE",
       .help = "Take credentials from this netrc file (as curl): the entry whose machine is the target's host",
       .complete = CLI_COMPLETE_FILE}},
+    {OPT_PROXY, "-x/--proxy",
+     {.short_name = 'x', .long_name = "proxy", .value_name = "URL",
+      .help = "Go through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (as curl; port 1080 unless given): "
+              "https:// and HTTP/2 through a CONNECT tunnel, http:// HTTP/1.1 as absolute-form requests. Without "
+              "it, https_proxy, HTTPS_PROXY, http_proxy, all_proxy and ALL_PROXY are used as curl does; \"\" goes "
+              "direct. Not with --http3"}},
+    {OPT_PROXY_USER, "--proxy-user",
+     {.long_name = "proxy-user", .value_name = "USER[:PASSWORD]",
+      .help = "The proxy's Basic credentials, sent as Proxy-Authorization (as curl); without :PASSWORD the password "
+              "comes from $SHB_PROXY_PASSWORD. Outputs show it as ***"}},
+    {OPT_NOPROXY, "--noproxy",
+     {.long_name = "noproxy", .value_name = "LIST",
+      .help = "Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under it "
+              "(as curl; in place of no_proxy and NO_PROXY); '*' for every host"}},
     {OPT_CONNECT_TIMEOUT, "--connect-timeout",
      {.long_name = "connect-timeout", .value_name = "CONNECT_TIMEOUT",
       .help = "Connection establishment timeout (e.g. 5s, 500ms)", .default_text = "5s"}},
@@ -1185,6 +1203,9 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_DATA: p->data_arg = v; break;
     case OPT_USER: p->user_arg = v; break;
     case OPT_NETRC_FILE: set_path(p, s, v, &p->netrc_file); break;
+    case OPT_PROXY: o->proxy = v; break;
+    case OPT_PROXY_USER: o->proxy_user = v; break;
+    case OPT_NOPROXY: o->noproxy = v; break;
     case OPT_CONNECT_TIMEOUT: set_duration(p, s, v, &o->connect_timeout_ns); break;
     case OPT_TIMEOUT: set_timeout(p, s, v, &o->timeout_ns); break;
     case OPT_WARMUP: set_duration(p, s, v, &o->warmup_ns); break;
@@ -1385,13 +1406,13 @@ static void check_connection(struct parser *p)
      * --connect-to or --resolve send it elsewhere (preflight.c checks the
      * address they give). */
     for (size_t i = 0; i < o->ntargets && !p->failed && !o->nconnect_to && !o->nresolve; i++) {
-        const struct shb_url *u = &o->targets[i].url;
+        const struct shb_url *u = o->targets[i].proxy ? &o->targets[i].proxy->url : &o->targets[i].url;
         if (!o->nbind || !u->host_is_ip)
             continue;
         int target = u->host_is_ipv6 ? AF_INET6 : AF_INET;
         if (o->bind[0].ss_family != target)
-            fail(p, "--bind gives %s addresses, but the target %s is an %s address", target == AF_INET ? "IPv6" : "IPv4",
-                 u->host, target == AF_INET ? "IPv4" : "IPv6");
+            fail(p, "--bind gives %s addresses, but the %s %s is an %s address", target == AF_INET ? "IPv6" : "IPv4",
+                 o->targets[i].proxy ? "proxy" : "target", u->host, target == AF_INET ? "IPv4" : "IPv6");
     }
 }
 
@@ -1521,6 +1542,11 @@ static void check_urls(struct parser *p)
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
     check_client_cert(p);
+    /* Each target's proxy (cli/proxy.h), before --bind's family is checked
+     * against the address connections go to. */
+    for (size_t i = 0; i < o->ntargets && !p->failed; i++)
+        if (proxy_for_target(o, &o->targets[i], getenv, p->err, p->errlen))
+            p->failed = true;
     if (!p->failed)
         check_connection(p);
 }
@@ -1648,6 +1674,17 @@ static void hide_url_password(char *s)
         memset(pw, '*', len);
 }
 
+/* Blanks the password of -x's value v: a URL's, or that of
+ * "user:password@host" without a scheme (cli/proxy.h takes it as http://). */
+static void hide_proxy_password(char *v)
+{
+    char *at = strrchr(v, '@'), *colon = strchr(v, ':');
+    if (strstr(v, "://"))
+        hide_url_password(v);
+    else if (at && colon && colon < at)
+        memset(colon + 1, '*', (size_t)(at - colon - 1));
+}
+
 /* Blanks -u's password in its value v. */
 static void hide_user_password(char *v)
 {
@@ -1663,10 +1700,17 @@ void cli_hide_secrets(int argc, char **argv)
         char *a = argv[i];
         if (!options_ended && strcmp(a, "--") == 0) {
             options_ended = true;
-        } else if (!options_ended && (strcmp(a, "-u") == 0 || strcmp(a, "--user") == 0) && i + 1 < argc) {
+        } else if (!options_ended && (strcmp(a, "-u") == 0 || strcmp(a, "--user") == 0 ||
+                                      strcmp(a, "--proxy-user") == 0) && i + 1 < argc) {
             hide_user_password(argv[++i]);
         } else if (!options_ended && strncmp(a, "--user=", 7) == 0) {
             hide_user_password(a + 7);
+        } else if (!options_ended && strncmp(a, "--proxy-user=", 13) == 0) {
+            hide_user_password(a + 13);
+        } else if (!options_ended && (strcmp(a, "-x") == 0 || strcmp(a, "--proxy") == 0) && i + 1 < argc) {
+            hide_proxy_password(argv[++i]);
+        } else if (!options_ended && strncmp(a, "--proxy=", 8) == 0) {
+            hide_proxy_password(a + 8);
         } else if (!options_ended && a[0] == '-' && a[1] != '-') {
             /* A cluster: its first option that takes a value ends it (parse_short). */
             for (char *c = a + 1; *c; c++) {
@@ -1677,6 +1721,10 @@ void cli_hide_secrets(int argc, char **argv)
                     hide_user_password(c + 1);
                 else if (s->id == OPT_USER && i + 1 < argc)
                     hide_user_password(argv[++i]);
+                else if (s->id == OPT_PROXY && c[1])
+                    hide_proxy_password(c + 1);
+                else if (s->id == OPT_PROXY && i + 1 < argc)
+                    hide_proxy_password(argv[++i]);
                 else if (!c[1])
                     i++; /* another option's value: not -u's, whatever it looks like */
                 break;
@@ -1922,6 +1970,9 @@ struct shb_request cli_request(const struct shb_opts *o, const struct shb_target
         .has_body = o->has_body,
         .connection_close = o->disable_keepalive,
         .authorization = t->authorization,
+        /* http:// HTTP/1.1 through a proxy: no tunnel (RFC 9112 §3.2.2). */
+        .absolute_form = t->proxy && !t->proxy->tunnel,
+        .proxy_authorization = t->proxy && !t->proxy->tunnel ? t->proxy->authorization : NULL,
     };
 }
 
@@ -1944,6 +1995,7 @@ void cli_free(struct shb_opts *o)
         free(o->targets[i].url.target);
         free(o->targets[i].authorization);
         auth_wipe(&o->targets[i].url.cred);
+        proxy_free(o->targets[i].proxy);
     }
     free(o->targets);
     o->targets = NULL;

@@ -28,6 +28,15 @@ struct shb_url {
                             once the target's Authorization is built */
 };
 
+/* The HTTP proxy a target goes through (-x/--proxy, or the environment:
+ * cli/proxy.h). */
+struct shb_proxy {
+    struct shb_url url;   /* its host and port (1080 unless given); cred wiped once authorization is built */
+    char *url_text;       /* as given, its password as "***": what every output shows. malloc'd */
+    char *authorization;  /* the Proxy-Authorization value its credentials make, or NULL. malloc'd */
+    bool tunnel;          /* CONNECT (https://, HTTP/2); else HTTP/1.1 absolute-form requests */
+};
+
 /* One URL argument: "URL" or "label=URL" (shb [OPTIONS] <URL>...). */
 struct shb_target {
     char *label;          /* the label of label=URL, malloc'd; NULL when none was given */
@@ -35,6 +44,7 @@ struct shb_target {
                              (auth.h): what every output shows. malloc'd */
     struct shb_url url;
     char *authorization;  /* the Authorization value its credentials make, or NULL. malloc'd */
+    struct shb_proxy *proxy; /* the proxy it goes through, or NULL: direct. malloc'd */
 };
 
 /* The longest label: it names a row of the comparison table. */
@@ -77,6 +87,9 @@ struct shb_opts {
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     const char *cert;            /* --cert FILE (argv's): client certificate chain, PEM; NULL: none */
     const char *key;             /* --key FILE (argv's): its private key, PEM; NULL: in the --cert file */
+    /* -x/--proxy URL, --proxy-user USER[:PASSWORD], --noproxy LIST (argv's;
+     * NULL: not given): each target's proxy is its shb_target.proxy. */
+    const char *proxy, *proxy_user, *noproxy;
     struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */
     size_t ntargets;
 };

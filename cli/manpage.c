@@ -129,6 +129,9 @@ static const char *const error_kinds[ERR_KINDS][2] = {
     [ERR_NO_PORT] = {"no local port",
                      "No free local port for the destination (EADDRNOTAVAIL): widen "
                      "net.ipv4.ip_local_port_range or add source addresses with --bind."},
+    [ERR_PROXY] = {"proxy",
+                   "The proxy (-x) refused the CONNECT tunnel (its status and reason are named, e.g. 407 Proxy "
+                   "Authentication Required), closed before answering, or did not answer in HTTP/1.x."},
     [ERR_RESET] = {"reset", "The connection failed under the request: a TCP reset, a failed send, a QUIC stateless "
                             "reset."},
     [ERR_CLOSED] = {"closed",

@@ -313,7 +313,9 @@ void check_targets(const struct shb_opts *o, struct target_addr *addrs)
         if (o->unix_socket)
             resolve_unix(o->unix_socket, &addrs[i]);
         else
-            resolve(o, &o->targets[i].url, &addrs[i]);
+            /* Through a proxy, its address: the target's name is the
+             * proxy's to resolve. */
+            resolve(o, o->targets[i].proxy ? &o->targets[i].proxy->url : &o->targets[i].url, &addrs[i]);
     }
     if (o->ntargets < 2 || o->http3)
         return;

@@ -182,6 +182,8 @@ static void text_run(FILE *f, const struct report_info *ri, const struct stats *
     if (ri->connected_to) /* only when --connect-to or --resolve sent the traffic elsewhere */
         fprintf(f, "Connected to: %s%s%s%s\n", ri->connected_to, ri->connected_via ? " (" : "",
                 ri->connected_via ? ri->connected_via : "", ri->connected_via ? ")" : "");
+    if (ri->proxy) /* tunnels: one per connection, or none (absolute-form HTTP/1.1) */
+        fprintf(f, "Proxy:        %s (%" PRIu64 " tunnels)\n", ri->proxy, s->proxy_tunnels);
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     text_tls(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
@@ -976,6 +978,11 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     json_error_details(f, s);
     fprintf(f, "  \"inFlight\": %" PRIu64 ",\n", s->in_flight);
     fprintf(f, "  \"connectionsOpened\": %" PRIu64 ",\n", s->connections_opened);
+    if (ri->proxy) {
+        fputs("  \"proxy\": {\"url\": ", f);
+        json_string(f, ri->proxy);
+        fprintf(f, ", \"tunnels\": %" PRIu64 "},\n", s->proxy_tunnels);
+    }
     json_tls(f, s);
     /* The wall-clock window, to the ns (a double would keep only µs), and
      * which shard of the run this is: what shards' reports line up by. */

@@ -28,6 +28,7 @@ struct report_info {
     bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
     const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), or NULL */
     const char *connected_via; /* then which: "--connect-to" or "--resolve" */
+    const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

@@ -18,7 +18,7 @@
 #
 # Runs as root (CI) or through sudo. nginx, h2o, Caddy, the interop
 # matrix's servers with a service of their own (apache2, lighttpd, haproxy,
-# varnish, mini-httpd, webfs) and Slurm's daemons with munge's (slurmctld,
+# varnish, mini-httpd, webfs), tinyproxy and Slurm's daemons with munge's (slurmctld,
 # slurmd, munged) are only ever started by the tests themselves, so a
 # freshly installed one is kept from running as a service (nghttp2-server's
 # nghttpd and gnutls-bin's gnutls-serv ship none).
@@ -80,6 +80,8 @@ NEEDS_TEST=(
     "jq|jq"
     "tmux|tmux"
     "curl|curl"
+    # test/e2e/e2e_proxy.sh: a real HTTP proxy (CONNECT tunnels, absolute-form).
+    "tinyproxy|tinyproxy"
     "valgrind|valgrind"
     "/usr/bin/time|time"
     "file|file"
@@ -378,6 +380,7 @@ SERVICES=(
     "slurmctld|slurmctld|/run/slurmctld.pid"
     "slurmd|slurmd|/run/slurmd.pid"
     "munged|munge|/run/munge/munged.pid"
+    "tinyproxy|tinyproxy|/run/tinyproxy/tinyproxy.pid"
 )
 declare -A was_there=()
 any_new_service=0

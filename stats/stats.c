@@ -110,6 +110,7 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->warmup.bytes_recv += src->warmup.bytes_recv;
     dst->bytes_recv += src->bytes_recv;
     dst->connections_opened += src->connections_opened;
+    dst->proxy_tunnels += src->proxy_tunnels;
     dst->in_flight += src->in_flight;
     dst->pace.on |= src->pace.on;
     dst->pace.sent += src->pace.sent;
@@ -185,6 +186,8 @@ const char *err_kind_name(enum err_kind k)
         return "tls handshake";
     case ERR_NO_PORT:
         return "no local port";
+    case ERR_PROXY:
+        return "proxy";
     case ERR_RESET:
         return "reset";
     case ERR_CLOSED:

@@ -13,13 +13,15 @@
 
 /* Every request ends as exactly one of: a response (counted by status), or
  * one error of these kinds, or — when a -z run or Ctrl-C ends the run first —
- * in flight (stats.in_flight). The first four are connect errors: the
+ * in flight (stats.in_flight). The first five are connect errors: the
  * request never went out. docs/errors.md defines each kind for users. */
 enum err_kind {
     ERR_CONNECT,         /* connect() refused / unreachable / failed */
     ERR_CONNECT_TIMEOUT, /* --connect-timeout expired (TCP connect + TLS handshake) */
     ERR_TLS_HANDSHAKE,   /* the TLS handshake failed (an alert, a bad Finished, EOF, garbage) */
     ERR_NO_PORT,         /* connect() found no free local port (EADDRNOTAVAIL) */
+    ERR_PROXY,           /* the proxy refused the CONNECT tunnel (407, 403, 502...), closed before
+                            answering it, or answered with no HTTP/1.x reply */
     ERR_RESET,           /* the connection failed under the request: a TCP reset, a failed send */
     ERR_CLOSED,          /* the server closed cleanly with the response cut short (or not begun,
                             on a fresh connection) */
@@ -35,7 +37,7 @@ enum err_kind {
 };
 #define ERR_FIRST_NON_CONNECT ERR_RESET
 
-/* "connect", "connect timeout", "tls handshake", "no local port", "reset",
+/* "connect", "connect timeout", "tls handshake", "no local port", "proxy", "reset",
  * "closed", "protocol", "tls", "timeout", "stream reset", "refused" */
 const char *err_kind_name(enum err_kind k);
 
@@ -61,6 +63,7 @@ struct stats {
     uint64_t status[STATUS_MAX];
     uint64_t bytes_sent, bytes_recv; /* on the wire */
     uint64_t connections_opened;    /* successful connects */
+    uint64_t proxy_tunnels;         /* CONNECT tunnels a proxy opened (one per connection through it) */
     uint64_t in_flight;             /* requests neither answered nor failed when the run ended */
     /* --warmup: requests that ended during it (kept out of everything
      * above), and the bytes moved during it (bytes_sent and bytes_recv

@@ -298,6 +298,7 @@ suite e2e-signals 240 test/e2e/e2e_signals.sh "signals (SIGINT, SIGTERM: the rep
 suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
 suite e2e-auth 180 test/e2e/e2e_auth.sh "credentials (-u, user:password@, --netrc-file), the password in no output" together
 suite e2e-mtls 240 test/e2e/e2e_mtls.sh "client certificates (--cert, --key: mutual TLS)" together
+suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop/interop.sh; make interop).

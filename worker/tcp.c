@@ -48,6 +48,8 @@ void tcp_send(struct loop *l, struct conn *c, const void *buf, size_t len)
 
 void tcp_flush(struct loop *l, struct conn *c)
 {
+    if (c->tunnelling)
+        return; /* only the CONNECT request goes before the tunnel is up */
     if (c->tls) {
         tcp_tls_flush(l, c);
     } else if (!c->s.sending) {
@@ -96,6 +98,7 @@ static void conn_close(struct loop *l, struct conn *c)
     c->session_open = false;
     c->s.sending = false;
     c->retiring = false;
+    c->tunnelling = false;
 }
 
 /* After a close: queue a new connection if there is work left (now, or at
@@ -221,7 +224,9 @@ static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
  * receive (strerror), or NULL (a clean close; or the caller said why). */
 static void conn_lost(struct loop *l, struct conn *c, enum err_kind kind, enum lost_how how, const char *why)
 {
-    if (!(c->tls && tcp_tls_lost(l, c, &how, why))) {
+    if (c->tunnelling) {
+        tcp_proxy_lost(l, c, how, why);
+    } else if (!(c->tls && tcp_tls_lost(l, c, &how, why))) {
         if (how != LOST_EOF && why)
             loop_why(l, kind, why, NULL);
         if (c->session_open)
@@ -235,6 +240,16 @@ static void session_start(struct loop *l, struct conn *c)
 {
     c->session_open = true;
     tcp_of(l)->session->open(l, c);
+}
+
+/* The connection reaches the server (connected; through a proxy, its
+ * tunnel is up): the TLS handshake starts, or the session. */
+static void layers_start(struct loop *l, struct conn *c)
+{
+    if (tcp_of(l)->tls)
+        tcp_tls_start(l, c);
+    else
+        session_start(l, c);
 }
 
 /* ---- completions -------------------------------------------------------- */
@@ -279,10 +294,10 @@ static void on_connect(struct loop *l, struct conn *c, int res)
     l->conns_open++;
     loop_phase(l, &l->w->stats.phases.connect, c->phase_ns);
     slot_arm_recv(l, &c->s);
-    if (t->tls)
-        tcp_tls_start(l, c);
+    if (l->cfg->proxy_connect)
+        tcp_proxy_start(l, c);
     else
-        session_start(l, c);
+        layers_start(l, c);
 }
 
 /* A retiring connection (tcp_retire) after a send completed: what is still
@@ -311,6 +326,10 @@ static void on_send(struct loop *l, struct conn *c, int res)
     }
     l->w->stats.bytes_sent += (uint64_t)res;
     c->s.sending = false;
+    if (c->tunnelling) {
+        tcp_proxy_sent(l, c, (size_t)res);
+        return;
+    }
     if (c->tls) {
         tcp_tls_sent(l, c, (size_t)res);
     } else {
@@ -346,12 +365,21 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
     if (res > 0) {
         unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
         uint8_t *p = uring_bufring_addr(&l->bufs, bid);
+        size_t n = (size_t)res;
         l->w->stats.bytes_recv += (uint64_t)res;
-        if (!c->heard)
-            first_bytes_hint(l, c, p, (size_t)res);
-        c->heard = true;
-        bool alive = c->tls ? tcp_tls_data(l, c, p, (size_t)res)
-                            : tcp_of(l)->session->data(l, c, p, (size_t)res);
+        bool alive = true;
+        if (c->tunnelling) {
+            enum tunnel_rc rc = tcp_proxy_data(l, c, &p, &n);
+            alive = rc != TUNNEL_FAILED;
+            if (rc == TUNNEL_UP)
+                layers_start(l, c);
+        }
+        if (alive && n) { /* the server's bytes (after a tunnel's reply: what followed it) */
+            if (!c->heard)
+                first_bytes_hint(l, c, p, n);
+            c->heard = true;
+            alive = c->tls ? tcp_tls_data(l, c, p, n) : tcp_of(l)->session->data(l, c, p, n);
+        }
         uring_bufring_recycle(&l->bufs, bid);
         if (!alive)
             conn_end(l, c);
@@ -365,7 +393,7 @@ static void on_recv(struct loop *l, struct conn *c, int res, uint32_t flags)
         slot_arm_recv(l, &c->s);
         return;
     }
-    if (c->tls && tcp_tls_silent_refusal(l, c)) {
+    if (!c->tunnelling && c->tls && tcp_tls_silent_refusal(l, c)) {
         conn_close(l, c);
         conn_replace(l, c, false);
         return;
@@ -438,7 +466,9 @@ static void tcp_tick(struct loop *l)
         struct conn *c = &t->conns[i];
         if (c->state != CONN_OPEN)
             continue;
-        bool keep = c->handshaking ? tcp_tls_tick(l, c) : !c->session_open || t->session->tick(l, c);
+        bool keep = c->tunnelling    ? tcp_proxy_tick(l, c)
+                    : c->handshaking ? tcp_tls_tick(l, c)
+                                     : !c->session_open || t->session->tick(l, c);
         if (!keep)
             conn_end(l, c);
     }

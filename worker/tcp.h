@@ -4,6 +4,11 @@
  *
  *     socket (tcp.c) <-> TLS (tcp_tls.c, https:// only) <-> session
  *
+ * Through a proxy's tunnel, a connection's first bytes are the proxy's
+ * (tcp_proxy.c): the CONNECT request out, its reply in; once the tunnel is
+ * up the layers above start as on any new connection, and nothing of the
+ * proxy is left on the path of a request.
+ *
  * The transport owns the socket: connect, the one receive, the one send in
  * flight, close and replace. A session owns the requests on a connection:
  * it is chosen once at start-up (HTTP/1.1 or HTTP/2), is handed the
@@ -20,6 +25,7 @@
 #include <stdint.h>
 
 #include "loop.h"
+#include "proxy.h"
 #include "slot.h"
 #include "tls13/conn.h"
 
@@ -46,7 +52,11 @@ struct conn {
     void *tls_mem;
     bool handshaking;
     bool tls12;         /* this handshake runs the TLS 1.2 engine */
-    uint64_t handshake_deadline;
+    uint64_t handshake_deadline; /* also the tunnel's (tcp_proxy.c) */
+    /* The proxy's tunnel (tcp_proxy.c) */
+    bool tunnelling;    /* CONNECT sent or going, the reply's head not over */
+    uint32_t tunnel_sent; /* bytes of the CONNECT request the socket took */
+    struct proxy_reply reply;
 };
 
 /* How a connection was lost, for the requests on it. */
@@ -133,6 +143,20 @@ bool tcp_retire(struct loop *l, struct conn *c);
 
 /* The socket's one send. */
 void tcp_send(struct loop *l, struct conn *c, const void *buf, size_t len);
+
+/* The proxy's tunnel (tcp_proxy.c). */
+enum tunnel_rc { TUNNEL_MORE, TUNNEL_UP, TUNNEL_FAILED };
+/* The socket connected to the proxy: CONNECT goes now. */
+void tcp_proxy_start(struct loop *l, struct conn *c);
+/* The socket took n bytes of it. */
+void tcp_proxy_sent(struct loop *l, struct conn *c, size_t n);
+/* The proxy's bytes: *p and *n are left on what follows its reply's head
+ * (the tunnel's first bytes, usually none) when the tunnel is up. */
+enum tunnel_rc tcp_proxy_data(struct loop *l, struct conn *c, uint8_t **p, size_t *n);
+/* The connection was lost before the tunnel was up: counted here. */
+void tcp_proxy_lost(struct loop *l, struct conn *c, enum lost_how how, const char *why);
+/* The tick while tunnelling: false when --connect-timeout passed. */
+bool tcp_proxy_tick(struct loop *l, struct conn *c);
 
 /* The TLS filter (tcp_tls.c). */
 int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen);

@@ -40,6 +40,10 @@ struct worker_config {
     const struct h2_config *h2;   /* HTTP/2, or NULL for HTTP/1.1 */
     const struct h3_config *h3;   /* HTTP/3 (the UDP transport), or NULL */
     const struct tls_config *tls; /* https://, or NULL for cleartext */
+    const uint8_t *proxy_connect; /* through a proxy's tunnel: the CONNECT request (proxy.h), built once;
+                                     NULL: no tunnel (addr is then the server's, or the proxy's for
+                                     absolute-form HTTP/1.1) */
+    size_t proxy_connect_len;
     const char *host;             /* the URL's host and port: the server a hint names */
     uint16_t port;
     bool head;                    /* the method is HEAD: responses carry no body */

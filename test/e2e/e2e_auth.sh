@@ -31,36 +31,22 @@ printf '%s:%s\n' "$USER_NAME" "$(openssl passwd -apr1 "$PASS")" >"$NGINX_DIR/htp
 H1="127.0.0.1:$NGINX_PORT"
 H2C="127.0.0.1:$NGINX_PORT_H2C"
 TLS="127.0.0.1:$NGINX_PORT_TLS"
-e2e_diag_extra() {
-    local f
-    for f in h1 h2c tls; do
-        [ -s "$NGINX_DIR/$f.log" ] && tail -n 2 "$NGINX_DIR/$f.log" | sed "s/^/  $f.log: /"
-    done
-    return 0
-}
+e2e_diag_extra() { diag_logs "$NGINX_DIR" h1 h2c tls; }
 
 # logged LOG N: nginx let N requests in as $USER_NAME with 200, and
 # nothing else (the log was emptied before the run).
 logged() {
     local got
-    lines_settled "$1" >/dev/null
-    got=$(sort "$1" | uniq -c | awk '{ printf "%s%s x %s %s", sep, $1, $2, $3; sep = ", " }')
+    got=$(log_tally "$1")
     [ "$got" = "$2 x $USER_NAME 200" ] || want "nginx log $(basename "$1"): expected $2 x $USER_NAME 200 (got ${got:-nothing})"
 }
 
 # clean_logs: empties every server log.
 clean_logs() { : >"$NGINX_DIR/h1.log"; : >"$NGINX_DIR/h2c.log"; : >"$NGINX_DIR/tls.log"; }
 
-# no_secret FILE...: none of the files holds the password, in clear,
-# %-encoded, or as the Authorization header's base64.
-no_secret() {
-    local f
-    for f in "$@"; do
-        if grep -qF -e "$PASS" -e "$PASS_URL" -e "$PASS_B64" -e 's3cr3t' "$f" 2>/dev/null; then
-            want "$(basename "$f") shows the password: $(grep -F -e 's3cr3t' -e "$PASS_B64" "$f" | head -c 200)"
-        fi
-    done
-}
+# no_secret (e2e_lib.sh) looks for the password in clear, %-encoded, or
+# as the Authorization header's base64.
+SECRETS=("$PASS" "$PASS_URL" "$PASS_B64" 's3cr3t')
 
 # --- where the credentials come from -----------------------------------------------
 begin "HTTP/1.1, user:password@ in the URL (%-encoded): 200 ok, each let in as the user"

@@ -23,6 +23,10 @@ if [ -z "${SHB_FLAVOUR:-}" ]; then
     esac
 fi
 P="${E2E_NAME:?}[$SHB_FLAVOUR]"
+# shb goes through the proxies the environment names, as curl does: the
+# suites talk to their own servers on loopback, directly (e2e_proxy.sh sets
+# these for its own runs).
+unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 SHB_TIMEOUT=60
 FAILS=0
 
@@ -100,6 +104,40 @@ lines_settled() {
         sleep 0.05
     done
     echo "$n"
+}
+
+# diag_logs DIR NAME...: the last two lines of each DIR/NAME.log that has
+# any, for a failed check's diagnosis (a suite's e2e_diag_extra).
+diag_logs() {
+    local dir=$1 f
+    shift
+    for f in "$@"; do
+        [ -s "$dir/$f.log" ] && tail -n 2 "$dir/$f.log" | sed "s/^/  $f.log: /"
+    done
+    return 0
+}
+
+# log_tally FILE: FILE's lines once it stops growing (lines_settled),
+# counted: "N x LINE" for each distinct line in sorted order, joined by
+# ", " (e.g. "200 x HTTP/1.1 200"); nothing for an empty file.
+log_tally() {
+    lines_settled "$1" >/dev/null
+    sort "$1" | uniq -c | awk '{ n = $1; sub(/^ *[0-9]+ /, ""); printf "%s%s x %s", sep, n, $0; sep = ", " }'
+}
+
+# no_secret FILE...: none of the files holds any of the suite's SECRETS
+# (an array of fixed strings: a password, its %-encoding, its base64...).
+SECRETS=()
+no_secret() {
+    local f s args=()
+    for s in "${SECRETS[@]}"; do
+        args+=(-e "$s")
+    done
+    for f in "$@"; do
+        if grep -qF "${args[@]}" "$f" 2>/dev/null; then
+            want "$(basename "$f") shows a secret: $(grep -F "${args[@]}" "$f" | head -c 200)"
+        fi
+    done
 }
 
 # run_shards NAME N ARGS...: `$SHB --shard i/N ARGS` for i in 0..N-1 at

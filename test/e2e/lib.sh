@@ -324,6 +324,50 @@ nginx_attempt() {
     done
 }
 
+# start_tinyproxy NAME CONNECT_PORTS [BASIC_AUTH]: starts Debian's tinyproxy
+# in the foreground on a free loopback port, in $LIB_TMP/NAME/ with a config
+# of its own: clients from 127.0.0.1 only, CONNECT to the ports of
+# CONNECT_PORTS (space-separated) only, and, with BASIC_AUTH ("USER
+# PASSWORD"), those credentials required (407 without them). Its log
+# (LogLevel Info) names each request line. Sets TINYPROXY_PORT,
+# TINYPROXY_DIR, TINYPROXY_PID. Retries on a port clash.
+start_tinyproxy() {
+    local name=$1 ports=$2 auth=${3:-} dir
+    lib_init
+    dir="$LIB_TMP/$name"
+    mkdir -p "$dir"
+    start_retry "start_tinyproxy" TINYPROXY_PID "$dir/tinyproxy.log" "$dir/stdout.log" -- \
+        tinyproxy_attempt "$dir" "$ports" "$auth"
+}
+
+# tinyproxy_attempt DIR CONNECT_PORTS BASIC_AUTH: one try of start_tinyproxy.
+tinyproxy_attempt() {
+    local dir=$1 ports=$2 auth=$3 p
+    pick_port TINYPROXY_PORT || return 2
+    {
+        echo "Port $TINYPROXY_PORT"
+        echo "Listen 127.0.0.1"
+        echo "Timeout 600"
+        echo "MaxClients 512"
+        echo "LogLevel Info"
+        echo "LogFile \"$dir/tinyproxy.log\""
+        echo "Allow 127.0.0.1"
+        echo "DisableViaHeader Yes"
+        for p in $ports; do
+            echo "ConnectPort $p"
+        done
+        if [ -n "$auth" ]; then
+            echo "BasicAuth $auth"
+        fi
+    } >"$dir/tinyproxy.conf"
+    : >"$dir/tinyproxy.log"
+    tinyproxy -d -c "$dir/tinyproxy.conf" >"$dir/stdout.log" 2>&1 &
+    TINYPROXY_PID=$!
+    # shellcheck disable=SC2034  # used by the scripts that source this
+    TINYPROXY_DIR=$dir
+    wait_port "$TINYPROXY_PORT" "$TINYPROXY_PID" 10 || return 1
+}
+
 # start_node_server SCRIPT NAME [ARGS...]: starts `node SCRIPT PORT LOG ARGS...`
 # (a server that prints "listening" once ready and appends one JSON line per
 # request to LOG) on a fresh port, in $LIB_TMP/NAME/. LIB_JS_RUNTIME, when

@@ -756,7 +756,7 @@ static const struct misuse misuses[] = {
     {{"--http2", "--http3", HTTPS_URL}, "--http2 and --http3 are mutually exclusive", NULL},
     {{"--foo", URL}, "unknown option '--foo'", NULL},
     {{"--foo=1", URL}, "unknown option '--foo'", NULL},
-    {{"-x", URL}, "unknown option '-x'", NULL},
+    {{"-y", URL}, "unknown option '-y'", NULL},
     {{"--conn", "5", URL}, "unknown option '--conn'", NULL},
     {{"--json=yes", URL}, "--json", "does not take a value"},
     {{URL, "--connections"}, "missing value", "--connections"},
@@ -1202,6 +1202,17 @@ static const char expected_help[] =
     "$SHB_PASSWORD or --netrc-file, so that it need not stand on the command line. Outputs show it as ***\n"
     "      --netrc-file <FILE>\n"
     "          Take credentials from this netrc file (as curl): the entry whose machine is the target's host\n"
+    "  -x, --proxy <URL>\n"
+    "          Go through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (as curl; port 1080 unless given): "
+    "https:// and HTTP/2 through a CONNECT tunnel, http:// HTTP/1.1 as absolute-form requests. Without it, "
+    "https_proxy, HTTPS_PROXY, http_proxy, all_proxy and ALL_PROXY are used as curl does; \"\" goes direct. Not "
+    "with --http3\n"
+    "      --proxy-user <USER[:PASSWORD]>\n"
+    "          The proxy's Basic credentials, sent as Proxy-Authorization (as curl); without :PASSWORD the password "
+    "comes from $SHB_PROXY_PASSWORD. Outputs show it as ***\n"
+    "      --noproxy <LIST>\n"
+    "          Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under it (as "
+    "curl; in place of no_proxy and NO_PROXY); '*' for every host\n"
     "      --connect-timeout <CONNECT_TIMEOUT>\n"
     "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
     "      --timeout <TIMEOUT>\n"

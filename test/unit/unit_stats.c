@@ -290,8 +290,8 @@ static void check_stats_merge(void)
         want += 80 + 2 * (uint64_t)k;
     T_CHECK("stats_errors sums all kinds", stats_errors(&a) == want, "%llu",
             (unsigned long long)stats_errors(&a));
-    T_CHECK("stats_connect_errors = connect + connect timeout + tls handshake + no local port",
-            stats_connect_errors(&a) == 80 + 82 + 84 + 86,
+    T_CHECK("stats_connect_errors = connect + connect timeout + tls handshake + no local port + proxy",
+            stats_connect_errors(&a) == 80 + 82 + 84 + 86 + 88,
             "%llu", (unsigned long long)stats_connect_errors(&a));
     stats_free(&a);
     stats_free(&b);
@@ -304,6 +304,7 @@ static void check_err_names(void)
                 strcmp(err_kind_name(ERR_CONNECT_TIMEOUT), "connect timeout") == 0 &&
                 strcmp(err_kind_name(ERR_TLS_HANDSHAKE), "tls handshake") == 0 &&
                 strcmp(err_kind_name(ERR_NO_PORT), "no local port") == 0 &&
+                strcmp(err_kind_name(ERR_PROXY), "proxy") == 0 &&
                 strcmp(err_kind_name(ERR_RESET), "reset") == 0 &&
                 strcmp(err_kind_name(ERR_CLOSED), "closed") == 0 &&
                 strcmp(err_kind_name(ERR_PROTOCOL), "protocol") == 0 &&
