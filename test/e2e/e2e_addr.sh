@@ -295,8 +295,9 @@ err_case "for --resolve: PORT '65536' is out of range (1-65535)" --resolve a:655
 err_case "for --resolve: empty ADDR" --resolve a:1:127.0.0.1, -n 1 "$U"
 err_case "-4/--ipv4 and -6/--ipv6 are mutually exclusive" -4 -6 -n 1 "$U"
 err_case "--resolve gives alpha.shb.test:$H1 no IPv6 address (-6)" --resolve "alpha.shb.test:$H1:127.0.0.1" -6 -n 1 "$U"
-err_case "cannot resolve host 'localhost' (--connect-to for alpha.shb.test:$H1) to an IPv6 address (-6)" \
-    --connect-to "alpha.shb.test:$H1:localhost:" -6 -n 1 "$U"
+# An IPv4 literal has no IPv6 address anywhere (localhost may have ::1).
+err_case "cannot resolve host '127.0.0.1' (--connect-to for alpha.shb.test:$H1) to an IPv6 address (-6)" \
+    --connect-to "alpha.shb.test:$H1:127.0.0.1:" -6 -n 1 "$U"
 err_case "cannot resolve host '::1' (--connect-to for alpha.shb.test:$H1) to an IPv4 address (--bind's are)" \
     --connect-to "alpha.shb.test:$H1:[::1]:" --bind 127.0.0.2 -n 1 "$U"
 err_case "-6/--ipv6 asks for IPv6 addresses, but --bind gives IPv4 ones" -6 --bind 127.0.0.2 -n 1 "$U"
