@@ -174,13 +174,7 @@ no_secret "$ERR"
 finish
 
 begin "while it runs, ps shows neither -u's password nor the URL's (/proc/PID/cmdline)"
-timeout -k 5 30 "$SHB" -z 3s -c 1 -u "$USER_NAME:$PASS" "http://x:$PASS_URL@$H1/" >"$T/ps.out" 2>"$T/ps.err" &
-pid=$!
-sleep 1
-shb_pid=$(pgrep -P "$pid" | head -n 1)
-tr '\0' ' ' <"/proc/${shb_pid:-0}/cmdline" >"$T/cmdline" 2>/dev/null
-wait "$pid" || want "exit status $?"
-[ -s "$T/cmdline" ] || want "could not read shb's /proc/PID/cmdline (timeout's child of $pid)"
+cmdline_while_running -z 3s -c 1 -u "$USER_NAME:$PASS" "http://x:$PASS_URL@$H1/"
 grep -q -- "-u $USER_NAME:\*" "$T/cmdline" || want "cmdline: -u's value is not blanked: $(cat "$T/cmdline")"
 no_secret "$T/cmdline" "$T/ps.out" "$T/ps.err"
 finish

@@ -140,6 +140,21 @@ no_secret() {
     done
 }
 
+# cmdline_while_running ARGS...: `$SHB ARGS` (a run of a few seconds) in
+# the background; a second in, its command line as ps shows it
+# (/proc/PID/cmdline, spaces for NULs) goes to $T/cmdline; its stdout and
+# stderr to $T/ps.out and $T/ps.err. Waits for it (at most 30 s).
+cmdline_while_running() {
+    local pid shb_pid
+    timeout -k 5 30 "$SHB" "$@" >"$T/ps.out" 2>"$T/ps.err" &
+    pid=$!
+    sleep 1
+    shb_pid=$(pgrep -P "$pid" | head -n 1)
+    tr '\0' ' ' <"/proc/${shb_pid:-0}/cmdline" >"$T/cmdline" 2>/dev/null
+    wait "$pid" || want "exit status $?"
+    [ -s "$T/cmdline" ] || want "could not read shb's /proc/PID/cmdline (timeout's child of $pid)"
+}
+
 # run_shards NAME N ARGS...: `$SHB --shard i/N ARGS` for i in 0..N-1 at
 # once, as background processes, as an orchestrator would start them;
 # report i in $T/NAME-i.json, its stderr in $T/NAME-i.err. A shard that

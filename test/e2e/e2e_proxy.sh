@@ -230,13 +230,7 @@ cp "$OUT" "$T/multi.out"
 shb -n 20 -c 2 -j --proxy-user "$PUSER:wrong$PPASS" -x "http://$APROXY" "https://$TLS/"
 cp "$OUT" "$T/refused.json"
 no_secret "$T/text.out" "$T/text.err" "$T/multi.json" "$T/multi.out" "$T/refused.json" "$ERR"
-timeout -k 5 30 "$SHB" -z 3s -c 1 -x "http://$PUSER:$PPASS@$APROXY" --proxy-user "$PUSER:$PPASS" "https://$TLS/" >"$T/ps.out" 2>"$T/ps.err" &
-pid=$!
-sleep 1
-shb_pid=$(pgrep -P "$pid" | head -n 1)
-tr '\0' ' ' <"/proc/${shb_pid:-0}/cmdline" >"$T/cmdline" 2>/dev/null
-wait "$pid" || want "exit status $?"
-[ -s "$T/cmdline" ] || want "could not read shb's /proc/PID/cmdline (timeout's child of $pid)"
+cmdline_while_running -z 3s -c 1 -x "http://$PUSER:$PPASS@$APROXY" --proxy-user "$PUSER:$PPASS" "https://$TLS/"
 no_secret "$T/cmdline" "$T/ps.out" "$T/ps.err"
 finish
 
