@@ -33,6 +33,15 @@
 #define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
 #define NS_PER_SEC 1000000000ull
 
+/* A string the merged report shows only when every report has the same
+ * one: the address connected to, the proxy gone through. Reports that
+ * differ (or where one lacks it) leave it out, rather than claim for all
+ * what was true of some. */
+struct agreed {
+    char *text;  /* the common value; NULL: none (yet, or any more) */
+    bool differ; /* some report's value differs or is missing */
+};
+
 /* The first report's identity, what every other is checked against, and
  * the figures report_info takes from all of them. */
 struct merged_run {
@@ -40,8 +49,8 @@ struct merged_run {
     char first_name[4096];      /* the first report's file (and [index] in an array) */
     unsigned extra_reports;     /* reports that merged reports among the input were made of, less one each */
     char *url, *protocol;       /* the first report's; several, joined, under --force */
-    char *connected_to;         /* connectedTo, when every report has the same one; else NULL */
-    bool connected_differ;      /* some report's connectedTo differs (or is missing): none is shown */
+    struct agreed connected_to; /* connectedTo (--connect-to, --resolve) */
+    struct agreed proxy;        /* proxy.url (-x, the environment) */
     bool paced;                 /* -q: the open model */
     bool ramp;
     unsigned threads, connections;
@@ -558,23 +567,31 @@ static char *joined(char *have, const char *add)
     return out;
 }
 
-/* connectedTo (--connect-to, --resolve): the merged report keeps it when
- * every report went to the same address, and shows none otherwise. False
- * when out of memory. */
-static bool merge_connected_to(struct merged_run *m, const char *to)
+/* One report's value (NULL: it has none) into a; first: the first report.
+ * False when out of memory. */
+static bool agree(struct agreed *a, const char *value, bool first)
 {
-    if (m->connected_differ)
+    if (a->differ)
         return true;
-    if (m->info.reports == 0) {
-        m->connected_to = to ? strdup(to) : NULL;
-        return !to || m->connected_to;
+    if (first) {
+        a->text = value ? strdup(value) : NULL;
+        return !value || a->text;
     }
-    if (!to || !m->connected_to || strcmp(to, m->connected_to) != 0) {
-        free(m->connected_to);
-        m->connected_to = NULL;
-        m->connected_differ = true;
+    if (!value || !a->text || strcmp(value, a->text) != 0) {
+        free(a->text);
+        a->text = NULL;
+        a->differ = true;
     }
     return true;
+}
+
+/* A string member of r (or of its object member outer), or NULL. */
+static const char *string_at(const struct json *r, const char *outer, const char *key)
+{
+    if (outer && !(r = json_get(r, outer)))
+        return NULL;
+    const struct json *v = json_get(r, key);
+    return v && v->type == JSON_STRING ? v->text : NULL;
 }
 
 /* One report (an object) into s, after checking it may join the others. */
@@ -596,8 +613,9 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         bad(rd, "url or protocol is missing");
         return;
     }
-    const struct json *to = json_get(r, "connectedTo");
-    if (!merge_connected_to(m, to && to->type == JSON_STRING ? to->text : NULL)) {
+    bool first = m->info.reports == 0;
+    if (!agree(&m->connected_to, string_at(r, NULL, "connectedTo"), first) ||
+        !agree(&m->proxy, string_at(r, "proxy", "url"), first)) {
         bad(rd, "out of memory");
         return;
     }
@@ -646,6 +664,9 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     s->bytes_sent = get_u64(rd, r, "", "bytesSent");
     s->in_flight = get_u64(rd, r, "", "inFlight");
     s->connections_opened = get_u64(rd, r, "", "connectionsOpened");
+    const struct json *proxy = json_get(r, "proxy");
+    if (proxy)
+        s->proxy_tunnels = get_u64(rd, proxy, "proxy.", "tunnels");
     get_warmup(rd, r, s, m);
     if (paced)
         get_pace(rd, r, s, m);
@@ -913,7 +934,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             m.rate.from = m.rate.to = m.info.rate_requested;
         struct report_info ri = {
             .url = m.url,
-            .connected_to = m.connected_to,
+            .connected_to = m.connected_to.text,
+            .proxy = m.proxy.text,
             .protocol = m.protocol,
             .threads = m.threads,
             .connections = m.connections,
@@ -942,7 +964,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     free(files);
     free(m.url);
-    free(m.connected_to);
+    free(m.connected_to.text);
+    free(m.proxy.text);
     free(m.protocol);
     free(m.shards);
     return rc;
