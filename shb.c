@@ -423,6 +423,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .proxy_connect_len = e->connect_len,
             .host = t->url.host,
             .port = t->url.port,
+            .connected_to = a->via ? a->text : NULL,
             .head = strcmp(o->method, "HEAD") == 0,
             .keepalive = !o->disable_keepalive,
             .connections = (uint32_t)share(pl->conns, threads, i),
