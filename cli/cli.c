@@ -468,6 +468,7 @@ enum opt_id {
     OPT_JSON,
     OPT_HISTOGRAMS,
     OPT_HDR_LOG,
+    OPT_FAIL_IF,
     OPT_HELP,
     OPT_VERSION,
     OPT_COUNT
@@ -566,6 +567,12 @@ static const struct opt_spec opt_specs[] = {
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
               "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
       .complete = CLI_COMPLETE_FILE}},
+    {OPT_FAIL_IF, "--fail-if",
+     {.long_name = "fail-if", .value_name = "EXPR",
+      .help = "Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
+              "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). "
+              "The report says which held",
+      .repeatable = true}},
     {OPT_TLS_MAX, "--tls-max",
      {.long_name = "tls-max", .value_name = "VERSION",
       .help = "The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2",
@@ -931,10 +938,7 @@ static void add_header(struct parser *p, const struct opt_spec *s, const char *v
     o->headers[o->nheaders++] = (struct shb_header){name, value};
 }
 
-/* One rate of -q: a positive decimal number of requests per second ("2000",
- * "0.5", "2.5k"; not ".5" or "5.", so "10...20" is a typo, not 10 to 0.2),
- * len bytes at v. NULL when it is one, else what is wrong. */
-static const char *rate_problem(const char *v, size_t len, double *out)
+bool cli_decimal(const char *v, size_t len, double *out)
 {
     char buf[32];
     size_t digits = 0, dots = 0;
@@ -945,13 +949,24 @@ static const char *rate_problem(const char *v, size_t len, double *out)
         else if (v[i] >= '0' && v[i] <= '9')
             digits++;
         else
-            return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+            return false;
     }
     if (digits == 0 || dots > 1 || len >= sizeof buf || v[0] == '.' || v[len - 1] == '.')
-        return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+        return false;
     memcpy(buf, v, len);
     buf[len] = '\0';
-    double r = strtod(buf, NULL) * times;
+    *out = strtod(buf, NULL) * times;
+    return true;
+}
+
+/* One rate of -q (cli_decimal: "2000", "0.5", "2.5k"; not ".5" or "5.", so
+ * "10...20" is a typo, not 10 to 0.2), len bytes at v. NULL when it is one,
+ * else what is wrong. */
+static const char *rate_problem(const char *v, size_t len, double *out)
+{
+    double r;
+    if (!cli_decimal(v, len, &r))
+        return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
     if (!(r > 0))
         return "a rate must be more than 0 requests per second";
     if (r > CLI_RATE_MAX)
@@ -1216,6 +1231,23 @@ static void add_override(struct parser *p, const struct opt_spec *s, const char 
         fail(p, "out of memory");
 }
 
+/* --fail-if: one more threshold (report/thresholds.h). */
+static void add_threshold(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    char why[256];
+    struct threshold t;
+    void *grown = NULL;
+    if (threshold_parse(v, &t, why, sizeof why) < 0)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else if (!(grown = append_entry(o->thresholds, o->nthresholds, &t, sizeof t)))
+        fail(p, "out of memory");
+    else {
+        o->thresholds = grown;
+        o->nthresholds++;
+    }
+}
+
 /* The TLS choices (tls13/choice.h parses the lists). */
 static void set_tls(struct parser *p, const struct opt_spec *s, const char *v)
 {
@@ -1312,6 +1344,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
+    case OPT_FAIL_IF: add_threshold(p, s, v); break;
     case OPT_HELP: p->help = true; break;
     case OPT_VERSION: p->version = true; break;
     case OPT_COUNT: break;
@@ -2071,6 +2104,9 @@ void cli_free(struct shb_opts *o)
     free(o->bind);
     o->bind = NULL;
     o->nbind = 0;
+    free(o->thresholds);
+    o->thresholds = NULL;
+    o->nthresholds = 0;
     free(o->connect_to);
     o->connect_to = NULL;
     o->nconnect_to = 0;

@@ -27,6 +27,7 @@
 #include "report/hdr.h"
 #include "report/json.h"
 #include "report/report.h"
+#include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/conn.h"
 
@@ -834,7 +835,7 @@ static int cmp_u32(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fputs("Usage: shb merge [-j [--histograms]] [--force] <FILE>...\n"
+    fputs("Usage: shb merge [-j [--histograms]] [--force] [--fail-if EXPR]... <FILE>...\n"
           "\n"
           "Merge shb JSON reports (shards of one run, or separate runs) into one report: counts summed,\n"
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
@@ -847,8 +848,33 @@ static void usage(FILE *f)
           "  -j, --json        Print the merged report as JSON\n"
           "      --histograms  Put the merged histograms in the JSON, to merge it again\n"
           "      --force       Merge reports of different URLs or protocols\n"
+          "      --fail-if EXPR  Exit with status 3 when EXPR is true of the merged report, as shb --fail-if\n"
+          "                    (e.g. 'p99>250ms', 'errors>1%'; repeatable)\n"
           "  -h, --help        Print help\n",
           f);
+}
+
+/* --fail-if EXPR (or --fail-if=EXPR) at argv[*i]: one more of at most
+ * MERGE_THRESHOLDS. 0, or 2 with the one line said. */
+#define MERGE_THRESHOLDS 64
+static int merge_fail_if(int argc, char **argv, int *i, struct threshold *list, size_t *n, FILE *errf)
+{
+    const char *v = strncmp(argv[*i], "--fail-if=", 10) == 0 ? argv[*i] + 10 : *i + 1 < argc ? argv[++*i] : NULL;
+    char why[256];
+    if (!v) {
+        fputs("shb: merge: --fail-if needs an expression, e.g. --fail-if 'p99>250ms'\n", errf);
+        return 2;
+    }
+    if (*n == MERGE_THRESHOLDS) {
+        fprintf(errf, "shb: merge: more than %d --fail-if\n", MERGE_THRESHOLDS);
+        return 2;
+    }
+    if (threshold_parse(v, &list[*n], why, sizeof why) < 0) {
+        fprintf(errf, "shb: merge: invalid value '%s' for --fail-if: %s\n", v, why);
+        return 2;
+    }
+    ++*n;
+    return 0;
 }
 
 int merge_main(int argc, char **argv, FILE *out, FILE *errf)
@@ -857,6 +883,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     bool json = false, histograms = false;
     int nfiles = 0, rc = 0;
     bool options_done = false;
+    static struct threshold thresholds[MERGE_THRESHOLDS];
+    size_t nthresholds = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -869,6 +897,9 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             histograms = true;
         } else if (strcmp(a, "--force") == 0) {
             m.force = true;
+        } else if (strcmp(a, "--fail-if") == 0 || strncmp(a, "--fail-if=", 10) == 0) {
+            if (merge_fail_if(argc, argv, &i, thresholds, &nthresholds, errf) != 0)
+                return 2;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(out);
             return 0;
@@ -949,12 +980,16 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .merged = &m.info,
             .interrupted = m.interrupted,
             .histograms = histograms,
+            .thresholds = thresholds,
+            .nthresholds = nthresholds,
         };
         if (json)
             report_json(out, &ri, &total);
         else
             report_text(out, &ri, &total);
         fflush(out);
+        if (thresholds_failed(&ri, &total))
+            rc = 3;
     }
     stats_free(&total);
     hist_free(&m.scratch);

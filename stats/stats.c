@@ -175,39 +175,6 @@ void stats_why(struct stats *s, enum err_kind kind, const char *what, const char
     s->why_hint[kind] = hint;
 }
 
-const char *err_kind_name(enum err_kind k)
-{
-    switch (k) {
-    case ERR_CONNECT:
-        return "connect";
-    case ERR_CONNECT_TIMEOUT:
-        return "connect timeout";
-    case ERR_TLS_HANDSHAKE:
-        return "tls handshake";
-    case ERR_NO_PORT:
-        return "no local port";
-    case ERR_PROXY:
-        return "proxy";
-    case ERR_RESET:
-        return "reset";
-    case ERR_CLOSED:
-        return "closed";
-    case ERR_PROTOCOL:
-        return "protocol";
-    case ERR_TLS:
-        return "tls";
-    case ERR_TIMEOUT:
-        return "timeout";
-    case ERR_STREAM_RESET:
-        return "stream reset";
-    case ERR_REFUSED:
-        return "refused";
-    case ERR_KINDS:
-        break;
-    }
-    return "unknown";
-}
-
 void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n)
 {
     struct quic_stats *q = &s->quic;
