@@ -50,6 +50,15 @@ size_t tls_conn_size(void);
  * ALPN list; certificates are not validated either way). */
 struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
                                bool tls12);
+/* The same with --tls-resume's ticket to offer and ticket callback
+ * (tls13/handshake.h; copied, NULL for none), for the 1.3 engine. */
+struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
+                                      const uint8_t entropy[TLS13_ENTROPY_LEN], bool tls12,
+                                      const struct tls13_resume *resume);
+
+/* The completed handshake resumed a session (RFC 8446 §2.2, or an
+ * abbreviated TLS 1.2 one). */
+bool tls_conn_resumed(const struct tls_conn *t);
 
 /* Feeds ciphertext. p is writable: whole records found in it are decrypted in
  * place (no copy); a record split across calls is gathered first (the 1.2
