@@ -33,6 +33,17 @@ static void keep_ticket(void *ctx, const struct tls13_ticket *t)
     slot->valid = true;
 }
 
+const br_ssl_session_parameters *resume_session12(const struct resume_store *s, uint32_t i)
+{
+    return s->slots && s->slots[i].valid12 ? &s->slots[i].s12 : NULL;
+}
+
+void resume_keep12(struct resume_store *s, uint32_t i, const struct tls_conn *t)
+{
+    if (s->slots)
+        s->slots[i].valid12 = tls_conn_session12(t, &s->slots[i].s12);
+}
+
 const struct tls13_resume *resume_for(struct resume_store *s, uint32_t i, uint64_t now, struct tls13_resume *r)
 {
     if (!s->slots)

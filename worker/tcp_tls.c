@@ -65,7 +65,8 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     c->tls12 = target_tls12 == TARGET_TLS12 || tls12_only(l);
     struct tls13_resume r;
     const struct tls13_resume *resume = c->tls12 ? NULL : resume_for(&t->resume, c->s.idx, l->now, &r);
-    c->tls = tls_conn_init_resume(c->tls_mem, l->cfg->tls, entropy, c->tls12, resume);
+    c->tls = tls_conn_init_resume(c->tls_mem, l->cfg->tls, entropy, c->tls12, resume,
+                                  c->tls12 ? resume_session12(&t->resume, c->s.idx) : NULL);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
     c->handshake_deadline = l->now + l->cfg->connect_timeout_ns;
@@ -119,6 +120,8 @@ static bool tls_opened(struct loop *l, struct conn *c)
         l->w->stats.handshakes.resumed++;
     else
         l->w->stats.handshakes.full++;
+    if (c->tls12)
+        resume_keep12(&tcp_of(l)->resume, c->s.idx, c->tls);
     if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
         tls_conn_negotiated(c->tls, &l->w->stats.tls);
     if (!c->tls12) {

@@ -11,6 +11,8 @@
 #     a server without tickets nor session cache: every handshake full, no
 #       error;
 #     without --tls-resume: nothing resumes, and the report has no counts;
+#     TLS 1.2 only with a session cache: the fallback engine (BearSSL's)
+#       resumes by session id;
 #   ngtcp2's HTTP/3 server (GnuTLS) with a short idle timeout, so that QUIC
 #     connections close and reopen: each slot's first handshake full, the
 #     later ones resumed;
@@ -36,6 +38,7 @@ ND=$NGINX_DIR
 TICKETS="https://127.0.0.1:$NGINX_PORT/"
 CLOSING="https://127.0.0.1:$NGINX_PORT_CLOSING/"
 NOTICKETS="https://127.0.0.1:$NGINX_PORT_NOTICKETS/"
+TLS12="https://127.0.0.1:$NGINX_PORT_TLS12/"
 
 # reused_tally FILE: nginx's log as "N. Nr" (requests on full and on resumed
 # handshakes).
@@ -114,6 +117,29 @@ shb -n 40 -c 2 --http2 -p 4 --tls-resume -j "$NOTICKETS"
 if json_run_ok; then
     all_ok 40
     jx '.tls.handshakes == {"full": 2, "resumed": 0}' '.tls'
+fi
+finish
+
+# --- TLS 1.2: session ids ---------------------------------------------------------------
+: >"$ND/tls12.log"
+begin "nginx TLS 1.2 only with a session cache, h1 --disable-keepalive -n 40 -c 4 --tls-resume: the fallback engine resumes by session id: 4 full, the others resumed; nginx agrees"
+shb -n 40 -c 4 --disable-keepalive --tls-resume -j "$TLS12"
+if json_run_ok; then
+    all_ok 40
+    jx '.tls.version == "TLSv1.2" and .tls.fallback and .tls.handshakes.full == 4' '.tls'
+    jx '.tls.handshakes.resumed == .phases.tlsHandshake.count - 4 and .tls.handshakes.resumed >= 36' \
+        '{tls, handshakes: .phases.tlsHandshake.count}'
+fi
+got=$(reused_tally "$ND/tls12.log")
+[ "$got" = "4. 36r" ] || want "nginx's log: expected 4 full and 36 resumed requests, got $got"
+finish
+
+: >"$ND/tls12.log"
+begin "nginx TLS 1.2, h2 -n 40 -c 2 --tls-resume --tls-max 1.2: one full handshake per slot, nothing to resume on kept connections"
+shb -n 40 -c 2 --http2 -p 4 --tls-resume --tls-max 1.2 -j "$TLS12"
+if json_run_ok; then
+    all_ok 40
+    jx '.tls.version == "TLSv1.2" and .tls.handshakes == {"full": 2, "resumed": 0}' '.tls'
 fi
 finish
 
