@@ -605,16 +605,22 @@ static int capture(int port, bool tls12, const char *raw_path, const char *hs_pa
 
 /* The handshake-mode seed IN, its HelloRetryRequest given a cookie
  * extension (RFC 8446 §4.2.2), to OUT. */
-static int add_cookie(const char *in_path, const char *out_path)
+/* A seed file's bytes into in (nothing when it cannot be read). */
+static void read_seed(const char *path, struct buf *in)
 {
-    FILE *f = fopen(in_path, "rb");
-    struct buf in = { 0 }, out = { 0 };
+    FILE *f = fopen(path, "rb");
     uint8_t b[4096];
     size_t n;
     while (f && (n = fread(b, 1, sizeof b, f)) > 0)
-        put(&in, b, n);
+        put(in, b, n);
     if (f)
         fclose(f);
+}
+
+static int add_cookie(const char *in_path, const char *out_path)
+{
+    struct buf in = { 0 }, out = { 0 };
+    read_seed(in_path, &in);
     /* control bytes, then the HRR: type, length, version, random, session
      * id, suite, compression, extensions */
     size_t hrr = 4, sid = hrr + 4 + 2 + 32;
@@ -1126,14 +1132,8 @@ static void quic_conn_seeds(void)
  * the resume byte, then the same server bytes. */
 static int add_resume(const char *in_path, const char *out_path, uint8_t resume)
 {
-    FILE *f = fopen(in_path, "rb");
     struct buf in = { 0 }, out = { 0 };
-    uint8_t b[4096];
-    size_t n;
-    while (f && (n = fread(b, 1, sizeof b, f)) > 0)
-        put(&in, b, n);
-    if (f)
-        fclose(f);
+    read_seed(in_path, &in);
     if (in.len < 4 || !(in.b[0] & 2)) {
         fprintf(stderr, "mkcorpus: %s is not a handshake-mode seed\n", in_path);
         return 1;

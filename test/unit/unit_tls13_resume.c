@@ -44,25 +44,12 @@
 /* §3's ephemeral x25519 private key (the trace prints it). */
 static const char t3_x25519_priv[] = "70a1a8f491e82d530542c6d7a8dcd8cfa9e31f59bb336b550b13bfe199f542c5";
 
+/* A handshake's entropy from t.h's generator, seeded. */
 static void fill_entropy(uint8_t *ent, uint32_t seed)
 {
-    for (size_t i = 0; i < TLS13_ENTROPY_LEN; i++) {
-        seed = seed * 1103515245u + 12345u;
-        ent[i] = (uint8_t)(seed >> 16);
-    }
-}
-
-static void be16(uint8_t *p, size_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void be24(uint8_t *p, size_t v)
-{
-    p[0] = (uint8_t)(v >> 16);
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)v;
+    t_rng_seed(seed);
+    for (size_t i = 0; i < TLS13_ENTROPY_LEN; i++)
+        ent[i] = (uint8_t)t_rng();
 }
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
@@ -296,6 +283,20 @@ struct srv {
     bool binder_ok;
 };
 
+/* ServerHello's and HelloRetryRequest's start: legacy_version, random,
+ * legacy_session_id_echo (RFC 8446 §4.1.3). Returns its length. */
+static size_t hello_head(uint8_t *body, const uint8_t *random, const struct ch_view *v)
+{
+    size_t b = 0;
+    body[b++] = 3;
+    body[b++] = 3;
+    memcpy(body + b, random, 32);
+    b += 32;
+    body[b++] = (uint8_t)v->sid_len;
+    memcpy(body + b, v->sid, v->sid_len);
+    return b + v->sid_len;
+}
+
 static size_t put_msg(struct srv *s, uint8_t *buf, uint8_t type, const uint8_t *body, size_t n)
 {
     buf[0] = type;
@@ -331,19 +332,13 @@ static void srv_hello(struct srv *s, const uint8_t *psk, const uint8_t *ch, size
 {
     struct ch_view v;
     uint8_t body[512], pub[32], dhe[32], thash[48], random[32];
-    size_t b = 0, hl = tls13_hash_len(s->suite->hash);
+    size_t b, hl = tls13_hash_len(s->suite->hash);
 
     view_ch(ch, n, &v);
     s->binder_ok = srv_binder_ok(s, psk, ch, n, &v);
     tls13_transcript_update(&s->t, ch, n);
     memset(random, 0xa5, sizeof random);
-    body[b++] = 3;
-    body[b++] = 3;
-    memcpy(body + b, random, 32);
-    b += 32;
-    body[b++] = (uint8_t)v.sid_len;
-    memcpy(body + b, v.sid, v.sid_len);
-    b += v.sid_len;
+    b = hello_head(body, random, &v);
     be16(body + b, s->suite->id);
     b += 2;
     body[b++] = 0;
@@ -586,14 +581,7 @@ static void test_hrr(void)
         0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
     };
     uint8_t body[128], hrr[160];
-    size_t b = 0;
-    body[b++] = 3;
-    body[b++] = 3;
-    memcpy(body + b, hrr_random, 32);
-    b += 32;
-    body[b++] = (uint8_t)v1.sid_len;
-    memcpy(body + b, v1.sid, v1.sid_len);
-    b += v1.sid_len;
+    size_t b = hello_head(body, hrr_random, &v1);
     memcpy(body + b, "\x13\x01\x00\x00\x0c\x00\x2b\x00\x02\x03\x04\x00\x33\x00\x02\x00\x1d", 17);
     b += 17;
     size_t hn = put_msg(&r.srv, hrr, 2, body, b);
