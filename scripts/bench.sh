@@ -294,9 +294,6 @@ for tool in "${TOOLS[@]}"; do
 done
 
 lib_init
-# The resumption rows' ticket key (nginx-bench.conf.in): 80 random bytes.
-mkdir -p "$LIB_TMP/bench"
-head -c 80 /dev/urandom >"$LIB_TMP/bench/ticket.key"
 start_nginx test/servers/nginx-bench.conf.in bench || { echo "bench: nginx did not start" >&2; exit 1; }
 URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2="http://127.0.0.1:$NGINX_PORT2/"
