@@ -460,6 +460,7 @@ enum opt_id {
     OPT_TLS13_CIPHERS,
     OPT_CIPHERS,
     OPT_CURVES,
+    OPT_TLS_RESUME,
     OPT_INSECURE,
     OPT_HTTP2,
     OPT_HTTP3,
@@ -596,6 +597,11 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "curves", .value_name = "LIST",
       .help = "The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
               "key share)"}},
+    {OPT_TLS_RESUME, "--tls-resume",
+     {.long_name = "tls-resume",
+      .help = "Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
+              "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and "
+              "resumed handshakes"}},
     {OPT_INSECURE, "-k/--insecure",
      {.short_name = 'k', .long_name = "insecure",
       .help = "Do not verify the server's certificate (as curl; shb never does, so this changes nothing)"}},
@@ -1329,6 +1335,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_TLS13_CIPHERS:
     case OPT_CIPHERS:
     case OPT_CURVES: set_tls(p, s, v); break;
+    case OPT_TLS_RESUME: o->tls_resume = true; break;
     case OPT_INSECURE: o->insecure = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
@@ -1533,6 +1540,8 @@ static void check_client_cert(struct parser *p)
         tls = tls || o->targets[i].url.https;
     if (o->cert && !tls)
         fail(p, "--cert needs an https:// URL (a client certificate is shown in the TLS handshake)");
+    else if (o->tls_resume && !tls)
+        fail(p, "--tls-resume needs an https:// URL (it resumes TLS sessions)");
 }
 
 /* A URL starts with its scheme, which is what tells "URL" from

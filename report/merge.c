@@ -271,6 +271,21 @@ static int tls_number(const char *text, const char *(*name_of)(uint16_t))
     return v <= 0xffff && !errno && end == text + 6 && *end == '\0' ? (int)v : -1;
 }
 
+/* "handshakes" (--tls-resume): {"full": N, "resumed": M}, added across
+ * the reports by stats_merge. */
+static void get_handshakes(struct reader *rd, const struct json *h, struct stats *s)
+{
+    if (!h)
+        return;
+    if (h->type != JSON_OBJECT) {
+        bad(rd, "tls.handshakes is not an object");
+        return;
+    }
+    s->handshakes.full = get_u64(rd, h, "tls.handshakes.", "full");
+    s->handshakes.resumed = get_u64(rd, h, "tls.handshakes.", "resumed");
+    s->handshakes.on = true;
+}
+
 /* "tls": what the first handshake settled on, or null (none completed). */
 static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
 {
@@ -295,6 +310,7 @@ static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
     s->tls.group = (uint16_t)g;
     s->tls.fallback = fallback->type == JSON_TRUE;
     tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
+    get_handshakes(rd, json_get(t, "handshakes"), s);
 }
 
 static bool same_tls(const struct tls_negotiated *a, const struct tls_negotiated *b)

@@ -177,6 +177,14 @@ static void text_tls(FILE *f, const struct stats *s)
     fputs(t->fallback ? " (TLS 1.2 fallback)\n" : "\n", f);
 }
 
+/* --tls-resume: "Handshakes:   4 full, 996 resumed". */
+static void text_handshakes(FILE *f, const struct stats *s)
+{
+    if (s->handshakes.on)
+        fprintf(f, "Handshakes:   %" PRIu64 " full, %" PRIu64 " resumed\n", s->handshakes.full,
+                s->handshakes.resumed);
+}
+
 static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
@@ -187,6 +195,7 @@ static void text_run(FILE *f, const struct report_info *ri, const struct stats *
         fprintf(f, "Proxy:        %s (%" PRIu64 " tunnels)\n", ri->proxy, s->proxy_tunnels);
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     text_tls(f, s);
+    text_handshakes(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
     if (ri->shard_count > 1) /* not in the spec: only with --shard */
@@ -736,7 +745,11 @@ static void json_tls(FILE *f, const struct stats *s)
         json_string(f, t->alpn);
     else
         fputs("null", f);
-    fprintf(f, ", \"fallback\": %s},\n", t->fallback ? "true" : "false");
+    fprintf(f, ", \"fallback\": %s", t->fallback ? "true" : "false");
+    if (s->handshakes.on)
+        fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
+                s->handshakes.resumed);
+    fputs("},\n", f);
 }
 
 /* Only when a TLS alert ended some connection: "tlsAlerts": { "received

@@ -133,6 +133,9 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];
     }
+    dst->handshakes.on |= src->handshakes.on;
+    dst->handshakes.full += src->handshakes.full;
+    dst->handshakes.resumed += src->handshakes.resumed;
     /* One run's workers: the first handshake's answer stands. */
     if (dst->tls.version == 0)
         dst->tls = src->tls;

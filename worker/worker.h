@@ -50,6 +50,7 @@ struct worker_config {
                                      hint names that server instead; else NULL */
     bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */
+    bool tls_resume;              /* --tls-resume (https:// and HTTP/3): each slot resumes with its ticket */
     uint32_t connections;         /* this worker's share */
     uint64_t budget;              /* this worker's share of -n; unused when timed */
     bool timed;                   /* -z mode */

@@ -75,4 +75,11 @@ capture tls12_chacha 12 -tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305
 # OpenSSL's HRR carries no cookie: the HRR seed again with one added (it
 # stops at the server's Finished, the transcript having changed).
 "$BIN" --cookie "$OUT/fuzz_tls13_client/hs_tls13_hrr_p256" "$OUT/fuzz_tls13_client/hs_tls13_hrr_cookie"
+# --tls-resume: the flights with tickets read (their NewSessionTickets reach
+# the ticket parser), and one with a ticket offered (ServerHello then
+# answers a ClientHello it never saw: it stops at the server's Finished).
+for name in tls13_aes128 tls13_aes256 tls13_hrr_p256; do
+    "$BIN" --resume "$OUT/fuzz_tls13_client/hs_$name" "$OUT/fuzz_tls13_client/hs_resume_$name" 0
+done
+"$BIN" --resume "$OUT/fuzz_tls13_client/hs_tls13_aes128" "$OUT/fuzz_tls13_client/hs_resume_offer_tls13_aes128" 1
 ls -l "$OUT"/*

@@ -390,6 +390,12 @@ static void test_tls(void)
                                               "--curves P-384:x25519:P-256") == 0,
             "%s", o.tls.what);
     cli_free(&o);
+    r = PARSE(&o, "--tls-resume", HTTPS_URL);
+    T_CHECK("tls: --tls-resume", r == CLI_OK && o.tls_resume, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, HTTPS_URL);
+    T_CHECK("tls: no --tls-resume, no resumption", r == CLI_OK && !o.tls_resume, "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "--tlsv1.3", "--tlsv1.2", "--tls-max", "1.2", HTTPS_URL);
     T_CHECK("tls: --tlsv1.2 after --tlsv1.3 wins (as curl); --tls-max 1.2",
             r == CLI_OK && o.tls.min_version == 0x0303 && o.tls.max_version == 0x0303 &&
@@ -854,6 +860,7 @@ static const struct misuse misuses[] = {
     {{"--ciphers", ":", HTTPS_URL}, "--ciphers", "an empty name"},
     {{"--tlsv1.3", URL}, "the TLS options (--tlsv1.3) only apply to https:// URLs", NULL},
     {{"--curves", "P-384", "a=" URL, "b=" URL}, "--curves P-384", "https://"},
+    {{"--tls-resume", URL}, "--tls-resume needs an https:// URL", "resumes TLS sessions"},
     {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "1.2.3", URL}, "-q/--rate", "expected requests per second"},
@@ -1299,6 +1306,10 @@ static const char expected_help[] =
     "      --curves <LIST>\n"
     "          The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
     "key share)\n"
+    "      --tls-resume\n"
+    "          Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
+    "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and resumed "
+    "handshakes\n"
     "  -k, --insecure\n"
     "          Do not verify the server's certificate (as curl; shb never does, so this changes nothing)\n"
     "      --http2\n"

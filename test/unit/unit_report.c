@@ -1198,6 +1198,37 @@ static void check_tls(void)
     free(text);
     free(json);
 
+    /* --tls-resume: the counts, a line under TLS: and an object in tls;
+     * workers' counts add up. */
+    s.handshakes = (struct tls_handshakes){ .on = true, .full = 8, .resumed = 9416 };
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: --tls-resume's Handshakes line under TLS:",
+            text && strstr(text, "(TLS 1.2 fallback)\nHandshakes:   8 full, 9416 resumed\n"), "got:\n%s",
+            text ? text : "(null)");
+    T_CHECK("tls: --tls-resume's handshakes in the tls object",
+            json && strstr(json, "\"fallback\": true, \"handshakes\": {\"full\": 8, \"resumed\": 9416}},\n") &&
+                json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+    t.handshakes = (struct tls_handshakes){ .on = true, .full = 2, .resumed = 5 };
+    struct stats v;
+    if (stats_init(&v) == 0) {
+        stats_merge(&v, &t);
+        stats_merge(&v, &s);
+        T_CHECK("tls: stats_merge adds the handshake counts",
+                v.handshakes.on && v.handshakes.full == 10 && v.handshakes.resumed == 9421, "full %llu resumed %llu",
+                (unsigned long long)v.handshakes.full, (unsigned long long)v.handshakes.resumed);
+        stats_free(&v);
+    }
+    s.handshakes = (struct tls_handshakes){ 0 };
+    t.handshakes = (struct tls_handshakes){ 0 };
+    text = render(report_text, &ri, &s);
+    T_CHECK("tls: without --tls-resume no Handshakes line", text && !strstr(text, "Handshakes:"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
+
     /* Workers' stats: the first handshake's answer stands. */
     t.tls = (struct tls_negotiated){ .version = TLS_VERSION_13, .cipher = 0x1302, .group = 23, .alpn = "h2" };
     struct stats u;
