@@ -461,6 +461,7 @@ enum opt_id {
     OPT_CIPHERS,
     OPT_CURVES,
     OPT_TLS_RESUME,
+    OPT_EARLY_DATA,
     OPT_INSECURE,
     OPT_HTTP2,
     OPT_HTTP3,
@@ -602,6 +603,11 @@ static const struct opt_spec opt_specs[] = {
       .help = "Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
               "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and "
               "resumed handshakes"}},
+    {OPT_EARLY_DATA, "--early-data",
+     {.long_name = "early-data",
+      .help = "Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's "
+              "ticket allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts "
+              "requests sent early, accepted, and resent after a rejection"}},
     {OPT_INSECURE, "-k/--insecure",
      {.short_name = 'k', .long_name = "insecure",
       .help = "Do not verify the server's certificate (as curl; shb never does, so this changes nothing)"}},
@@ -1336,6 +1342,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_CIPHERS:
     case OPT_CURVES: set_tls(p, s, v); break;
     case OPT_TLS_RESUME: o->tls_resume = true; break;
+    case OPT_EARLY_DATA: o->early_data = o->tls_resume = true; break;
     case OPT_INSECURE: o->insecure = true; break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
@@ -1540,6 +1547,8 @@ static void check_client_cert(struct parser *p)
         tls = tls || o->targets[i].url.https;
     if (o->cert && !tls)
         fail(p, "--cert needs an https:// URL (a client certificate is shown in the TLS handshake)");
+    else if (o->early_data && !tls)
+        fail(p, "--early-data needs an https:// URL (0-RTT is TLS 1.3 early data)");
     else if (o->tls_resume && !tls)
         fail(p, "--tls-resume needs an https:// URL (it resumes TLS sessions)");
 }
@@ -1997,6 +2006,25 @@ static void check_headers(struct parser *p)
 
 /* CONNECT asks a proxy for a tunnel to host:port (RFC 9110 §9.3.6), not
  * for a resource: shb sends the URL's path, which no server would take. */
+/* --early-data: 0-RTT data can be replayed by an attacker (RFC 8446
+ * §8), so only requests that are safe to repeat go early (RFC 8470 §2.1:
+ * idempotent methods; GET and HEAD, which carry no body); TLS 1.3 only;
+ * QUIC's 0-RTT packets are not built. */
+static void check_early_data(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    const char *method = p->given[OPT_METHOD] ? o->method : o->has_body ? "POST" : "GET";
+    if (!o->early_data)
+        return;
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        fail(p, "--early-data sends only GET and HEAD requests (0-RTT data can be replayed, RFC 8470 §2.1): not %s",
+             method);
+    else if (o->http3)
+        fail(p, "--early-data works over TCP (HTTP/1.1 and HTTP/2): HTTP/3 0-RTT is not supported");
+    else if (o->tls.max_version == TLS_VERSION_12)
+        fail(p, "--early-data needs TLS 1.3, which --tls-max 1.2 rules out");
+}
+
 static void check_method(struct parser *p)
 {
     if (p->given[OPT_METHOD] && strcmp(p->o->method, "CONNECT") == 0)
@@ -2055,6 +2083,8 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
         load_body(&p);
     if (!p.failed)
         check_method(&p);
+    if (!p.failed)
+        check_early_data(&p);
     if (!p.failed)
         check_headers(&p);
     if (p.failed) {

@@ -84,6 +84,7 @@ struct shb_opts {
     bool http2, http3, json;
     struct tls_choice tls;       /* --tls-max, --tlsv1.2/--tlsv1.3, --tls13-ciphers, --ciphers, --curves */
     bool tls_resume;             /* --tls-resume: each slot resumes with its newest session ticket */
+    bool early_data;             /* --early-data: 0-RTT requests on resumed handshakes (implies tls_resume) */
     bool insecure;               /* -k/--insecure: accepted; every certificate is trusted anyway */
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */

@@ -286,6 +286,22 @@ static void get_handshakes(struct reader *rd, const struct json *h, struct stats
     s->handshakes.on = true;
 }
 
+/* "earlyData" (--early-data): {"sent": N, "accepted": A, "resent": R},
+ * added across the reports by stats_merge. */
+static void get_early_data(struct reader *rd, const struct json *e, struct stats *s)
+{
+    if (!e)
+        return;
+    if (e->type != JSON_OBJECT) {
+        bad(rd, "tls.earlyData is not an object");
+        return;
+    }
+    s->early.sent = get_u64(rd, e, "tls.earlyData.", "sent");
+    s->early.accepted = get_u64(rd, e, "tls.earlyData.", "accepted");
+    s->early.resent = get_u64(rd, e, "tls.earlyData.", "resent");
+    s->early.on = true;
+}
+
 /* "tls": what the first handshake settled on, or null (none completed). */
 static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
 {
@@ -311,6 +327,7 @@ static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
     s->tls.fallback = fallback->type == JSON_TRUE;
     tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
     get_handshakes(rd, json_get(t, "handshakes"), s);
+    get_early_data(rd, json_get(t, "earlyData"), s);
 }
 
 static bool same_tls(const struct tls_negotiated *a, const struct tls_negotiated *b)

@@ -183,6 +183,9 @@ static void text_handshakes(FILE *f, const struct stats *s)
     if (s->handshakes.on)
         fprintf(f, "Handshakes:   %" PRIu64 " full, %" PRIu64 " resumed\n", s->handshakes.full,
                 s->handshakes.resumed);
+    if (s->early.on) /* --early-data: "Early data:   940 requests sent early, 940 accepted, 0 resent" */
+        fprintf(f, "Early data:   %" PRIu64 " requests sent early, %" PRIu64 " accepted, %" PRIu64 " resent\n",
+                s->early.sent, s->early.accepted, s->early.resent);
 }
 
 static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
@@ -749,6 +752,9 @@ static void json_tls(FILE *f, const struct stats *s)
     if (s->handshakes.on)
         fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
                 s->handshakes.resumed);
+    if (s->early.on)
+        fprintf(f, ", \"earlyData\": {\"sent\": %" PRIu64 ", \"accepted\": %" PRIu64 ", \"resent\": %" PRIu64 "}",
+                s->early.sent, s->early.accepted, s->early.resent);
     fputs("},\n", f);
 }
 

@@ -136,6 +136,10 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->handshakes.on |= src->handshakes.on;
     dst->handshakes.full += src->handshakes.full;
     dst->handshakes.resumed += src->handshakes.resumed;
+    dst->early.on |= src->early.on;
+    dst->early.sent += src->early.sent;
+    dst->early.accepted += src->early.accepted;
+    dst->early.resent += src->early.resent;
     /* One run's workers: the first handshake's answer stands. */
     if (dst->tls.version == 0)
         dst->tls = src->tls;

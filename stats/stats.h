@@ -88,6 +88,13 @@ struct stats {
         bool on;
         uint64_t full, resumed;
     } handshakes;
+    /* --early-data (on): requests sent as 0-RTT data (RFC 8446 §4.2.10),
+     * those the server accepted early, and those it rejected, sent again
+     * after the handshake (each request is counted once in the results). */
+    struct early_data {
+        bool on;
+        uint64_t sent, accepted, resent;
+    } early;
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
     struct timeline timeline;       /* the measured window, second by second */

@@ -28,6 +28,8 @@ struct tls_conn {
         struct {                /* TLS 1.3 */
             uint8_t state;
             bool sent_ccs;
+            bool early_write;   /* 0-RTT: our write key is the early one (tls_conn_send_early) */
+            uint32_t early_left; /* bytes of early data the ticket still allows (RFC 8446 §4.2.10) */
             int8_t read_epoch;  /* what received handshake bytes belong to */
             int err;            /* sticky result once finished */
             int alert;          /* >0 sent by us, <0 received */
@@ -70,19 +72,33 @@ static void send_alert(struct tls_conn *t, uint8_t desc)
     t->alert = desc;
 }
 
+/* Middlebox compatibility (RFC 8446 §D.4): we offer a legacy session id,
+ * so a dummy ChangeCipherSpec goes "immediately before its second flight"
+ * or, with 0-RTT, "immediately after sending its first ClientHello". */
+static void send_ccs(struct tls_conn *t)
+{
+    static const uint8_t ccs[] = { TLS13_CT_CHANGE_CIPHER_SPEC, 0x03, 0x03, 0x00, 0x01, 0x01 };
+    if (t->sent_ccs)
+        return;
+    if (t->out_len + sizeof ccs <= OUT_CAP) {
+        memcpy(t->out + t->out_len, ccs, sizeof ccs);
+        t->out_len += sizeof ccs;
+    }
+    t->sent_ccs = true;
+}
+
 static void on_emit(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t n)
 {
     struct tls_conn *t = ctx;
-    /* Middlebox compatibility (RFC 8446 §D.4): we offer a legacy session id,
-     * so a dummy ChangeCipherSpec precedes our second flight. */
-    if (epoch == TLS13_EPOCH_HANDSHAKE && !t->sent_ccs) {
-        static const uint8_t ccs[] = { TLS13_CT_CHANGE_CIPHER_SPEC, 0x03, 0x03, 0x00, 0x01, 0x01 };
-        if (t->out_len + sizeof ccs <= OUT_CAP) {
-            memcpy(t->out + t->out_len, ccs, sizeof ccs);
-            t->out_len += sizeof ccs;
-        }
-        t->sent_ccs = true;
+    /* ClientHello2 after a HelloRetryRequest, which rejected our 0-RTT
+     * (§4.2.10): it goes in the clear, and no more early data. */
+    if (epoch == TLS13_EPOCH_INITIAL && t->early_write) {
+        memset(&t->wr, 0, sizeof t->wr);
+        t->early_write = false;
+        t->early_left = 0;
     }
+    if (epoch == TLS13_EPOCH_HANDSHAKE)
+        send_ccs(t);
     if (!seal(t, TLS13_CT_HANDSHAKE, p, n) && !t->err)
         t->err = TLS_ERR_HANDSHAKE; /* cannot happen with OUT_CAP above one flight */
 }
@@ -94,6 +110,11 @@ static void on_secret(void *ctx, enum tls13_epoch epoch, bool write, const struc
     uint8_t key[32], iv[12];
     tls13_traffic_keys(suite, secret, key, iv);
     if (write) {
+        if (epoch == TLS13_EPOCH_EARLY) {
+            send_ccs(t);
+            t->early_left = tls13_hs_early_budget(&t->hs);
+        }
+        t->early_write = epoch == TLS13_EPOCH_EARLY;
         tls13_record_key(&t->wr, suite->id, key, iv);
     } else {
         tls13_record_key(&t->rd, suite->id, key, iv);
@@ -123,6 +144,8 @@ struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
     }
     t->state = ST_HANDSHAKE;
     t->sent_ccs = false;
+    t->early_write = false;
+    t->early_left = 0;
     t->read_epoch = TLS13_EPOCH_INITIAL;
     t->err = 0;
     t->alert = 0;
@@ -179,6 +202,25 @@ size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n)
         tls13_hs_app_data_sent(&t->hs);
     return taken;
 }
+
+bool tls_conn_early_open(const struct tls_conn *t)
+{
+    return !t->tls12 && t->state == ST_HANDSHAKE && t->early_write && t->early_left > 0;
+}
+
+bool tls_conn_send_early(struct tls_conn *t, const uint8_t *p, size_t n)
+{
+    if (!tls_conn_early_open(t) || n > t->early_left || n == 0)
+        return false;
+    size_t records = (n + TLS13_MAX_PLAINTEXT - 1) / TLS13_MAX_PLAINTEXT;
+    if (OUT_CAP - t->out_len < records * tls13_record_overhead() + n + KU_RESERVE)
+        return false;
+    seal(t, TLS13_CT_APPLICATION_DATA, p, n);
+    t->early_left -= (uint32_t)n;
+    return true;
+}
+
+bool tls_conn_early_accepted(const struct tls_conn *t) { return !t->tls12 && tls13_hs_early_accepted(&t->hs); }
 
 size_t tls_conn_send_room(const struct tls_conn *t)
 {

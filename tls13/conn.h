@@ -83,6 +83,17 @@ bool tls_conn_ready(const struct tls_conn *t);
  * one is acknowledged. */
 size_t tls_conn_send(struct tls_conn *t, const uint8_t *p, size_t n);
 
+/* 0-RTT (--early-data, RFC 8446 §4.2.10): while the handshake runs with
+ * early data offered and the ticket's max_early_data_size not spent, n
+ * bytes of application data may go right after the ClientHello, sealed
+ * with the early key. tls_conn_send_early takes all n bytes or none (false:
+ * not open, over the budget, or no room). Whether the server took them is
+ * tls_conn_early_accepted once the handshake is done; if not, the caller
+ * sends them again with tls_conn_send. */
+bool tls_conn_early_open(const struct tls_conn *t);
+bool tls_conn_send_early(struct tls_conn *t, const uint8_t *p, size_t n);
+bool tls_conn_early_accepted(const struct tls_conn *t);
+
 /* Room for at least this much plaintext right now (one record's worth; 0
  * from the 1.2 engine before the handshake ends or while its record waits). */
 size_t tls_conn_send_room(const struct tls_conn *t);

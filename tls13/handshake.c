@@ -37,7 +37,10 @@
  * secrets follow the ServerHello; after the server's Finished come
  * secret(APP, read), then emit(HANDSHAKE, [Certificate,] Finished), then
  * secret(APP, write) — so the glue seals our Finished under the handshake
- * key. KeyUpdate likewise: emit(APP, KeyUpdate) before the new write secret.
+ * key. With 0-RTT offered (--early-data, §4.2.10), secret(EARLY, write)
+ * follows the ClientHello, and our HANDSHAKE write secret waits for the
+ * server's Finished: after secret(APP, read) come [emit(EARLY,
+ * EndOfEarlyData) if accepted,] secret(HANDSHAKE, write), then our flight. KeyUpdate likewise: emit(APP, KeyUpdate) before the new write secret.
  *
  * Errors are negative alert numbers (handshake.h) and sticky. Alerts, the
  * record layer and the middlebox-compatibility ChangeCipherSpec (§D.4) are
@@ -72,6 +75,7 @@ enum {
     HT_CERTIFICATE = 11,
     HT_CERTIFICATE_REQUEST = 13,
     HT_CERTIFICATE_VERIFY = 15,
+    HT_END_OF_EARLY_DATA = 5,
     HT_FINISHED = 20,
     HT_KEY_UPDATE = 24,
 };
@@ -122,6 +126,9 @@ enum msg_mode { MODE_COLLECT, MODE_STREAM, MODE_SKIP };
 
 /* hs->psk: where our ticket's PSK stands. */
 enum { PSK_NONE, PSK_OFFERED, PSK_ACCEPTED };
+
+/* hs->early: where our 0-RTT stands (--early-data, §4.2.10). */
+enum { EARLY_NONE, EARLY_OFFERED, EARLY_ACCEPTED, EARLY_REJECTED };
 
 /* State → the epoch its messages must arrive in and the message types it
  * accepts (RFC 8446 §2 Figure 1, full handshake without PSK; §4.6 for the
@@ -540,6 +547,8 @@ static int ext_offered(const struct tls13_hs *hs, uint16_t type)
         return hs->cfg.quic;
     case EXT_PRE_SHARED_KEY:
         return hs->psk != PSK_NONE;
+    case EXT_EARLY_DATA: /* in EncryptedExtensions; NewSessionTicket's is not checked here */
+        return hs->early == EARLY_OFFERED;
     case EXT_SUPPORTED_GROUPS:
     case EXT_SIGNATURE_ALGORITHMS:
     case EXT_SUPPORTED_VERSIONS:
@@ -662,6 +671,11 @@ static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t 
         e = open_vec(&w, 2);
         put(&w, hs->cfg.quic_params, hs->cfg.quic_params_len);
         close_vec(&w, e, 2);
+    }
+
+    if (hs->early == EARLY_OFFERED) { /* §4.2.10: empty in ClientHello; never in ClientHello2 */
+        put_u16(&w, EXT_EARLY_DATA);
+        put_u16(&w, 0);
     }
 
     if (hs->psk == PSK_OFFERED)
@@ -790,6 +804,49 @@ static const struct tls13_suite *ticket_suits(const struct tls13_hs *hs)
     return NULL;
 }
 
+/* The ALPN this handshake offers first, as a string in out ("" for none). */
+static void first_alpn(const struct tls13_hs *hs, char *out, size_t cap)
+{
+    size_t n = hs->cfg.alpn_len > 0 ? hs->cfg.alpn[0] : 0;
+    if (n >= cap)
+        n = 0;
+    memcpy(out, hs->cfg.alpn + 1, n);
+    out[n] = 0;
+}
+
+/* --early-data: 0-RTT goes with the offered ticket when it allows early
+ * data (§4.2.10: max_early_data_size > 0) and the connection will speak
+ * the protocol it was made under ("the same ALPN protocol" as the one that
+ * made the ticket, §4.2.10); the early data is protected with the ticket's
+ * suite. Not under QUIC: its 0-RTT packets are not built here. */
+static void early_offer(struct tls13_hs *hs)
+{
+    const struct tls13_ticket *t = hs->resume.ticket;
+    char alpn[TLS_ALPN_NAME_MAX];
+
+    if (!hs->resume.early_data || hs->cfg.quic || t->max_early_data == 0)
+        return;
+    first_alpn(hs, alpn, sizeof alpn);
+    if (strncmp(alpn, t->alpn, sizeof alpn) != 0)
+        return;
+    hs->early = EARLY_OFFERED;
+    hs->early_max = t->max_early_data;
+    hs->early_suite = t->suite;
+}
+
+/* §7.1: client_early_traffic_secret = Derive-Secret(Early Secret, "c e
+ * traffic", ClientHello), handed out as our EARLY write secret right after
+ * the ClientHello that offered 0-RTT. */
+static void early_secret(struct tls13_hs *hs)
+{
+    uint8_t thash[TLS13_MAX_HASH], secret[TLS13_MAX_HASH];
+
+    tls13_transcript_hash(&hs->transcript, hs->ks.hash, thash);
+    tls13_derive_secret(hs->ks.hash, hs->ks.secret, "c e traffic", thash, secret);
+    hs->cb.secret(hs->ctx, TLS13_EPOCH_EARLY, true, tls13_suite_find(hs->early_suite), secret);
+    tls13_wipe(secret, sizeof secret);
+}
+
 /* Offers the ticket if it suits: the Early Secret from its PSK (for the
  * binder), and its suite moved first, or failing that one of its hash
  * (§4.2.11: the server must pick a suite of the PSK's hash to accept it). */
@@ -811,6 +868,7 @@ static void psk_offer(struct tls13_hs *hs)
     hs->cfg.suites = hs->suites_psk;
     tls13_ks_init_psk(&hs->ks, s->hash, hs->resume.ticket->psk, tls13_hash_len(s->hash));
     hs->psk = PSK_OFFERED;
+    early_offer(hs);
 }
 
 static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const uint8_t *entropy,
@@ -861,12 +919,15 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
      * ticket that leaves no room for that is not offered. */
     if (hs->psk && (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)) {
         hs->psk = PSK_NONE;
+        hs->early = EARLY_NONE;
         tls13_wipe(&hs->ks, sizeof hs->ks);
         n = build_client_hello(hs, kx, kx_len);
     }
     if (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)
         return fail(hs, E_INTERNAL);
     send_client_hello(hs, hs->msg, n);
+    if (hs->early == EARLY_OFFERED)
+        early_secret(hs);
     return 0;
 }
 
@@ -962,6 +1023,10 @@ static int on_hello_retry(struct tls13_hs *hs, const struct tls13_suite *suite, 
     hs->suite_id = suite->id;
     hs->group = group;
     hs->hrr_done = 1;
+    /* §4.2.10: a HelloRetryRequest rejects 0-RTT, and ClientHello2 may not
+     * offer it again. */
+    if (hs->early == EARLY_OFFERED)
+        hs->early = EARLY_REJECTED;
     /* §4.1.4: ClientHello2 keeps the PSK (with a binder over the new
      * transcript) only if the HRR's suite has its hash; §4.2.11: the client
      * "SHOULD NOT offer any pre-shared keys associated with a hash other
@@ -1136,7 +1201,10 @@ static int on_server_hello(struct tls13_hs *hs)
     }
     hs->state = ST_WAIT_EE;
     hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, false, suite, hs->ks.server_hs);
-    hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, true, suite, hs->ks.client_hs);
+    /* With 0-RTT offered our early records go on until the server's
+     * Finished: our handshake key comes with our second flight then. */
+    if (hs->early != EARLY_OFFERED)
+        hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, true, suite, hs->ks.client_hs);
     return 0;
 }
 
@@ -1166,6 +1234,22 @@ static int on_alpn(struct tls13_hs *hs, const uint8_t *p, const uint8_t *end)
     return E_ILLEGAL_PARAM;
 }
 
+/* EncryptedExtensions decided our 0-RTT: accepted (early_data in it) or
+ * rejected. §4.2.10: a server accepting early data must have accepted the
+ * ticket's PSK with its suite and ALPN, else illegal_parameter. */
+static int early_verdict(struct tls13_hs *hs)
+{
+    if (hs->early == EARLY_OFFERED)
+        hs->early = EARLY_REJECTED;
+    if (hs->early != EARLY_ACCEPTED)
+        return 0;
+    char alpn[TLS_ALPN_NAME_MAX]; /* early_offer: the ticket's */
+    first_alpn(hs, alpn, sizeof alpn);
+    if (hs->psk != PSK_ACCEPTED || hs->suite_id != hs->early_suite || strcmp((const char *)hs->alpn, alpn) != 0)
+        return E_ILLEGAL_PARAM;
+    return 0;
+}
+
 static int on_encrypted_extensions(struct tls13_hs *hs)
 {
     const uint8_t *p = hs->msg, *end = p + hs->msg_len, *exts, *exts_end, *d, *d_end;
@@ -1184,6 +1268,12 @@ static int on_encrypted_extensions(struct tls13_hs *hs)
         if (type == EXT_ALPN) {
             if ((r = on_alpn(hs, d, d_end)) < 0)
                 return r;
+        } else if (type == EXT_EARLY_DATA) {
+            /* §4.2.10: empty in EncryptedExtensions; ext_check let it
+             * through only if we offered 0-RTT. */
+            if (d != d_end)
+                return E_DECODE;
+            hs->early = EARLY_ACCEPTED;
         } else if (type == EXT_QUIC_TRANSPORT_PARAMETERS) {
             size_t n = (size_t)(d_end - d);
             if (n > sizeof hs->quic_params_peer)
@@ -1202,6 +1292,8 @@ static int on_encrypted_extensions(struct tls13_hs *hs)
         if (hs->cfg.alpn_len > 0 && hs->alpn[0] == 0)
             return E_NO_APP_PROTOCOL;
     }
+    if ((r = early_verdict(hs)) < 0)
+        return r;
     tls13_transcript_update(&hs->transcript, hs->hdr, 4);
     tls13_transcript_update(&hs->transcript, hs->msg, hs->msg_len);
     /* §2.2: a resumed handshake authenticates with the PSK: no
@@ -1402,6 +1494,23 @@ static size_t build_certificate_verify(struct tls13_hs *hs, uint8_t *out)
     return 8 + sig_len;
 }
 
+/* 0-RTT offered: our early records end here. Accepted, EndOfEarlyData
+ * (§4.5) closes them, under the early key and in the transcript (it comes
+ * before our Finished); rejected, the server skipped them and none is sent
+ * (§4.2.10). Then our handshake key, held back since the ServerHello. */
+static void end_early_data(struct tls13_hs *hs)
+{
+    static const uint8_t eoed[4] = {HT_END_OF_EARLY_DATA, 0, 0, 0};
+
+    if (hs->early == EARLY_NONE)
+        return;
+    if (hs->early == EARLY_ACCEPTED) {
+        tls13_transcript_update(&hs->transcript, eoed, sizeof eoed);
+        hs->cb.emit(hs->ctx, TLS13_EPOCH_EARLY, eoed, sizeof eoed);
+    }
+    hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, true, hs->suite, hs->ks.client_hs);
+}
+
 static int on_finished(struct tls13_hs *hs)
 {
     const struct tls13_suite *s = hs->suite;
@@ -1427,6 +1536,7 @@ static int on_finished(struct tls13_hs *hs)
     tls13_ks_master(&hs->ks, thash);
     hs->state = ST_DONE;
     hs->cb.secret(hs->ctx, TLS13_EPOCH_APP, false, s, hs->ks.server_app);
+    end_early_data(hs);
 
     /* §4.4.2: a client asked for a certificate sends its chain and a
      * CertificateVerify, or, having none, a Certificate with an empty
@@ -1522,6 +1632,10 @@ int tls13_hs_key_update(struct tls13_hs *hs)
 const char *tls13_hs_alpn(const struct tls13_hs *hs) { return (const char *)hs->alpn; }
 
 bool tls13_hs_resumed(const struct tls13_hs *hs) { return hs->psk == PSK_ACCEPTED; }
+
+uint32_t tls13_hs_early_budget(const struct tls13_hs *hs) { return hs->early == EARLY_OFFERED ? hs->early_max : 0; }
+
+bool tls13_hs_early_accepted(const struct tls13_hs *hs) { return hs->early == EARLY_ACCEPTED; }
 
 /* ------------------------------------------------------------------ */
 /* NewSessionTicket (§4.6.1), with --tls-resume:

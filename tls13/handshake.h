@@ -21,6 +21,7 @@
 
 enum tls13_epoch {
     TLS13_EPOCH_INITIAL = 0,   /* cleartext: ClientHello, ServerHello, HRR */
+    TLS13_EPOCH_EARLY = 1,     /* 0-RTT (--early-data): our early data and EndOfEarlyData (RFC 8446 §4.5) */
     TLS13_EPOCH_HANDSHAKE = 2, /* EncryptedExtensions .. Finished */
     TLS13_EPOCH_APP = 3,       /* post-handshake: NewSessionTicket, KeyUpdate */
 };
@@ -61,6 +62,10 @@ struct tls13_ticket {
 struct tls13_resume {
     const struct tls13_ticket *ticket;
     uint32_t ticket_age_ms;
+    /* --early-data: with a ticket that allows it (max_early_data > 0, made
+     * under the ALPN this handshake offers first), offer 0-RTT (RFC 8446
+     * §4.2.10; over TCP only): the early write secret follows ClientHello. */
+    bool early_data;
     void (*on_ticket)(void *ctx, const struct tls13_ticket *t);
     void *ctx;
 };
@@ -95,7 +100,9 @@ struct tls13_hs_callbacks {
     void (*emit)(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t n);
     /* A new traffic secret: write=true for ours (client), false for the
      * peer's. Called for HANDSHAKE and APP epochs, and again for APP after a
-     * KeyUpdate. */
+     * KeyUpdate; with 0-RTT offered, for EARLY (write) right after
+     * ClientHello, and our HANDSHAKE write secret then waits until after
+     * EndOfEarlyData (emitted at EARLY when the server accepted). */
     void (*secret)(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
                    const uint8_t *secret);
 };
@@ -153,6 +160,10 @@ struct tls13_hs {
                                     pre_shared_key chose it: no Certificate/CertificateVerify, §2.2) */
     uint16_t suites_psk[3];      /* cfg.suites with the ticket's first (§4.2.11) */
     uint8_t res_master[TLS13_MAX_HASH]; /* resumption_master_secret, for NewSessionTicket (§7.1) */
+    /* --early-data (resume.early_data): */
+    uint8_t early;               /* EARLY_NONE, _OFFERED, _ACCEPTED, _REJECTED (handshake.c) */
+    uint32_t early_max;          /* the ticket's max_early_data_size (§4.2.10) */
+    uint16_t early_suite;        /* the ticket's suite: 0-RTT is sealed with it */
 };
 
 /* Starts a handshake: emits ClientHello at TLS13_EPOCH_INITIAL. Returns 0 or
@@ -171,6 +182,16 @@ int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p
 /* The handshake resumed a session: the server accepted our ticket's PSK
  * (RFC 8446 §4.2.11). */
 bool tls13_hs_resumed(const struct tls13_hs *hs);
+
+/* 0-RTT (--early-data): how many bytes of early data the offered ticket
+ * allows (RFC 8446 §4.2.10 max_early_data_size), 0 when none was offered
+ * (or a HelloRetryRequest ended it, §4.2.10). */
+uint32_t tls13_hs_early_budget(const struct tls13_hs *hs);
+
+/* After the handshake: the server accepted our early data (its
+ * EncryptedExtensions carried early_data, §4.2.10). False means any early
+ * data sent was discarded and must be sent again under the 1-RTT keys. */
+bool tls13_hs_early_accepted(const struct tls13_hs *hs);
 
 /* The negotiated application protocol ("" when the server chose none). */
 const char *tls13_hs_alpn(const struct tls13_hs *hs);

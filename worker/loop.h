@@ -109,6 +109,7 @@ struct loop {
     uint32_t conns_open;            /* connected (QUIC: established), for the live view */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
+    uint64_t taken;                 /* requests loop_take handed out, retries too (--early-data counts them) */
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */
     uint64_t retry_waiting[MAX_RETRIES + 1]; /* requests to send again, by how often they were tried */
     uint64_t retry_total;

@@ -526,6 +526,7 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         return -1;
     }
     w->stats.handshakes.on = t->tls && w->cfg.tls_resume;
+    w->stats.early.on = t->tls && w->cfg.early_data;
     t->connect_ts = ns_to_ts(w->cfg.connect_timeout_ns);
     /* SQ: a turn queues per connection at most a cancel, a connect and its
      * timeout, a receive and a send; uring_sqe() submits early when that

@@ -53,6 +53,9 @@ struct conn {
     void *tls_mem;
     bool handshaking;
     bool tls12;         /* this handshake runs the TLS 1.2 engine */
+    bool early;         /* --early-data: the session opened during the handshake (0-RTT) */
+    uint32_t early_bytes; /* the session's output sealed as early data, not acknowledged to it yet */
+    uint32_t early_reqs;  /* the requests in it */
     uint64_t handshake_deadline; /* also the tunnel's (tcp_proxy.c) */
     /* The proxy's tunnel (tcp_proxy.c) */
     bool tunnelling;    /* CONNECT sent or going, the reply's head not over */

@@ -56,6 +56,62 @@ int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen)
     return 0;
 }
 
+/* --early-data: with 0-RTT offered (tls_conn_early_open), the session
+ * opens now and what it says at once, its first requests, is sealed as
+ * early data right after the ClientHello (RFC 8446 §2.3), all of it or,
+ * over the ticket's max_early_data_size, none. It is acknowledged to the
+ * session only once the server has accepted it (tls_opened): rejected, it
+ * is still the session's output, sealed again under the 1-RTT key, and
+ * each request is counted once whatever happened. Not with -q: a
+ * connection waiting for its pace is an open, idle one. */
+static void early_open(struct loop *l, struct conn *c)
+{
+    const struct session *s = tcp_of(l)->session;
+    if (!tls_conn_early_open(c->tls) || l->paced)
+        return;
+    uint64_t taken = l->taken;
+    c->early = true;
+    c->session_open = true;
+    s->open(l, c);
+    size_t len;
+    const uint8_t *out = s->out(l, c, &len);
+    if (len > UINT32_MAX || !tls_conn_send_early(c->tls, out, len))
+        return;
+    c->early_bytes = (uint32_t)len;
+    c->early_reqs = (uint32_t)(l->taken - taken);
+    l->w->stats.early.sent += c->early_reqs;
+}
+
+/* The handshake is over with the session opened early: the server's
+ * verdict on the early data (its EncryptedExtensions, §4.2.10). */
+static void early_verdict(struct loop *l, struct conn *c)
+{
+    struct early_data *e = &l->w->stats.early;
+    c->early = false;
+    if (c->early_bytes == 0)
+        return;
+    if (tls_conn_early_accepted(c->tls)) {
+        tcp_of(l)->session->out_ack(l, c, c->early_bytes);
+        e->accepted += c->early_reqs;
+    } else {
+        e->resent += c->early_reqs; /* still the session's output: tcp_tls_flush seals it again */
+    }
+    c->early_bytes = 0;
+}
+
+/* A handshake that failed costs its request; with the session opened
+ * early, the requests it holds, as errors of kind. */
+static void handshake_charge(struct loop *l, struct conn *c, enum err_kind kind)
+{
+    if (c->early) {
+        c->early = false;
+        tcp_of(l)->session->lost(l, c, kind, LOST_FAILED);
+        c->session_open = false;
+        return;
+    }
+    loop_charge(l, kind);
+}
+
 /* The socket connected: the ClientHello goes after the batch. */
 void tcp_tls_start(struct loop *l, struct conn *c)
 {
@@ -65,12 +121,18 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     c->tls12 = target_tls12 == TARGET_TLS12 || tls12_only(l);
     struct tls13_resume r;
     const struct tls13_resume *resume = c->tls12 ? NULL : resume_for(&t->resume, c->s.idx, l->now, &r);
+    if (resume)
+        r.early_data = l->cfg->early_data;
     c->tls = tls_conn_init_resume(c->tls_mem, l->cfg->tls, entropy, c->tls12, resume,
                                   c->tls12 ? resume_session12(&t->resume, c->s.idx) : NULL);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
     c->handshake_deadline = l->now + l->cfg->connect_timeout_ns;
     c->phase_ns = l->now;
+    c->early = false;
+    c->early_bytes = 0;
+    c->early_reqs = 0;
+    early_open(l, c);
     tcp_flush_later(l, c);
 }
 
@@ -78,7 +140,7 @@ void tcp_tls_start(struct loop *l, struct conn *c)
  * sends the records unless a send is in flight. */
 void tcp_tls_flush(struct loop *l, struct conn *c)
 {
-    if (c->session_open) {
+    if (c->session_open && !c->early) {
         const struct session *s = tcp_of(l)->session;
         size_t len;
         const uint8_t *out = s->out(l, c, &len);
@@ -114,7 +176,10 @@ bool tcp_tls_all_sent(const struct conn *c)
 static bool tls_opened(struct loop *l, struct conn *c)
 {
     const struct session *s = tcp_of(l)->session;
+    bool opened_early = c->early;
     c->handshaking = false;
+    if (opened_early)
+        early_verdict(l, c);
     loop_phase(l, &l->w->stats.phases.tls_handshake, c->phase_ns);
     if (tls_conn_resumed(c->tls))
         l->w->stats.handshakes.resumed++;
@@ -137,8 +202,10 @@ static bool tls_opened(struct loop *l, struct conn *c)
         loop_fatal(l, what, *alpn ? alpn : "no protocol (an HTTP/1.1-only server?)");
         return false;
     }
-    c->session_open = true;
-    s->open(l, c);
+    if (!opened_early) {
+        c->session_open = true;
+        s->open(l, c);
+    }
     return true;
 }
 
@@ -244,6 +311,8 @@ bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
              * ordinary error. */
             if (tls12_fallback_wanted(l, c, rc)) {
                 target_tls12 = TARGET_TLS12;
+                if (c->early)
+                    handshake_charge(l, c, ERR_TLS_HANDSHAKE);
                 return false;
             }
             /* A refusal no retry will change (RFC 7301 §3.2): none of the
@@ -252,7 +321,7 @@ bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n)
                 loop_fatal(l, "the server does not speak ", s->alpn_refused);
             tls_why(l, c, ERR_TLS_HANDSHAKE);
             choice_refused(l, alert);
-            loop_charge(l, ERR_TLS_HANDSHAKE);
+            handshake_charge(l, c, ERR_TLS_HANDSHAKE);
             return false;
         }
         /* After the handshake: close_notify is a clean close; a record that
@@ -284,7 +353,7 @@ bool tcp_tls_lost(struct loop *l, struct conn *c, enum lost_how *how, const char
         choice_refused(l, 0);
     } else if (why)
         loop_why(l, ERR_TLS_HANDSHAKE, "during the TLS handshake: ", why);
-    loop_charge(l, ERR_TLS_HANDSHAKE);
+    handshake_charge(l, c, ERR_TLS_HANDSHAKE);
     return true;
 }
 
@@ -307,6 +376,6 @@ bool tcp_tls_tick(struct loop *l, struct conn *c)
     if (l->now < c->handshake_deadline)
         return true;
     loop_why_within(l, ERR_CONNECT_TIMEOUT, "TLS handshake not done within ", l->cfg->connect_timeout_ns);
-    loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
+    handshake_charge(l, c, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the handshake */
     return false;
 }

@@ -84,6 +84,7 @@ bool loop_take(struct loop *l, struct taken *t)
                 l->retry_total--;
                 t->retries = r;
                 t->due_ns = l->now;
+                l->taken++;
                 return true;
             }
         }
@@ -107,6 +108,7 @@ bool loop_take(struct loop *l, struct taken *t)
         l->budget_left--;
     l->in_flight++;
     t->retries = 0;
+    l->taken++;
     return true;
 }
 
