@@ -32,7 +32,9 @@
 # requiring a client certificate; every bad file refused) and
 # test/e2e/e2e_gates.sh (--fail-if thresholds held and failed, exit statuses
 # 0, 1 and 3) and test/e2e/e2e_resume.sh (--tls-resume: nginx and ngtcp2
-# resuming with their tickets, counted on both sides) against ./shb (static
+# resuming with their tickets, counted on both sides) and
+# test/e2e/e2e_early.sh (--early-data: nginx accepting and rejecting 0-RTT,
+# counted on both sides) against ./shb (static
 # musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -305,6 +307,7 @@ suite e2e-mtls 240 test/e2e/e2e_mtls.sh "client certificates (--cert, --key: mut
 suite e2e-gates 180 test/e2e/e2e_gates.sh "gates for CI (--fail-if) and the exit status a run's figures call for" together
 suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 suite e2e-resume 180 test/e2e/e2e_resume.sh "resumed handshakes (--tls-resume: nginx over h1 and h2, ngtcp2 over h3)" together
+suite e2e-early 180 test/e2e/e2e_early.sh "0-RTT (--early-data: nginx over h1 and h2, accepted and rejected)" together
 
 # The interop matrix: both builds, each cell run by one after the other
 # against the same server instance (test/interop/interop.sh; make interop).

@@ -30,6 +30,7 @@
 #include "tls13/handshake.h"
 #include "tls13/handshake_internal.h"
 #include "tls13/keysched.h"
+#include "tls13/record.h"
 
 /* Alerts, negated (handshake.h). */
 #define E_UNEXPECTED (-10)
@@ -66,7 +67,21 @@ struct rec {
     int secrets;
     struct tls13_ticket ticket; /* the last one handed out */
     int tickets;
+    /* 0-RTT: the EARLY write secret, what was emitted at EARLY, and the
+     * order of events: 'E' early secret, 'e' emit at EARLY, 'H' our
+     * handshake secret, 'h' emit at HANDSHAKE, 'A' our application secret. */
+    uint8_t c_early[48];
+    uint8_t early[64];
+    size_t early_len;
+    char order[16];
+    size_t norder;
 };
+
+static void rec_event(struct rec *r, char c)
+{
+    if (r->norder + 1 < sizeof r->order)
+        r->order[r->norder++] = c;
+}
 
 static void rec_emit(void *ctx, enum tls13_epoch e, const uint8_t *p, size_t n)
 {
@@ -77,6 +92,11 @@ static void rec_emit(void *ctx, enum tls13_epoch e, const uint8_t *p, size_t n)
     } else if (e == TLS13_EPOCH_HANDSHAKE && r->fin_len + n <= sizeof r->fin) {
         memcpy(r->fin + r->fin_len, p, n);
         r->fin_len += n;
+        rec_event(r, 'h');
+    } else if (e == TLS13_EPOCH_EARLY && r->early_len + n <= sizeof r->early) {
+        memcpy(r->early + r->early_len, p, n);
+        r->early_len += n;
+        rec_event(r, 'e');
     }
 }
 
@@ -85,6 +105,10 @@ static void rec_secret(void *ctx, enum tls13_epoch e, bool write, const struct t
     struct rec *r = ctx;
     if (e == TLS13_EPOCH_HANDSHAKE)
         memcpy(write ? r->c_hs : r->s_hs, secret, tls13_hash_len(s->hash));
+    if (e == TLS13_EPOCH_EARLY && write)
+        memcpy(r->c_early, secret, tls13_hash_len(s->hash));
+    if (write)
+        rec_event(r, e == TLS13_EPOCH_EARLY ? 'E' : e == TLS13_EPOCH_HANDSHAKE ? 'H' : 'A');
     r->secrets++;
 }
 
@@ -325,6 +349,9 @@ static bool srv_binder_ok(const struct srv *s, const uint8_t *psk, const uint8_t
     return memcmp(binder, v->binder, hl) == 0;
 }
 
+/* The server accepts 0-RTT: its EncryptedExtensions carry early_data. */
+static bool srv_early;
+
 /* ServerHello (pre_shared_key selecting `selected` unless it is -1, and an
  * x25519 share), then EncryptedExtensions and Finished: a resumed
  * handshake (§2.2). With cert, a Certificate after EncryptedExtensions. */
@@ -367,9 +394,16 @@ static void srv_hello(struct srv *s, const uint8_t *psk, const uint8_t *ch, size
         tls13_ks_init(&s->ks, s->suite->hash);
     tls13_ks_handshake(&s->ks, dhe, 32, thash);
 
-    /* EncryptedExtensions: ALPN h2 when offered. */
-    s->flight_len = v.alpn_h2 ? put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x09\x00\x10\x00\x05\x00\x03\x02h2", 11)
-                              : put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x00", 2);
+    /* EncryptedExtensions: ALPN h2 when offered; early_data (empty) when
+     * the server accepts 0-RTT (srv_early). */
+    if (srv_early)
+        s->flight_len = v.alpn_h2
+                            ? put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x0d\x00\x10\x00\x05\x00\x03\x02h2\x00\x2a\x00\x00", 15)
+                            : put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x04\x00\x2a\x00\x00", 6);
+    else
+        s->flight_len = v.alpn_h2
+                            ? put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x09\x00\x10\x00\x05\x00\x03\x02h2", 11)
+                            : put_msg(s, s->flight, 8, (const uint8_t *)"\x00\x00", 2);
     if (cert) {
         static const uint8_t c[] = {0, 0, 0, 7, 0, 0, 2, 0x30, 0x00, 0, 0};
         s->flight_len += put_msg(s, s->flight + s->flight_len, 11, c, sizeof c);
@@ -720,6 +754,168 @@ static void test_new_session_ticket(void)
     T_CHECK("nst: an unknown extension is ignored", res == 0 && r.rec.tickets == 1, "res=%d", res);
 }
 
+/* ------------------------------------------------------------ 0-RTT (--early-data) */
+
+/* RFC 8448 §4, byte for byte: client_early_traffic_secret from the Early
+ * Secret and the ClientHello, its key and iv, the early application_data
+ * record ("ABCDEF"), then EndOfEarlyData under the same key. */
+static void test_trace_early(void)
+{
+    uint8_t ch[512], thash[32], early[32], secret[32], key[16], iv[12], rec[64];
+    struct tls13_transcript t;
+    struct tls13_record_dir wd;
+
+    unhex(S4_CH, ch, sizeof ch);
+    tls13_transcript_init(&t);
+    tls13_transcript_update(&t, ch, sizeof ch);
+    tls13_transcript_hash(&t, TLS13_SHA256, thash);
+    check_hex("trace4 early: hash of the ClientHello", thash, 32, S4_CH_HASH);
+    unhex(S4_EARLY, early, sizeof early);
+    tls13_derive_secret(TLS13_SHA256, early, "c e traffic", thash, secret);
+    check_hex("trace4 early: client_early_traffic_secret", secret, 32, S4_C_E_TRAFFIC);
+    tls13_traffic_keys(tls13_suite_find(0x1301), secret, key, iv);
+    check_hex("trace4 early: early write key", key, 16, S4_EARLY_KEY);
+    check_hex("trace4 early: early write iv", iv, 12, S4_EARLY_IV);
+    memset(&wd, 0, sizeof wd);
+    tls13_record_key(&wd, 0x1301, key, iv);
+    size_t n = tls13_record_seal(&wd, TLS13_CT_APPLICATION_DATA, (const uint8_t *)"ABCDEF", 6, rec, sizeof rec);
+    check_hex("trace4 early: the early application_data record", rec, n, S4_EARLY_RECORD);
+    n = tls13_record_seal(&wd, TLS13_CT_HANDSHAKE, (const uint8_t *)"\x05\x00\x00\x00", 4, rec, sizeof rec);
+    check_hex("trace4 early: the EndOfEarlyData record", rec, n, S4_EOED_RECORD);
+}
+
+/* The engine with --early-data against the in-test server: early_data in
+ * ClientHello before pre_shared_key, the EARLY write secret right after
+ * it and equal to the server's Derive-Secret(Early Secret, "c e traffic",
+ * ClientHello); accepted, EndOfEarlyData at EARLY before our handshake
+ * secret and Finished (which hashes it); rejected, neither; and a ticket
+ * that allows no early data, or another ALPN, offers none. */
+static bool ch_has_early_data(const uint8_t *m, size_t n)
+{
+    /* early_data, empty, then pre_shared_key (always last, §4.2.11) */
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (memcmp(m + i, "\x00\x2a\x00\x00\x00\x2d", 6) == 0)
+            return true;
+    return false;
+}
+
+static void test_early(void)
+{
+    static struct run r;
+    uint8_t thash[32], want[32];
+    struct tls13_transcript t;
+
+    make_ticket(&r.ticket, 0x1301, "example.test");
+    r.ticket.max_early_data = 16384;
+    snprintf(r.ticket.alpn, sizeof r.ticket.alpn, "h2");
+    {
+        uint8_t ent[TLS13_ENTROPY_LEN];
+        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
+        fill_entropy(ent, 11);
+        memset(&r.rec, 0, sizeof r.rec);
+        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = true};
+        cfg.resume = &r.res;
+        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
+        T_CHECK("early: ClientHello carries an empty early_data just before pre_shared_key",
+                r.start == 0 && r.rec.nch == 1 && ch_has_early_data(r.rec.ch[0], r.rec.ch_len[0]), "start=%d",
+                r.start);
+        T_CHECK("early: the EARLY write secret follows the ClientHello, budget = max_early_data_size",
+                strcmp(r.rec.order, "E") == 0 && tls13_hs_early_budget(&r.hs) == 16384, "order=%s budget=%u",
+                r.rec.order, tls13_hs_early_budget(&r.hs));
+        uint8_t early[32];
+        tls13_hkdf_extract(TLS13_SHA256, NULL, 0, r.ticket.psk, 32, early);
+        tls13_transcript_init(&t);
+        tls13_transcript_update(&t, r.rec.ch[0], r.rec.ch_len[0]);
+        tls13_transcript_hash(&t, TLS13_SHA256, thash);
+        tls13_derive_secret(TLS13_SHA256, early, "c e traffic", thash, want);
+        T_CHECK("early: that secret is Derive-Secret(Early Secret, \"c e traffic\", ClientHello)",
+                memcmp(r.rec.c_early, want, 32) == 0, "mismatch");
+
+        /* Accepted: the server's flight with early_data in EncryptedExtensions. */
+        memset(&r.srv, 0, sizeof r.srv);
+        r.srv.suite = tls13_suite_find(0x1301);
+        tls13_transcript_init(&r.srv.t);
+        srv_early = true;
+        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
+        srv_early = false;
+        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
+        T_CHECK("early: after ServerHello our handshake write secret waits (early records go on)",
+                r.sh_r == 0 && strcmp(r.rec.order, "E") == 0, "sh=%d order=%s", r.sh_r, r.rec.order);
+        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
+        T_CHECK("early: accepted -> EndOfEarlyData (05 00 00 00) at EARLY, then our handshake secret, Finished, "
+                "application secret",
+                r.flight_r == TLS13_HS_DONE && tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EeHhA") == 0 &&
+                    r.rec.early_len == 4 && memcmp(r.rec.early, "\x05\x00\x00\x00", 4) == 0,
+                "flight=%d order=%s early_len=%zu", r.flight_r, r.rec.order, r.rec.early_len);
+        tls13_transcript_update(&r.srv.t, "\x05\x00\x00\x00", 4);
+        T_CHECK("early: our Finished hashes EndOfEarlyData and verifies at the server",
+                srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len), "fin_len=%zu", r.rec.fin_len);
+    }
+
+    /* Rejected: no early_data in EncryptedExtensions. */
+    {
+        uint8_t ent[TLS13_ENTROPY_LEN];
+        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
+        fill_entropy(ent, 12);
+        memset(&r.rec, 0, sizeof r.rec);
+        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = true};
+        cfg.resume = &r.res;
+        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
+        memset(&r.srv, 0, sizeof r.srv);
+        r.srv.suite = tls13_suite_find(0x1301);
+        tls13_transcript_init(&r.srv.t);
+        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
+        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
+        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
+        T_CHECK("early: rejected -> no EndOfEarlyData, our handshake secret then Finished; it verifies",
+                r.flight_r == TLS13_HS_DONE && !tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EHhA") == 0 &&
+                    r.rec.early_len == 0 && srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len),
+                "flight=%d order=%s", r.flight_r, r.rec.order);
+    }
+
+    /* Tickets that allow no 0-RTT here, and --early-data off. */
+    struct {
+        const char *what;
+        uint32_t max;
+        const char *alpn;
+        bool on;
+    } no[] = {
+        {"a ticket with max_early_data_size 0", 0, "h2", true},
+        {"a ticket made under another ALPN", 16384, "http/1.1", true},
+        {"without --early-data", 16384, "h2", false},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        uint8_t ent[TLS13_ENTROPY_LEN];
+        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
+        make_ticket(&r.ticket, 0x1301, "example.test");
+        r.ticket.max_early_data = no[i].max;
+        snprintf(r.ticket.alpn, sizeof r.ticket.alpn, "%s", no[i].alpn);
+        fill_entropy(ent, 13);
+        memset(&r.rec, 0, sizeof r.rec);
+        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = no[i].on};
+        cfg.resume = &r.res;
+        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
+        char name[160];
+        snprintf(name, sizeof name, "early: %s: no early_data, no EARLY secret", no[i].what);
+        T_CHECK(name,
+                r.start == 0 && !ch_has_early_data(r.rec.ch[0], r.rec.ch_len[0]) && r.rec.norder == 0 &&
+                    tls13_hs_early_budget(&r.hs) == 0,
+                "order=%s", r.rec.order);
+        /* A server that says early_data to a ClientHello without it. */
+        memset(&r.srv, 0, sizeof r.srv);
+        r.srv.suite = tls13_suite_find(0x1301);
+        tls13_transcript_init(&r.srv.t);
+        srv_early = true;
+        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
+        srv_early = false;
+        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
+        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
+        snprintf(name, sizeof name, "early: %s: early_data in EncryptedExtensions -> unsupported_extension",
+                 no[i].what);
+        T_CHECK(name, r.flight_r == E_UNSUPPORTED_EXT, "flight=%d", r.flight_r);
+    }
+}
+
 int main(void)
 {
     test_trace_vectors();
@@ -728,5 +924,7 @@ int main(void)
     test_suite_choice();
     test_hrr();
     test_new_session_ticket();
+    test_trace_early();
+    test_early();
     T_DONE();
 }

@@ -222,4 +222,19 @@ static const char S4_C_HS[] =
 static const char S4_S_HS[] =
     "147abd48f114534ec0d6db3c8de5145aa90f668f8777fd373601bfe93be4c96e";
 
+/* §4, 0-RTT: client_early_traffic_secret = Derive-Secret(Early Secret,
+ * "c e traffic", ClientHello) (32 octets), the ClientHello's hash, the
+ * early write key and iv, the early application_data record carrying
+ * "ABCDEF" and the EndOfEarlyData record after it (RFC 8448 §4). */
+static const char S4_CH_HASH[] =
+    "d899c67dee77e998f6e881a3b14efe9387b1875dd8638dfbad8df14844e2b766";
+static const char S4_C_E_TRAFFIC[] =
+    "c4196f87b65585b405a6ed59ba9ca31e468ac9b2c79477d449c559a44407197f";
+static const char S4_EARLY_KEY[] = "a9d6c91b8adb612268f7724f0b6cdc75";
+static const char S4_EARLY_IV[] = "8d52156fb7db01cb290bdef1";
+static const char S4_EARLY_RECORD[] =
+    "17030300179cd0e4cd0e389d954094f3406052eaa7d562de9d7e953f";
+static const char S4_EOED_RECORD[] =
+    "1703030015b247eb1afdc310d83ebed76975ca910d057ff00905";
+
 #endif

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# test/e2e/e2e_early.sh — end-to-end checks of --early-data (TLS 1.3 0-RTT
+# over TCP) with the built binary $SHB against nginx (OpenSSL,
+# test/servers/nginx-early.conf.in), which logs per request
+# $ssl_early_data ("1": the request came in early data and was read before
+# the handshake completed), $ssl_session_reused and the status:
+#   HTTP/1.1 --disable-keepalive, 0-RTT accepted: requests sent early ==
+#     accepted == resumed handshakes, none resent, all 200; nginx saw
+#     exactly -n requests, and as many in early data as it says;
+#   HTTP/2, connections closed after 4 requests: each resumed connection
+#     sends its preface, SETTINGS and first HEADERS early;
+#   a P-256-only server: our x25519 share gets a HelloRetryRequest, which
+#     rejects early data (RFC 8446 §4.2.10): every early request resent
+#     after the handshake and counted once, all 200, nginx saw exactly -n;
+#   ssl_early_data turned off (reload) while the slots hold tickets that
+#     allow it: those early requests rejected and resent, none lost or
+#     counted twice (nginx's count equals ours);
+#   ssl_early_data off from the start: its tickets allow no early data,
+#     nothing is sent early;
+# the text report's line, shb merge, and the refusals (a POST, --http3,
+# --tls-max 1.2, http://): one line, exit 2.
+#
+#   SHB=./shb SHB_FLAVOUR=musl bash test/e2e/e2e_early.sh
+#   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e/e2e_early.sh
+#
+# jq programs are single-quoted on purpose ($ is jq's, not the shell's).
+# shellcheck disable=SC2016
+# shellcheck source=test/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e-early
+
+e2e_preconditions nginx jq openssl
+gen_certs || { echo "FAIL $P setup: gen_certs failed"; exit 1; }
+# Session ticket keys the reloaded server keeps (nginx-early.conf.in).
+openssl rand 80 >"$LIB_CERTS/early-ticket.key" || { echo "FAIL $P setup: no ticket key"; exit 1; }
+
+start_or_die "nginx (test/servers/nginx-early.conf.in)" start_nginx_tls nginx-early "$LIB_ROOT/test/servers/nginx-early.conf.in"
+ND=$NGINX_DIR
+EARLY="https://127.0.0.1:$NGINX_PORT/"
+CLOSING="https://127.0.0.1:$NGINX_PORT_CLOSING/"
+NOEARLY="https://127.0.0.1:$NGINX_PORT_NOEARLY/"
+RELOAD="https://127.0.0.1:$NGINX_PORT_RELOAD/"
+P256="https://127.0.0.1:$NGINX_PORT_P256/"
+
+# all_ok N: exactly N requests, all 200, no errors.
+all_ok() {
+    jx ".requests.total == $1 and .requests.ok == $1 and .requests.errors == 0 and .statusCodes == {\"200\": $1}" \
+        '{requests, statusCodes, errorDetails}'
+}
+# log_count LOG: requests nginx logged (all of them 200, or it says so).
+log_count() {
+    lines_settled "$1" >/dev/null
+    if grep -qv ' 200$' "$1"; then
+        echo "not all 200: $(grep -v ' 200$' "$1" | sort | uniq -c | head -3)"
+        return
+    fi
+    wc -l <"$1"
+}
+# early_lines LOG: requests nginx read in early data.
+early_lines() { grep -c '^1 ' "$1" || true; }
+
+# --- accepted ----------------------------------------------------------------------
+: >"$ND/early.log"
+begin "nginx ssl_early_data on, h1 --disable-keepalive -n 60 -c 4 --early-data: sent early == accepted == resumed handshakes, none resent, all 200; nginx saw 60 requests"
+shb -n 60 -c 4 --disable-keepalive --early-data -j "$EARLY"
+if json_run_ok; then
+    all_ok 60
+    jx '.tls.earlyData.sent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
+    jx '.tls.earlyData.sent == .tls.handshakes.resumed' '.tls'
+    accepted=$(jq '.tls.earlyData.accepted' "$OUT")
+    got=$(log_count "$ND/early.log")
+    [ "$got" = 60 ] || want "nginx's log: expected 60 requests, all 200, got $got"
+    # $ssl_early_data is "1" only for requests nginx read before the
+    # handshake completed: each one is one of ours sent early, while one
+    # that nginx reads after our Finished shows "-" though it came early.
+    e=$(early_lines "$ND/early.log")
+    { [ "$e" -ge 1 ] && [ "$e" -le "$accepted" ]; } ||
+        want "nginx read $e requests in early data, expected 1..$accepted (our accepted count)"
+    [ "$(grep -c '^1 \. ' "$ND/early.log" || true)" = 0 ] || want "an early request on a full handshake in nginx's log"
+fi
+finish
+
+begin "text report: an Early data line with the counts"
+shb -n 20 -c 2 --disable-keepalive --early-data "$EARLY"
+if [ "$SHB_RC" -ne 0 ]; then
+    want "exit status $SHB_RC"
+else
+    line=$(grep '^Early data:' "$OUT")
+    sent=$(sed -nE 's/^Early data: +([0-9]+) requests sent early, ([0-9]+) accepted, 0 resent$/\1 \2/p' "$OUT")
+    case $sent in
+        "") want "no 'Early data:   N requests sent early, N accepted, 0 resent' line: $line" ;;
+        *) set -- $sent; { [ "$1" = "$2" ] && [ "$1" -ge 1 ]; } || want "sent != accepted or none: $line" ;;
+    esac
+fi
+no_sanitizer_report
+finish
+
+: >"$ND/closing.log"
+begin "nginx h2, closed after 4 requests each, -n 80 -c 2 -p 4 --early-data: resumed connections send their first requests early, all accepted, all 200"
+shb -n 80 -c 2 --http2 -p 4 --early-data -j "$CLOSING"
+if json_run_ok; then
+    all_ok 80
+    jx '.tls.alpn == "h2" and .tls.earlyData.sent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
+    jx '.tls.earlyData.sent <= 4 * .tls.handshakes.resumed' '.tls'
+fi
+got=$(log_count "$ND/closing.log")
+[ "$got" = 80 ] || want "nginx's log: expected 80 requests, all 200, got $got"
+[ "$(early_lines "$ND/closing.log")" -ge 1 ] || want "nginx read no request in early data"
+finish
+
+begin "without --early-data: no earlyData in the report"
+shb -n 10 -c 2 --disable-keepalive --tls-resume -j "$EARLY"
+json_run_ok && jx '.tls | has("earlyData") | not' '.tls'
+finish
+
+# --- rejected ---------------------------------------------------------------------------
+: >"$ND/p256.log"
+begin "nginx P-256 only (a HelloRetryRequest each time), h1 --disable-keepalive -n 30 -c 3 --early-data: every early request rejected and resent, all 200; nginx saw exactly 30, none early"
+shb -n 30 -c 3 --disable-keepalive --early-data -j "$P256"
+if json_run_ok; then
+    all_ok 30
+    jx '.tls.earlyData.sent > 0 and .tls.earlyData.accepted == 0 and .tls.earlyData.resent == .tls.earlyData.sent' '.tls'
+    jx '.tls.earlyData.sent == .tls.handshakes.resumed' '.tls'
+fi
+got=$(log_count "$ND/p256.log")
+[ "$got" = 30 ] || want "nginx's log: expected 30 requests, all 200, got $got"
+[ "$(early_lines "$ND/p256.log")" = 0 ] || want "nginx read requests in early data after a HelloRetryRequest"
+finish
+
+: >"$ND/noearly.log"
+begin "nginx ssl_early_data off, h1 --disable-keepalive -n 30 -c 3 --early-data: tickets allow no early data, nothing sent early, all 200"
+shb -n 30 -c 3 --disable-keepalive --early-data -j "$NOEARLY"
+if json_run_ok; then
+    all_ok 30
+    jx '.tls.earlyData == {"sent": 0, "accepted": 0, "resent": 0} and .tls.handshakes.resumed >= 27' '.tls'
+fi
+got=$(log_count "$ND/noearly.log")
+[ "$got" = 30 ] || want "nginx's log: expected 30 requests, all 200, got $got"
+finish
+
+# --- merged shards -------------------------------------------------------------------
+begin "shb merge adds the counts of two reports"
+shb -n 20 -c 2 --disable-keepalive --early-data -j --histograms "$EARLY"
+cp "$OUT" "$T/early-a.json"
+shb -n 30 -c 3 --disable-keepalive --early-data -j --histograms "$EARLY"
+cp "$OUT" "$T/early-b.json"
+shb merge -j "$T/early-a.json" "$T/early-b.json"
+if [ "$SHB_RC" -ne 0 ]; then
+    want "merge exit status $SHB_RC: $(head -c 300 "$ERR")"
+else
+    w=$(jq -sc '{sent: (.[0].tls.earlyData.sent + .[1].tls.earlyData.sent), accepted: (.[0].tls.earlyData.accepted + .[1].tls.earlyData.accepted), resent: (.[0].tls.earlyData.resent + .[1].tls.earlyData.resent)}' "$T/early-a.json" "$T/early-b.json")
+    jx ".tls.earlyData == $w and .tls.earlyData.accepted >= 2" '.tls'
+fi
+finish
+
+# --- refusals --------------------------------------------------------------------------
+begin "--early-data with a POST: one line, exit 2"
+err_case "shb: --early-data sends only GET and HEAD requests (0-RTT data can be replayed, RFC 8470 §2.1): not POST" \
+    --early-data -d 'a=1' "$EARLY"
+finish
+begin "--early-data -m PUT: one line, exit 2"
+err_case "not PUT" --early-data -m PUT "$EARLY"
+finish
+begin "--early-data --http3: one line, exit 2"
+err_case "shb: --early-data works over TCP (HTTP/1.1 and HTTP/2): HTTP/3 0-RTT is not supported" --early-data --http3 "$EARLY"
+finish
+begin "--early-data --tls-max 1.2: one line, exit 2"
+err_case "shb: --early-data needs TLS 1.3, which --tls-max 1.2 rules out" --early-data --tls-max 1.2 "$EARLY"
+finish
+begin "--early-data with no https:// target: one line, exit 2"
+err_case "shb: --early-data needs an https:// URL (0-RTT is TLS 1.3 early data)" --early-data "http://127.0.0.1:$NGINX_PORT/"
+finish
+
+# --- rejected after a reload (last: it changes the server) ---------------------------------
+: >"$ND/reload.log"
+begin "nginx reloaded with ssl_early_data off mid-run (same ticket keys), h1 --disable-keepalive -z 2s -c 2 --early-data: early requests accepted, then rejected and resent; every request counted once (nginx's count is ours, give or take those in flight at the end), all 200"
+(
+    sleep 1
+    sed -i 's/ssl_early_data on;/ssl_early_data off;/' "$ND/nginx.conf"
+    kill -HUP "$NGINX_PID"
+) &
+reloader=$!
+shb -z 2s -c 2 --disable-keepalive --early-data -j "$RELOAD"
+wait "$reloader"
+if json_run_ok; then
+    jx '.requests.errors == 0 and .requests.ok == .requests.total' '{requests, errorDetails}'
+    jx '.tls.earlyData.accepted > 0 and .tls.earlyData.resent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted + .tls.earlyData.resent' '.tls'
+    # -z: the requests in flight when time ran out may have reached nginx.
+    total=$(jq '.requests.total' "$OUT")
+    most=$(jq '.requests.total + .inFlight' "$OUT")
+    got=$(log_count "$ND/reload.log")
+    { [ "$got" -ge "$total" ] 2>/dev/null && [ "$got" -le "$most" ]; } ||
+        want "nginx's log: expected $total..$most requests (ours, and those in flight at the end), all 200, got $got"
+fi
+finish
+
+exit $((FAILS > 0))
