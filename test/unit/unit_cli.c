@@ -396,6 +396,13 @@ static void test_tls(void)
     r = PARSE(&o, HTTPS_URL);
     T_CHECK("tls: no --tls-resume, no resumption", r == CLI_OK && !o.tls_resume, "r=%d err=%s", r, err);
     cli_free(&o);
+    r = PARSE(&o, "--early-data", HTTPS_URL);
+    T_CHECK("tls: --early-data implies --tls-resume", r == CLI_OK && o.early_data && o.tls_resume, "r=%d err=%s", r,
+            err);
+    cli_free(&o);
+    r = PARSE(&o, "--early-data", "-m", "HEAD", HTTPS_URL);
+    T_CHECK("tls: --early-data -m HEAD", r == CLI_OK && o.early_data, "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "--tlsv1.3", "--tlsv1.2", "--tls-max", "1.2", HTTPS_URL);
     T_CHECK("tls: --tlsv1.2 after --tlsv1.3 wins (as curl); --tls-max 1.2",
             r == CLI_OK && o.tls.min_version == 0x0303 && o.tls.max_version == 0x0303 &&
@@ -861,6 +868,11 @@ static const struct misuse misuses[] = {
     {{"--tlsv1.3", URL}, "the TLS options (--tlsv1.3) only apply to https:// URLs", NULL},
     {{"--curves", "P-384", "a=" URL, "b=" URL}, "--curves P-384", "https://"},
     {{"--tls-resume", URL}, "--tls-resume needs an https:// URL", "resumes TLS sessions"},
+    {{"--early-data", URL}, "--early-data needs an https:// URL", "0-RTT is TLS 1.3 early data"},
+    {{"--early-data", "-d", "x", HTTPS_URL}, "--early-data sends only GET and HEAD requests", "RFC 8470 §2.1): not POST"},
+    {{"--early-data", "-m", "DELETE", HTTPS_URL}, "--early-data sends only GET and HEAD", "not DELETE"},
+    {{"--early-data", "--http3", HTTPS_URL}, "--early-data works over TCP", "HTTP/3 0-RTT is not supported"},
+    {{"--early-data", "--tls-max", "1.2", HTTPS_URL}, "--early-data needs TLS 1.3", "--tls-max 1.2"},
     {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "1.2.3", URL}, "-q/--rate", "expected requests per second"},
@@ -1310,6 +1322,10 @@ static const char expected_help[] =
     "          Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
     "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and resumed "
     "handshakes\n"
+    "      --early-data\n"
+    "          Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's ticket "
+    "allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts requests sent early, "
+    "accepted, and resent after a rejection\n"
     "  -k, --insecure\n"
     "          Do not verify the server's certificate (as curl; shb never does, so this changes nothing)\n"
     "      --http2\n"
