@@ -451,6 +451,7 @@ struct run {
     struct tls13_resume res;
     struct ch_view ch;
     int start, sh_r, flight_r;
+    size_t order_after_sh; /* rec.norder once the ServerHello was in (0-RTT tests) */
 };
 
 /* A handshake offering r->ticket (age 5000 ms) against the resuming
@@ -799,81 +800,81 @@ static bool ch_has_early_data(const uint8_t *m, size_t n)
     return false;
 }
 
+/* A handshake offering a ticket made under ALPN alpn that allows max
+ * bytes early, with --early-data on or off; ClientHello sent. */
+static void early_start(struct run *r, uint32_t seed, uint32_t max, const char *alpn, bool on)
+{
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
+
+    make_ticket(&r->ticket, 0x1301, "example.test");
+    r->ticket.max_early_data = max;
+    snprintf(r->ticket.alpn, sizeof r->ticket.alpn, "%s", alpn);
+    fill_entropy(ent, seed);
+    memset(&r->rec, 0, sizeof r->rec);
+    r->res = (struct tls13_resume){.ticket = &r->ticket, .ticket_age_ms = 5000, .early_data = on};
+    cfg.resume = &r->res;
+    r->start = tls13_hs_start(&r->hs, &cfg, ent, &rec_cb, &r->rec);
+}
+
+/* The resuming server's answer, with early_data in EncryptedExtensions
+ * or not, fed: ServerHello, then the flight. */
+static void early_answer(struct run *r, bool accept)
+{
+    memset(&r->srv, 0, sizeof r->srv);
+    r->srv.suite = tls13_suite_find(0x1301);
+    tls13_transcript_init(&r->srv.t);
+    srv_early = accept;
+    srv_hello(&r->srv, r->ticket.psk, r->rec.ch[0], r->rec.ch_len[0], 0, false);
+    srv_early = false;
+    r->sh_r = feed(&r->hs, TLS13_EPOCH_INITIAL, r->srv.sh, r->srv.sh_len);
+    r->order_after_sh = r->rec.norder;
+    r->flight_r = feed(&r->hs, TLS13_EPOCH_HANDSHAKE, r->srv.flight, r->srv.flight_len);
+}
+
 static void test_early(void)
 {
     static struct run r;
-    uint8_t thash[32], want[32];
+    uint8_t early[32], thash[32], want[32];
     struct tls13_transcript t;
 
-    make_ticket(&r.ticket, 0x1301, "example.test");
-    r.ticket.max_early_data = 16384;
-    snprintf(r.ticket.alpn, sizeof r.ticket.alpn, "h2");
-    {
-        uint8_t ent[TLS13_ENTROPY_LEN];
-        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
-        fill_entropy(ent, 11);
-        memset(&r.rec, 0, sizeof r.rec);
-        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = true};
-        cfg.resume = &r.res;
-        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
-        T_CHECK("early: ClientHello carries an empty early_data just before pre_shared_key",
-                r.start == 0 && r.rec.nch == 1 && ch_has_early_data(r.rec.ch[0], r.rec.ch_len[0]), "start=%d",
-                r.start);
-        T_CHECK("early: the EARLY write secret follows the ClientHello, budget = max_early_data_size",
-                strcmp(r.rec.order, "E") == 0 && tls13_hs_early_budget(&r.hs) == 16384, "order=%s budget=%u",
-                r.rec.order, tls13_hs_early_budget(&r.hs));
-        uint8_t early[32];
-        tls13_hkdf_extract(TLS13_SHA256, NULL, 0, r.ticket.psk, 32, early);
-        tls13_transcript_init(&t);
-        tls13_transcript_update(&t, r.rec.ch[0], r.rec.ch_len[0]);
-        tls13_transcript_hash(&t, TLS13_SHA256, thash);
-        tls13_derive_secret(TLS13_SHA256, early, "c e traffic", thash, want);
-        T_CHECK("early: that secret is Derive-Secret(Early Secret, \"c e traffic\", ClientHello)",
-                memcmp(r.rec.c_early, want, 32) == 0, "mismatch");
+    early_start(&r, 11, 16384, "h2", true);
+    T_CHECK("early: ClientHello carries an empty early_data just before pre_shared_key",
+            r.start == 0 && r.rec.nch == 1 && ch_has_early_data(r.rec.ch[0], r.rec.ch_len[0]), "start=%d", r.start);
+    T_CHECK("early: the EARLY write secret follows the ClientHello, budget = max_early_data_size",
+            strcmp(r.rec.order, "E") == 0 && tls13_hs_early_budget(&r.hs) == 16384, "order=%s budget=%u", r.rec.order,
+            tls13_hs_early_budget(&r.hs));
+    tls13_hkdf_extract(TLS13_SHA256, NULL, 0, r.ticket.psk, 32, early);
+    tls13_transcript_init(&t);
+    tls13_transcript_update(&t, r.rec.ch[0], r.rec.ch_len[0]);
+    tls13_transcript_hash(&t, TLS13_SHA256, thash);
+    tls13_derive_secret(TLS13_SHA256, early, "c e traffic", thash, want);
+    T_CHECK("early: that secret is Derive-Secret(Early Secret, \"c e traffic\", ClientHello)",
+            memcmp(r.rec.c_early, want, 32) == 0, "mismatch");
 
-        /* Accepted: the server's flight with early_data in EncryptedExtensions. */
-        memset(&r.srv, 0, sizeof r.srv);
-        r.srv.suite = tls13_suite_find(0x1301);
-        tls13_transcript_init(&r.srv.t);
-        srv_early = true;
-        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
-        srv_early = false;
-        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
-        T_CHECK("early: after ServerHello our handshake write secret waits (early records go on)",
-                r.sh_r == 0 && strcmp(r.rec.order, "E") == 0, "sh=%d order=%s", r.sh_r, r.rec.order);
-        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
-        T_CHECK("early: accepted -> EndOfEarlyData (05 00 00 00) at EARLY, then our handshake secret, Finished, "
-                "application secret",
-                r.flight_r == TLS13_HS_DONE && tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EeHhA") == 0 &&
-                    r.rec.early_len == 4 && memcmp(r.rec.early, "\x05\x00\x00\x00", 4) == 0,
-                "flight=%d order=%s early_len=%zu", r.flight_r, r.rec.order, r.rec.early_len);
-        tls13_transcript_update(&r.srv.t, "\x05\x00\x00\x00", 4);
-        T_CHECK("early: our Finished hashes EndOfEarlyData and verifies at the server",
-                srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len), "fin_len=%zu", r.rec.fin_len);
-    }
+    /* Accepted: early_data in EncryptedExtensions. */
+    early_answer(&r, true);
+    T_CHECK("early: after ServerHello our handshake write secret waits (early records go on)",
+            r.sh_r == 0 && r.order_after_sh == 1, "sh=%d order=%s", r.sh_r, r.rec.order);
+    T_CHECK("early: accepted -> EndOfEarlyData (05 00 00 00) at EARLY, then our handshake secret, Finished, "
+            "application secret",
+            r.flight_r == TLS13_HS_DONE && tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EeHhA") == 0 &&
+                r.rec.early_len == 4 && memcmp(r.rec.early, "\x05\x00\x00\x00", 4) == 0,
+            "flight=%d order=%s early_len=%zu", r.flight_r, r.rec.order, r.rec.early_len);
+    tls13_transcript_update(&r.srv.t, "\x05\x00\x00\x00", 4);
+    T_CHECK("early: our Finished hashes EndOfEarlyData and verifies at the server",
+            srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len), "fin_len=%zu", r.rec.fin_len);
 
     /* Rejected: no early_data in EncryptedExtensions. */
-    {
-        uint8_t ent[TLS13_ENTROPY_LEN];
-        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
-        fill_entropy(ent, 12);
-        memset(&r.rec, 0, sizeof r.rec);
-        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = true};
-        cfg.resume = &r.res;
-        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
-        memset(&r.srv, 0, sizeof r.srv);
-        r.srv.suite = tls13_suite_find(0x1301);
-        tls13_transcript_init(&r.srv.t);
-        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
-        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
-        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
-        T_CHECK("early: rejected -> no EndOfEarlyData, our handshake secret then Finished; it verifies",
-                r.flight_r == TLS13_HS_DONE && !tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EHhA") == 0 &&
-                    r.rec.early_len == 0 && srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len),
-                "flight=%d order=%s", r.flight_r, r.rec.order);
-    }
+    early_start(&r, 12, 16384, "h2", true);
+    early_answer(&r, false);
+    T_CHECK("early: rejected -> no EndOfEarlyData, our handshake secret then Finished; it verifies",
+            r.flight_r == TLS13_HS_DONE && !tls13_hs_early_accepted(&r.hs) && strcmp(r.rec.order, "EHhA") == 0 &&
+                r.rec.early_len == 0 && srv_client_finished_ok(&r.srv, r.rec.fin, r.rec.fin_len),
+            "flight=%d order=%s", r.flight_r, r.rec.order);
 
-    /* Tickets that allow no 0-RTT here, and --early-data off. */
+    /* Tickets that allow no 0-RTT here, and --early-data off: nothing
+     * offered, and a server that says early_data anyway is refused. */
     struct {
         const char *what;
         uint32_t max;
@@ -885,31 +886,14 @@ static void test_early(void)
         {"without --early-data", 16384, "h2", false},
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        uint8_t ent[TLS13_ENTROPY_LEN];
-        struct tls13_hs_config cfg = {.server_name = "example.test", .alpn = alpn_h2, .alpn_len = 3};
-        make_ticket(&r.ticket, 0x1301, "example.test");
-        r.ticket.max_early_data = no[i].max;
-        snprintf(r.ticket.alpn, sizeof r.ticket.alpn, "%s", no[i].alpn);
-        fill_entropy(ent, 13);
-        memset(&r.rec, 0, sizeof r.rec);
-        r.res = (struct tls13_resume){.ticket = &r.ticket, .ticket_age_ms = 5000, .early_data = no[i].on};
-        cfg.resume = &r.res;
-        r.start = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
         char name[160];
+        early_start(&r, 13, no[i].max, no[i].alpn, no[i].on);
         snprintf(name, sizeof name, "early: %s: no early_data, no EARLY secret", no[i].what);
         T_CHECK(name,
                 r.start == 0 && !ch_has_early_data(r.rec.ch[0], r.rec.ch_len[0]) && r.rec.norder == 0 &&
                     tls13_hs_early_budget(&r.hs) == 0,
                 "order=%s", r.rec.order);
-        /* A server that says early_data to a ClientHello without it. */
-        memset(&r.srv, 0, sizeof r.srv);
-        r.srv.suite = tls13_suite_find(0x1301);
-        tls13_transcript_init(&r.srv.t);
-        srv_early = true;
-        srv_hello(&r.srv, r.ticket.psk, r.rec.ch[0], r.rec.ch_len[0], 0, false);
-        srv_early = false;
-        r.sh_r = feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
-        r.flight_r = feed(&r.hs, TLS13_EPOCH_HANDSHAKE, r.srv.flight, r.srv.flight_len);
+        early_answer(&r, true);
         snprintf(name, sizeof name, "early: %s: early_data in EncryptedExtensions -> unsupported_extension",
                  no[i].what);
         T_CHECK(name, r.flight_r == E_UNSUPPORTED_EXT, "flight=%d", r.flight_r);
