@@ -12,6 +12,7 @@
 #   a P-256-only server: our x25519 share gets a HelloRetryRequest, which
 #     rejects early data (RFC 8446 §4.2.10): every early request resent
 #     after the handshake and counted once, all 200, nginx saw exactly -n;
+#     over HTTP/1.1 and HTTP/2;
 #   ssl_early_data turned off (reload) while the slots hold tickets that
 #     allow it: those early requests rejected and resent, none lost or
 #     counted twice (nginx's count equals ours);
@@ -125,6 +126,17 @@ fi
 got=$(log_count "$ND/p256.log")
 [ "$got" = 30 ] || want "nginx's log: expected 30 requests, all 200, got $got"
 [ "$(early_lines "$ND/p256.log")" = 0 ] || want "nginx read requests in early data after a HelloRetryRequest"
+finish
+
+: >"$ND/p256.log"
+begin "nginx P-256 only, h2, closed after 4 requests each, -n 40 -c 2 -p 4 --early-data: the early HEADERS rejected and resent, all 200; nginx saw exactly 40"
+shb -n 40 -c 2 --http2 -p 4 --early-data -j "$P256"
+if json_run_ok; then
+    all_ok 40
+    jx '.tls.alpn == "h2" and .tls.earlyData.sent > 0 and .tls.earlyData.accepted == 0 and .tls.earlyData.resent == .tls.earlyData.sent' '.tls'
+fi
+got=$(log_count "$ND/p256.log")
+[ "$got" = 40 ] || want "nginx's log: expected 40 requests, all 200, got $got"
 finish
 
 : >"$ND/noearly.log"
