@@ -62,12 +62,13 @@ int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen)
  * over the ticket's max_early_data_size, none. It is acknowledged to the
  * session only once the server has accepted it (tls_opened): rejected, it
  * is still the session's output, sealed again under the 1-RTT key, and
- * each request is counted once whatever happened. Not with -q: a
- * connection waiting for its pace is an open, idle one. */
+ * each request is counted once whatever happened. With -q a request not
+ * due yet is taken later (tcp_refill: the session is open) and waits for
+ * the handshake: only what the session says now goes early. */
 static void early_open(struct loop *l, struct conn *c)
 {
     const struct session *s = tcp_of(l)->session;
-    if (!tls_conn_early_open(c->tls) || l->paced)
+    if (!tls_conn_early_open(c->tls))
         return;
     uint64_t taken = l->taken;
     c->early = true;

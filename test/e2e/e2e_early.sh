@@ -109,6 +109,19 @@ got=$(log_count "$ND/closing.log")
 [ "$(early_lines "$ND/closing.log")" -ge 1 ] || want "nginx read no request in early data"
 finish
 
+# -q: the requests due as a connection opens go early, the others after
+# the handshake; every one counted once.
+: >"$ND/early.log"
+begin "nginx ssl_early_data on, h1 --disable-keepalive -n 100 -q 200 -c 4 --early-data: all 200, sent early == accepted; nginx saw exactly 100"
+shb -n 100 -q 200 -c 4 --disable-keepalive --early-data -j "$EARLY"
+if json_run_ok; then
+    all_ok 100
+    jx '.tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
+fi
+got=$(log_count "$ND/early.log")
+[ "$got" = 100 ] || want "nginx's log: expected 100 requests, all 200, got $got"
+finish
+
 begin "without --early-data: no earlyData in the report"
 shb -n 10 -c 2 --disable-keepalive --tls-resume -j "$EARLY"
 json_run_ok && jx '.tls | has("earlyData") | not' '.tls'
