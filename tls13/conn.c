@@ -134,6 +134,7 @@ struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const ui
         .ngroups = ch ? ch->ngroups : 0,
         .tls13_only = ch && ch->min_version == TLS_VERSION_13,
         .cred = cfg->cred,
+        .verifier = cfg->verifier,
     };
     int rc = tls13_hs_start(&t->hs, &hc, entropy, &callbacks, t);
     if (rc < 0) {

@@ -250,6 +250,22 @@ size_t tls12_send_room(const struct tls12_conn *t)
 
 /* ---- input -------------------------------------------------------------- */
 
+/* --cacert: BearSSL ends a handshake whose chain failed without a word;
+ * RFC 5246 §7.2.2 wants the matching alert (bad_certificate,
+ * certificate_expired, unknown_ca, ...), sent here as BearSSL would: a
+ * fatal alert in a plaintext record (the Certificate comes before any
+ * keys, §7.4.2). */
+static void alert_verify_failure(struct tls12_conn *t)
+{
+    int alert = tls13_verify_reason_alert((enum tls13_verify_reason)t->verifier->reason);
+    const uint8_t rec[7] = {21 /* alert */, 3, 3, 0, 2, 2 /* fatal */, (uint8_t)alert};
+    if (t->verifier->reason == TLS13_VERIFY_OK || t->exposed || sizeof rec > sizeof t->hs_out - t->hs_len)
+        return;
+    memcpy(t->hs_out + t->hs_len, rec, sizeof rec);
+    t->hs_len += sizeof rec;
+    t->alert = alert;
+}
+
 /* The connection is over: maps BearSSL's sticky error (alerts at +256
  * received, +512 sent) onto conn.h's results. */
 static int finish(struct tls12_conn *t, int br_err)
@@ -262,6 +278,8 @@ static int finish(struct tls12_conn *t, int br_err)
         err = hs ? TLS_ERR_HANDSHAKE : TLS_CLOSED;
     else /* our alert, or a failure BearSSL sends none for (bad MAC, bad Finished, ...) */
         err = hs ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD;
+    if (hs && br_err >= BR_ERR_X509_OK && br_err < BR_ERR_X509_OK + 32 && t->verifier)
+        alert_verify_failure(t);
     t->state = ST_DONE;
     t->err = err;
     return err;
@@ -370,8 +388,11 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
         restrict_curves(t, ch);
     br_ssl_engine_set_default_rsavrfy(eng);
     br_ssl_client_set_default_rsapub(cc);
+    /* --cacert: BearSSL's X.509 validation, through the caller's verifier
+     * (tls13/verify.h), with the same anchors and time as TLS 1.3. */
     t->x509.vtable = &accept_any_vtable;
-    br_ssl_engine_set_x509(eng, &t->x509.vtable);
+    t->verifier = cfg->verifier;
+    br_ssl_engine_set_x509(eng, cfg->verifier ? &cfg->verifier->vtable : &t->x509.vtable);
     /* A client certificate, for a server that sends CertificateRequest
      * (RFC 5246 §7.4.6): BearSSL signs CertificateVerify with the key,
      * ECDSA or RSA PKCS#1 v1.5 as TLS 1.2 has them (§7.4.8). */
