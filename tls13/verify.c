@@ -233,7 +233,7 @@ static bool rsa_pss_ok(const br_rsa_public_key *pk, const br_hash_class *h, cons
     if (k == 0 || k > sizeof m || sig_len != k)
         return false;
     size_t mod_bits = 8 * k;
-    for (uint8_t top = n[0]; !(top & 0x80); top <<= 1)
+    for (uint8_t top = n[0]; !(top & 0x80); top = (uint8_t)(top << 1))
         mod_bits--;
     memcpy(m, sig, k);
     /* Step 2: m = s^e mod n (BearSSL also rejects s >= n). */
