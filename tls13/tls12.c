@@ -65,7 +65,13 @@ static void x509_start_cert(const br_x509_class **ctx, uint32_t length)
 static void x509_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 {
     struct tls12_x509 *x = x509_of(ctx);
-    if (x->certs == 1)
+    if (x->certs != 1 || x->dc.err != 0)
+        return;
+    /* BearSSL 0.6's decoder must not be fed past the certificate's end
+     * (a later push crashes it): trailing bytes fail the chain instead. */
+    if (x->dc.decoded)
+        x->dc.err = BR_ERR_X509_EXTRA_ELEMENT;
+    else
         br_x509_decoder_push(&x->dc, buf, len);
 }
 

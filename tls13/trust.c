@@ -62,7 +62,14 @@ static void load_begin(void *ctx, const char *name)
 static void load_data(void *ctx, const void *p, size_t n)
 {
     struct trust_load *s = ctx;
-    if (s->in_cert)
+    if (!s->in_cert || s->dc.err != 0)
+        return;
+    /* BearSSL 0.6's decoder must not be fed past the certificate's end
+     * (more bytes in a later push crash it): bytes after it make the
+     * certificate one that does not parse, as they would in one push. */
+    if (s->dc.decoded)
+        s->dc.err = BR_ERR_X509_EXTRA_ELEMENT;
+    else
         br_x509_decoder_push(&s->dc, p, n);
 }
 
