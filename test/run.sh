@@ -29,7 +29,9 @@
 # send them: every run keeps its report) and test/e2e/e2e_request.sh (the
 # request as echo servers of all three protocols record it; refused headers)
 # and test/e2e/e2e_mtls.sh (--cert/--key: nginx, s_server, Caddy and ngtcp2
-# requiring a client certificate; every bad file refused) against ./shb (static musl) and build/asan/shb (ASan + UBSan).
+# requiring a client certificate; every bad file refused) and
+# test/e2e/e2e_cacert.sh (--cacert: good chains pass, a wrong name, an
+# expired certificate and an unknown CA fail with the reason) against ./shb (static musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
 # Echoes every PASS/FAIL line as it comes, and ends with exactly one line:
@@ -298,6 +300,7 @@ suite e2e-signals 240 test/e2e/e2e_signals.sh "signals (SIGINT, SIGTERM: the rep
 suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Content-Length, refused headers)" together
 suite e2e-auth 180 test/e2e/e2e_auth.sh "credentials (-u, user:password@, --netrc-file), the password in no output" together
 suite e2e-mtls 240 test/e2e/e2e_mtls.sh "client certificates (--cert, --key: mutual TLS)" together
+suite e2e-cacert 240 test/e2e/e2e_cacert.sh "verifying the server (--cacert: chain, name, expiry; nginx, Caddy)" together
 suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 
 # The interop matrix: both builds, each cell run by one after the other
