@@ -398,13 +398,14 @@ void tls13_credential_wipe(struct tls13_credential *c) { tls13_wipe(c, sizeof *c
 
 /* ---- signature schemes ----------------------------------------------------- */
 
-static const br_hash_class *scheme_hash(uint16_t scheme)
+const br_hash_class *tls13_scheme_hash(uint16_t scheme)
 {
     switch (scheme) {
     case TLS13_SIG_ECDSA_P256_SHA256:
     case TLS13_SIG_RSA_PSS_RSAE_SHA256: return &br_sha256_vtable;
     case TLS13_SIG_ECDSA_P384_SHA384:
     case TLS13_SIG_RSA_PSS_RSAE_SHA384: return &br_sha384_vtable;
+    case TLS13_SIG_ECDSA_P521_SHA512:
     case TLS13_SIG_RSA_PSS_RSAE_SHA512: return &br_sha512_vtable;
     default: return NULL;
     }
@@ -555,7 +556,7 @@ static size_t sign_pss(const struct tls13_credential *c, const br_hash_class *h,
 size_t tls13_credential_sign(const struct tls13_credential *c, uint16_t scheme, const uint8_t *content,
                              size_t content_len, const uint8_t *salt, uint8_t *sig)
 {
-    const br_hash_class *h = scheme_hash(scheme);
+    const br_hash_class *h = tls13_scheme_hash(scheme);
     uint8_t mhash[64];
     size_t n;
 

@@ -85,6 +85,9 @@ uint16_t tls13_credential_scheme(const struct tls13_credential *c, const uint8_t
 size_t tls13_credential_sign(const struct tls13_credential *c, uint16_t scheme, const uint8_t *content,
                              size_t content_len, const uint8_t *salt, uint8_t *sig);
 
+/* The hash of a signature scheme above (RFC 8446 §4.2.3), or NULL. */
+const br_hash_class *tls13_scheme_hash(uint16_t scheme);
+
 /* EMSA-PSS-ENCODE (RFC 8017 §9.1.1) with MGF1 over the same hash (§B.2.1)
  * and a salt as long as the hash: em receives emLen = ceil(em_bits / 8)
  * bytes. Returns 0, or -1 when em_bits is too small for the hash and salt

@@ -7,7 +7,6 @@
  * flag (copied into the pool too). */
 #include "tls13/trust.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,15 +113,6 @@ static void load_end(void *ctx)
         s->t->n++;
 }
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 int tls13_trust_load(struct tls13_trust *t, const uint8_t *pem, size_t len, char *err, size_t errlen)
 {
     static struct trust_load s; /* the decoder is a few KB: loaded once, before any thread starts */
@@ -133,19 +123,19 @@ int tls13_trust_load(struct tls13_trust *t, const uint8_t *pem, size_t len, char
     t->used = 0;
     s.t = t;
     if (tls13_pem_walk(pem, len, &w) < 0) {
-        errf(err, errlen, "not a PEM file (malformed or cut short)");
+        snprintf(err, errlen, "not a PEM file (malformed or cut short)");
         return -1;
     }
     if (s.certs == 0) {
-        errf(err, errlen, "no certificate in it (a \"BEGIN CERTIFICATE\" block)");
+        snprintf(err, errlen, "no certificate in it (a \"BEGIN CERTIFICATE\" block)");
         return -1;
     }
     if (s.bad) {
-        errf(err, errlen, "certificate %zu of the file is not a readable X.509 certificate", s.bad);
+        snprintf(err, errlen, "certificate %zu of the file is not a readable X.509 certificate", s.bad);
         return -1;
     }
     if (s.full) {
-        errf(err, errlen, "more than %d certificates, or more than %d bytes of names and keys", TLS13_TRUST_MAX,
+        snprintf(err, errlen, "more than %d certificates, or more than %d bytes of names and keys", TLS13_TRUST_MAX,
              TLS13_TRUST_POOL);
         return -1;
     }

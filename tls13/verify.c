@@ -195,19 +195,6 @@ void tls13_verifier_why(const struct tls13_verifier *v, char *out, size_t n)
 
 /* ---- CertificateVerify -------------------------------------------------- */
 
-static const br_hash_class *scheme_hash(uint16_t scheme)
-{
-    switch (scheme) {
-    case TLS13_SIG_ECDSA_P256_SHA256:
-    case TLS13_SIG_RSA_PSS_RSAE_SHA256: return &br_sha256_vtable;
-    case TLS13_SIG_ECDSA_P384_SHA384:
-    case TLS13_SIG_RSA_PSS_RSAE_SHA384: return &br_sha384_vtable;
-    case TLS13_SIG_ECDSA_P521_SHA512:
-    case TLS13_SIG_RSA_PSS_RSAE_SHA512: return &br_sha512_vtable;
-    default: return NULL;
-    }
-}
-
 /* §4.2.3: in TLS 1.3 an ECDSA scheme names its curve as well as its hash. */
 static int scheme_curve(uint16_t scheme)
 {
@@ -252,7 +239,7 @@ enum tls13_verify_reason tls13_verify_certificate_verify(const br_x509_pkey *pk,
                                                          size_t sig_len)
 {
     static const char label[] = "TLS 1.3, server CertificateVerify";
-    const br_hash_class *h = scheme_hash(scheme);
+    const br_hash_class *h = tls13_scheme_hash(scheme);
     uint8_t content[64 + sizeof label + TLS13_MAX_HASH], mhash[64];
     br_hash_compat_context hc;
 

@@ -531,7 +531,7 @@ static int capture(int port, bool tls12, const char *raw_path, const char *hs_pa
     static _Alignas(64) uint8_t mem[1u << 17];
     uint8_t ent[TLS13_ENTROPY_LEN];
     fz_tls_entropy(ent, sizeof ent);
-    struct tls_config cfg = { FZ_TLS_SNI, fz_tls_alpn, sizeof fz_tls_alpn, NULL };
+    struct tls_config cfg = { .server_name = FZ_TLS_SNI, .alpn = fz_tls_alpn, .alpn_len = sizeof fz_tls_alpn };
     struct tls13_hs_config hc = { .server_name = cfg.server_name, .alpn = cfg.alpn, .alpn_len = cfg.alpn_len };
     static const struct tls13_hs_callbacks cbs = { .emit = sh_emit, .secret = sh_secret };
     if (!tls12 && tls13_hs_start(&sh.hs, &hc, ent, &cbs, NULL) != 0)
