@@ -67,9 +67,11 @@ static unsigned v_end_chain(const br_x509_class **ctx)
      * §3) and is matched against the leaf's iPAddress entries here, as
      * RFC 6125 §1.7.2 leaves to the application (curl does the same). */
     if (err == 0 && v->ip_len) {
-        if (v->leaf_over)
-            err = BR_ERR_X509_UNSUPPORTED;
-        else if (!tls13_cert_has_ip(v->leaf, v->leaf_len, v->ip, v->ip_len))
+        if (v->leaf_over) {
+            v->reason = TLS13_VERIFY_LEAF_TOO_LARGE;
+            return BR_ERR_X509_UNSUPPORTED;
+        }
+        if (!tls13_cert_has_ip(v->leaf, v->leaf_len, v->ip, v->ip_len))
             err = BR_ERR_X509_BAD_SERVER_NAME;
     }
     if (err)
@@ -149,6 +151,7 @@ int tls13_verify_reason_alert(enum tls13_verify_reason r)
     case TLS13_VERIFY_UNKNOWN_CA: return 48;      /* unknown_ca */
     case TLS13_VERIFY_BAD_CV: return 51;          /* decrypt_error */
     case TLS13_VERIFY_UNSUPPORTED_KEY:
+    case TLS13_VERIFY_LEAF_TOO_LARGE:
     case TLS13_VERIFY_CRITICAL: return 43;        /* unsupported_certificate */
     case TLS13_VERIFY_OK:
     case TLS13_VERIFY_NAME:
@@ -173,6 +176,7 @@ static const char *reason_text(enum tls13_verify_reason r)
     case TLS13_VERIFY_NOT_CA: return "an issuer that is not a CA";
     case TLS13_VERIFY_USAGE: return "its key usage forbids a TLS server";
     case TLS13_VERIFY_CRITICAL: return "an unsupported critical extension";
+    case TLS13_VERIFY_LEAF_TOO_LARGE: return "a certificate over 8 KB, too large to look for the IP address in";
     case TLS13_VERIFY_MALFORMED: break;
     }
     return "malformed certificate";

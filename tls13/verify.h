@@ -34,6 +34,7 @@ enum tls13_verify_reason {
     TLS13_VERIFY_USAGE,        /* key usage forbids a TLS server */
     TLS13_VERIFY_CRITICAL,     /* an unknown critical extension */
     TLS13_VERIFY_MALFORMED,    /* a certificate that does not decode */
+    TLS13_VERIFY_LEAF_TOO_LARGE, /* an IP-literal target's leaf over TLS13_VERIFY_LEAF_MAX: not checked */
 };
 
 /* The leaf kept for an IP-literal target's iPAddress check (larger leaves
