@@ -79,6 +79,7 @@ subjectAltName = DNS:good.test,IP:127.0.0.1
 CNF
     : >index.txt
     echo 01 >serial
+    # shellcheck disable=SC2054  # the commas are openssl's
     ca_opts=(-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign)
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout root.key -out root.crt \
         -days 2 -subj "/CN=shb cacert root" "${ca_opts[@]}"
@@ -175,6 +176,7 @@ done
 # among the alerts sent, and nginx's error log has it.
 refused_case() {
     local name=$1 port=$2 reason=$3 alert=$4 re
+    # shellcheck disable=SC2001  # one sed for four characters
     re=$(sed 's/[().*]/\\\\&/g' <<<"certificate verify failed: $reason (sent alert $alert)")
     : >"$ND/error.log"
     begin "$name: every request a tls handshake error, \"$reason\", nginx got $alert"
