@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -33,6 +34,7 @@
 #include "report/live.h"
 #include "report/merge.h"
 #include "report/report.h"
+#include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/credentials.h"
 #include "tls13/trust.h"
@@ -410,6 +412,32 @@ struct target_result {
     struct report_info ri;
 };
 
+/* What a reported run's figures make of the exit status: 3 when a
+ * --fail-if threshold failed (the report says which); without any, 1 when
+ * no request got a response at all (one line on stderr says why), since a
+ * run that measured nothing must not pass a CI step. A run a signal ended
+ * before any request did has nothing to judge: 0, as its report says. */
+static int run_verdict(const struct shb_opts *o, const struct target_result *res, const char *who)
+{
+    const struct stats *s = &res->total;
+    if (o->nthresholds)
+        return thresholds_failed(&res->ri, s) ? 3 : 0;
+    uint64_t errors = stats_errors(s);
+    if (s->ok || (res->ri.interrupted && !errors && !s->in_flight))
+        return 0;
+    int top = 0;
+    for (int k = 1; k < ERR_KINDS; k++)
+        if (s->errors[k] > s->errors[top])
+            top = k;
+    if (errors)
+        fprintf(stderr, "shb: %sno request succeeded: all %" PRIu64 " ended in errors (%" PRIu64 " %s%s%s)\n", who,
+                errors, s->errors[top], err_kind_name((enum err_kind)top), s->why[top][0] ? ": " : "", s->why[top]);
+    else
+        fprintf(stderr, "shb: %sno request succeeded: %" PRIu64 " still in flight when the run ended\n", who,
+                s->in_flight);
+    return 1;
+}
+
 /* One target, start to end: its workers set up, started together, waited
  * for; their figures merged into res. who goes before its error messages
  * ("target b: " when there are several, else ""). */
@@ -447,8 +475,10 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .proxy_connect_len = e->connect_len,
             .host = t->url.host,
             .port = t->url.port,
+            .connected_to = a->via ? a->text : NULL,
             .head = strcmp(o->method, "HEAD") == 0,
             .keepalive = !o->disable_keepalive,
+            .tls_resume = o->tls_resume && (t->url.https || o->http3),
             .connections = (uint32_t)share(pl->conns, threads, i),
             .budget = pl->timed ? 0 : share(o->requests, threads, i),
             .timed = pl->timed,
@@ -561,6 +591,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         .connected_to = a->via ? a->text : NULL,
         .connected_via = a->via,
         .proxy = t->proxy ? t->proxy->url_text : NULL,
+        .thresholds = o->thresholds,
+        .nthresholds = o->nthresholds,
         .protocol = o->http3 ? "HTTP/3" : o->http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = pl->conns,
@@ -772,6 +804,9 @@ int main(int argc, char **argv)
             else
                 multi_report(&o, &m, &res);
             fflush(stdout);
+            int verdict = run_verdict(&o, &res, who);
+            if (verdict > rc)
+                rc = verdict;
 #ifdef SHB_TEST_KNOBS
             if (e.quic_knob)
                 print_quic_counters(&res.total);

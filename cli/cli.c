@@ -86,8 +86,6 @@ static bool is_token(const char *s, size_t len)
     return true;
 }
 
-/* ------------------------------------------------------------- durations */
-
 struct duration_unit {
     const char *name;
     uint64_t ns;
@@ -106,37 +104,100 @@ static const struct duration_unit *find_unit(const char *s, size_t len)
     return NULL;
 }
 
+/* ------------------------------------------------------------- numbers */
+
+/* How a scaled decimal fails (scaled_decimal). */
+enum scaled { SCALED_OK, SCALED_SYNTAX, SCALED_TOO_LARGE, SCALED_FRACTION };
+
+/* "12" or "2.5" (digits, at most one '.' with digits on both sides; at most
+ * 18 after it), the len bytes at s, times unit, in integer arithmetic: "1.5"
+ * seconds is exactly 1500000000 ns and "2.5" thousand exactly 2500, with no
+ * rounding anywhere. SCALED_FRACTION when the product is not a whole number
+ * ("1.5" ns, "1.0005" thousand). */
+static enum scaled scaled_decimal(const char *s, size_t len, uint64_t unit, uint64_t *out)
+{
+    uint64_t whole = 0, frac = 0, den = 1;
+    size_t i = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        if (__builtin_mul_overflow(whole, 10, &whole) || __builtin_add_overflow(whole, (uint64_t)(s[i] - '0'), &whole))
+            return SCALED_TOO_LARGE;
+    if (i == 0)
+        return SCALED_SYNTAX;
+    if (i < len && s[i] == '.') {
+        size_t from = ++i;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (i - from == 18) /* 10^18 is the largest power of ten den may reach */
+                return SCALED_SYNTAX;
+            frac = frac * 10 + (uint64_t)(s[i] - '0');
+            den *= 10;
+        }
+        if (i == from)
+            return SCALED_SYNTAX;
+    }
+    if (i != len)
+        return SCALED_SYNTAX;
+    uint64_t w;
+    unsigned __int128 f = (unsigned __int128)frac * unit;
+    if (__builtin_mul_overflow(whole, unit, &w))
+        return SCALED_TOO_LARGE;
+    if (f % den)
+        return SCALED_FRACTION;
+    if (__builtin_add_overflow(w, (uint64_t)(f / den), out))
+        return SCALED_TOO_LARGE;
+    return SCALED_OK;
+}
+
+/* Counts and rates take SI suffixes as wrk and oha users type them:
+ * 10k, 2.5k, 1M, 1G (decimal multiples: k is 1000). Returns the multiple
+ * and shortens *len by the suffix, or 1 when there is none. */
+static uint64_t si_suffix(const char *v, size_t *len)
+{
+    static const struct {
+        char c;
+        uint64_t times;
+    } suffixes[] = {{'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}};
+    for (size_t i = 0; *len > 1 && i < sizeof suffixes / sizeof suffixes[0]; i++)
+        if (v[*len - 1] == suffixes[i].c) {
+            (*len)--;
+            return suffixes[i].times;
+        }
+    return 1;
+}
+
+/* ------------------------------------------------------------- durations */
+
 /* NULL on success, otherwise why s is not a duration: the reason goes after
- * "invalid value 'X' for -z/--duration: ". Decimals ("1.5s") are refused so
- * that every accepted value is exact; "1500ms" says the same thing. */
+ * "invalid value 'X' for -z/--duration: ". Decimals are exact ("1.5s" is
+ * 1500000000 ns: scaled_decimal); one finer than a nanosecond is refused. */
 #define DURATION_ZERO "must be greater than zero"
 static const char *duration_problem(const char *s, uint64_t *ns)
 {
-    static const char *const syntax = "expected a duration like 10s, 1m30s or 500ms";
+    static const char *const syntax = "expected a duration like 10s, 1m30s, 1.5s or 500ms";
     uint64_t total = 0;
 
     if (!s || !*s)
         return syntax;
     while (*s) {
-        uint64_t n = 0;
-        const char *digits = s;
-        while (*s >= '0' && *s <= '9') {
-            if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*s - '0'), &n))
-                return "too large";
-            s++;
-        }
-        if (s == digits)
-            return syntax; /* "-1s", "s", "1.5s" after the 1, " 1s" */
+        const char *number = s;
+        s += strspn(s, "0123456789.");
+        if (s == number)
+            return syntax; /* "-1s", "s", " 1s" */
         const char *unit = s;
         while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
             s++;
         if (s == unit)
-            return syntax; /* bare number, or "1.5s" */
+            return syntax; /* a bare number, or "1m30" */
         const struct duration_unit *u = find_unit(unit, (size_t)(s - unit));
         if (!u)
             return "unknown unit (use h, m, s, ms, us or ns)";
-        uint64_t part;
-        if (__builtin_mul_overflow(n, u->ns, &part) || __builtin_add_overflow(total, part, &total))
+        uint64_t part = 0;
+        switch (scaled_decimal(number, (size_t)(unit - number), u->ns, &part)) {
+        case SCALED_OK: break;
+        case SCALED_SYNTAX: return syntax; /* ".5s", "1.s", "1.2.3s" */
+        case SCALED_TOO_LARGE: return "too large";
+        case SCALED_FRACTION: return "finer than a nanosecond";
+        }
+        if (__builtin_add_overflow(total, part, &total))
             return "too large";
     }
     if (total == 0)
@@ -399,6 +460,7 @@ enum opt_id {
     OPT_TLS13_CIPHERS,
     OPT_CIPHERS,
     OPT_CURVES,
+    OPT_TLS_RESUME,
     OPT_INSECURE,
     OPT_CACERT,
     OPT_HTTP2,
@@ -408,6 +470,7 @@ enum opt_id {
     OPT_JSON,
     OPT_HISTOGRAMS,
     OPT_HDR_LOG,
+    OPT_FAIL_IF,
     OPT_HELP,
     OPT_VERSION,
     OPT_COUNT
@@ -506,6 +569,12 @@ static const struct opt_spec opt_specs[] = {
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
               "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
       .complete = CLI_COMPLETE_FILE}},
+    {OPT_FAIL_IF, "--fail-if",
+     {.long_name = "fail-if", .value_name = "EXPR",
+      .help = "Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
+              "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). "
+              "The report says which held",
+      .repeatable = true}},
     {OPT_TLS_MAX, "--tls-max",
      {.long_name = "tls-max", .value_name = "VERSION",
       .help = "The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2",
@@ -529,6 +598,11 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "curves", .value_name = "LIST",
       .help = "The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
               "key share)"}},
+    {OPT_TLS_RESUME, "--tls-resume",
+     {.long_name = "tls-resume",
+      .help = "Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
+              "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and "
+              "resumed handshakes"}},
     {OPT_INSECURE, "-k/--insecure",
      {.short_name = 'k', .long_name = "insecure",
       .help = "Do not verify the server's certificate (the default; as curl, it also wins over --cacert)"}},
@@ -741,19 +815,25 @@ static void fail(struct parser *p, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A positive decimal integer no larger than max: no sign, no spaces, no
- * exponent. Each kind of mistake gets its own message. */
+/* A positive whole number no larger than max: decimal digits, or with an
+ * SI suffix (10k, 2.5k, 1M: si_suffix); no sign, no spaces, no exponent.
+ * Each kind of mistake gets its own message. */
 static bool parse_count(struct parser *p, const struct opt_spec *s, const char *v, uint64_t max, uint64_t *out)
 {
     uint64_t n = 0;
     bool overflow = false;
-    if (!*v || strspn(v, "0123456789") != strlen(v)) {
-        fail(p, "invalid value '%s' for %s: expected a positive integer", v, s->display);
+    size_t len = strlen(v);
+    uint64_t times = si_suffix(v, &len);
+    switch (scaled_decimal(v, len, times, &n)) {
+    case SCALED_OK: break;
+    case SCALED_SYNTAX:
+        fail(p, "invalid value '%s' for %s: expected a positive integer (e.g. 500, 10k, 1.5M)", v, s->display);
         return false;
+    case SCALED_FRACTION:
+        fail(p, "invalid value '%s' for %s: not a whole number", v, s->display);
+        return false;
+    case SCALED_TOO_LARGE: overflow = true; break;
     }
-    for (const char *c = v; *c; c++)
-        if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, (uint64_t)(*c - '0'), &n))
-            overflow = true;
     if (overflow || n > max) {
         fail(p, "invalid value '%s' for %s: too large (at most %llu)", v, s->display, (unsigned long long)max);
         return false;
@@ -869,26 +949,35 @@ static void add_header(struct parser *p, const struct opt_spec *s, const char *v
     o->headers[o->nheaders++] = (struct shb_header){name, value};
 }
 
-/* One rate of -q: a positive decimal number of requests per second ("2000",
- * "0.5"; not ".5" or "5.", so "10...20" is a typo, not 10 to 0.2), len bytes
- * at v. NULL when it is one, else what is wrong. */
-static const char *rate_problem(const char *v, size_t len, double *out)
+bool cli_decimal(const char *v, size_t len, double *out)
 {
     char buf[32];
     size_t digits = 0, dots = 0;
+    double times = (double)si_suffix(v, &len); /* 2.5k */
     for (size_t i = 0; i < len; i++) {
         if (v[i] == '.')
             dots++;
         else if (v[i] >= '0' && v[i] <= '9')
             digits++;
         else
-            return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+            return false;
     }
     if (digits == 0 || dots > 1 || len >= sizeof buf || v[0] == '.' || v[len - 1] == '.')
-        return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
+        return false;
     memcpy(buf, v, len);
     buf[len] = '\0';
-    double r = strtod(buf, NULL);
+    *out = strtod(buf, NULL) * times;
+    return true;
+}
+
+/* One rate of -q (cli_decimal: "2000", "0.5", "2.5k"; not ".5" or "5.", so
+ * "10...20" is a typo, not 10 to 0.2), len bytes at v. NULL when it is one,
+ * else what is wrong. */
+static const char *rate_problem(const char *v, size_t len, double *out)
+{
+    double r;
+    if (!cli_decimal(v, len, &r))
+        return "expected requests per second, e.g. 2000, or 1000..20000 to ramp";
     if (!(r > 0))
         return "a rate must be more than 0 requests per second";
     if (r > CLI_RATE_MAX)
@@ -1153,6 +1242,23 @@ static void add_override(struct parser *p, const struct opt_spec *s, const char 
         fail(p, "out of memory");
 }
 
+/* --fail-if: one more threshold (report/thresholds.h). */
+static void add_threshold(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    struct shb_opts *o = p->o;
+    char why[256];
+    struct threshold t;
+    void *grown = NULL;
+    if (threshold_parse(v, &t, why, sizeof why) < 0)
+        fail(p, "invalid value '%s' for %s: %s", v, s->display, why);
+    else if (!(grown = append_entry(o->thresholds, o->nthresholds, &t, sizeof t)))
+        fail(p, "out of memory");
+    else {
+        o->thresholds = grown;
+        o->nthresholds++;
+    }
+}
+
 /* The TLS choices (tls13/choice.h parses the lists). */
 static void set_tls(struct parser *p, const struct opt_spec *s, const char *v)
 {
@@ -1234,6 +1340,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_TLS13_CIPHERS:
     case OPT_CIPHERS:
     case OPT_CURVES: set_tls(p, s, v); break;
+    case OPT_TLS_RESUME: o->tls_resume = true; break;
     case OPT_INSECURE: o->insecure = true; break;
     case OPT_CACERT:
         if (!*v)
@@ -1255,6 +1362,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
+    case OPT_FAIL_IF: add_threshold(p, s, v); break;
     case OPT_HELP: p->help = true; break;
     case OPT_VERSION: p->version = true; break;
     case OPT_COUNT: break;
@@ -1443,6 +1551,8 @@ static void check_client_cert(struct parser *p)
         tls = tls || o->targets[i].url.https;
     if (o->cert && !tls)
         fail(p, "--cert needs an https:// URL (a client certificate is shown in the TLS handshake)");
+    else if (o->tls_resume && !tls)
+        fail(p, "--tls-resume needs an https:// URL (it resumes TLS sessions)");
 }
 
 /* --cacert verifies https servers: with none among the targets it would
@@ -2029,6 +2139,9 @@ void cli_free(struct shb_opts *o)
     free(o->bind);
     o->bind = NULL;
     o->nbind = 0;
+    free(o->thresholds);
+    o->thresholds = NULL;
+    o->nthresholds = 0;
     free(o->connect_to);
     o->connect_to = NULL;
     o->nconnect_to = 0;

@@ -13,6 +13,7 @@
 
 #include "cli/auth.h"
 #include "cli/override.h"
+#include "report/thresholds.h"
 #include "request.h"
 #include "tls13/choice.h"
 
@@ -82,10 +83,13 @@ struct shb_opts {
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
     struct tls_choice tls;       /* --tls-max, --tlsv1.2/--tlsv1.3, --tls13-ciphers, --ciphers, --curves */
+    bool tls_resume;             /* --tls-resume: each slot resumes with its newest session ticket */
     bool insecure;               /* -k/--insecure: trust every certificate (the default), even with --cacert */
     const char *cacert;          /* --cacert FILE (argv's): CA certificates (PEM) to verify servers against; NULL: none */
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
+    struct threshold *thresholds; /* --fail-if, in the order given; malloc'd */
+    size_t nthresholds;
     const char *cert;            /* --cert FILE (argv's): client certificate chain, PEM; NULL: none */
     const char *key;             /* --key FILE (argv's): its private key, PEM; NULL: in the --cert file */
     /* -x/--proxy URL, --proxy-user USER[:PASSWORD], --noproxy LIST (argv's;
@@ -112,6 +116,10 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
 /* "10s", "1m30s", "500ms", "2h", "1h2m3s4ms", bare digits are refused.
  * Returns 0 and *ns, or -1. Zero durations are refused. */
 int cli_parse_duration(const char *s, uint64_t *ns);
+/* A decimal number, len bytes at v: digits with at most one '.' inside
+ * them ("2000", "0.5"; not ".5" or "5."), and an SI suffix k/K, M or G
+ * (2.5k is 2500) as wrk and oha take. False when it is not one. */
+bool cli_decimal(const char *v, size_t len, double *out);
 
 /* http:// or https://, host name / IPv4 / [IPv6], optional :port, path+query
  * kept verbatim (a fragment is dropped). Returns 0, or -1 with err set. */

@@ -184,6 +184,13 @@ static const struct quic_rec_callbacks rec_cb;
 struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, const uint8_t entropy[QUIC_CONN_ENTROPY],
                                  const struct quic_conn_callbacks *cb, void *ctx, uint64_t now)
 {
+    return quic_conn_init_resume(mem, cfg, entropy, cb, ctx, now, NULL);
+}
+
+struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config *cfg,
+                                        const uint8_t entropy[QUIC_CONN_ENTROPY], const struct quic_conn_callbacks *cb,
+                                        void *ctx, uint64_t now, const struct tls13_resume *resume)
+{
     struct quic_conn *c = mem;
     size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
     struct quic_tparams tp;
@@ -264,6 +271,7 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
         .groups = cfg->tls ? cfg->tls->groups : NULL,
         .ngroups = cfg->tls ? cfg->tls->ngroups : 0,
         .cred = cfg->cred,
+        .resume = resume,
         .verifier = cfg->verifier,
     };
     if (c->tparams_len == 0 || tls13_hs_start(&c->hs, &hc, entropy + 2 * CID_LEN, &tls_cb, c) != 0)
@@ -1144,6 +1152,7 @@ const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c)
 
 const char *quic_conn_alpn(const struct quic_conn *c) { return tls13_hs_alpn(&c->hs); }
 void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out) { tls13_hs_negotiated(&c->hs, out); }
+bool quic_conn_resumed(const struct quic_conn *c) { return tls13_hs_resumed(&c->hs); }
 
 void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *reason)
 {

@@ -123,6 +123,7 @@ struct quic_conn_config {
 #define QUIC_FIRST_APP_PN_MAX ((UINT64_C(1) << 31) - 2)
 
 struct quic_conn;
+struct tls13_resume; /* tls13/handshake.h */
 
 /* Bytes of the block quic_conn_init takes for this config. */
 size_t quic_conn_size(const struct quic_conn_config *cfg);
@@ -133,6 +134,14 @@ size_t quic_conn_size(const struct quic_conn_config *cfg);
  * that cannot work. */
 struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, const uint8_t entropy[QUIC_CONN_ENTROPY],
                                  const struct quic_conn_callbacks *cb, void *ctx, uint64_t now);
+/* The same with --tls-resume's ticket to offer and ticket callback
+ * (tls13/handshake.h; copied, NULL for none). The NewSessionTicket comes in
+ * 1-RTT CRYPTO frames (RFC 9001 §4.1.3). */
+struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config *cfg,
+                                        const uint8_t entropy[QUIC_CONN_ENTROPY], const struct quic_conn_callbacks *cb,
+                                        void *ctx, uint64_t now, const struct tls13_resume *resume);
+/* The handshake resumed a session with a ticket's PSK (RFC 8446 §2.2). */
+bool quic_conn_resumed(const struct quic_conn *c);
 
 /* A datagram received (len bytes at dgram, modified in place). Packets are
  * processed, acknowledgements and losses handled; callbacks run from

@@ -27,11 +27,21 @@
 #include "report/hdr.h"
 #include "report/json.h"
 #include "report/report.h"
+#include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/conn.h"
 
 #define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
 #define NS_PER_SEC 1000000000ull
+
+/* A string the merged report shows only when every report has the same
+ * one: the address connected to, the proxy gone through. Reports that
+ * differ (or where one lacks it) leave it out, rather than claim for all
+ * what was true of some. */
+struct agreed {
+    char *text;  /* the common value; NULL: none (yet, or any more) */
+    bool differ; /* some report's value differs or is missing */
+};
 
 /* The first report's identity, what every other is checked against, and
  * the figures report_info takes from all of them. */
@@ -40,8 +50,8 @@ struct merged_run {
     char first_name[4096];      /* the first report's file (and [index] in an array) */
     unsigned extra_reports;     /* reports that merged reports among the input were made of, less one each */
     char *url, *protocol;       /* the first report's; several, joined, under --force */
-    char *connected_to;         /* connectedTo, when every report has the same one; else NULL */
-    bool connected_differ;      /* some report's connectedTo differs (or is missing): none is shown */
+    struct agreed connected_to; /* connectedTo (--connect-to, --resolve) */
+    struct agreed proxy;        /* proxy.url (-x, the environment) */
     bool paced;                 /* -q: the open model */
     bool ramp;
     unsigned threads, connections;
@@ -261,6 +271,21 @@ static int tls_number(const char *text, const char *(*name_of)(uint16_t))
     return v <= 0xffff && !errno && end == text + 6 && *end == '\0' ? (int)v : -1;
 }
 
+/* "handshakes" (--tls-resume): {"full": N, "resumed": M}, added across
+ * the reports by stats_merge. */
+static void get_handshakes(struct reader *rd, const struct json *h, struct stats *s)
+{
+    if (!h)
+        return;
+    if (h->type != JSON_OBJECT) {
+        bad(rd, "tls.handshakes is not an object");
+        return;
+    }
+    s->handshakes.full = get_u64(rd, h, "tls.handshakes.", "full");
+    s->handshakes.resumed = get_u64(rd, h, "tls.handshakes.", "resumed");
+    s->handshakes.on = true;
+}
+
 /* "tls": what the first handshake settled on, or null (none completed). */
 static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
 {
@@ -285,6 +310,7 @@ static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
     s->tls.group = (uint16_t)g;
     s->tls.fallback = fallback->type == JSON_TRUE;
     tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
+    get_handshakes(rd, json_get(t, "handshakes"), s);
 }
 
 static bool same_tls(const struct tls_negotiated *a, const struct tls_negotiated *b)
@@ -558,23 +584,31 @@ static char *joined(char *have, const char *add)
     return out;
 }
 
-/* connectedTo (--connect-to, --resolve): the merged report keeps it when
- * every report went to the same address, and shows none otherwise. False
- * when out of memory. */
-static bool merge_connected_to(struct merged_run *m, const char *to)
+/* One report's value (NULL: it has none) into a; first: the first report.
+ * False when out of memory. */
+static bool agree(struct agreed *a, const char *value, bool first)
 {
-    if (m->connected_differ)
+    if (a->differ)
         return true;
-    if (m->info.reports == 0) {
-        m->connected_to = to ? strdup(to) : NULL;
-        return !to || m->connected_to;
+    if (first) {
+        a->text = value ? strdup(value) : NULL;
+        return !value || a->text;
     }
-    if (!to || !m->connected_to || strcmp(to, m->connected_to) != 0) {
-        free(m->connected_to);
-        m->connected_to = NULL;
-        m->connected_differ = true;
+    if (!value || !a->text || strcmp(value, a->text) != 0) {
+        free(a->text);
+        a->text = NULL;
+        a->differ = true;
     }
     return true;
+}
+
+/* A string member of r (or of its object member outer), or NULL. */
+static const char *string_at(const struct json *r, const char *outer, const char *key)
+{
+    if (outer && !(r = json_get(r, outer)))
+        return NULL;
+    const struct json *v = json_get(r, key);
+    return v && v->type == JSON_STRING ? v->text : NULL;
 }
 
 /* One report (an object) into s, after checking it may join the others. */
@@ -596,8 +630,9 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         bad(rd, "url or protocol is missing");
         return;
     }
-    const struct json *to = json_get(r, "connectedTo");
-    if (!merge_connected_to(m, to && to->type == JSON_STRING ? to->text : NULL)) {
+    bool first = m->info.reports == 0;
+    if (!agree(&m->connected_to, string_at(r, NULL, "connectedTo"), first) ||
+        !agree(&m->proxy, string_at(r, "proxy", "url"), first)) {
         bad(rd, "out of memory");
         return;
     }
@@ -646,6 +681,9 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     s->bytes_sent = get_u64(rd, r, "", "bytesSent");
     s->in_flight = get_u64(rd, r, "", "inFlight");
     s->connections_opened = get_u64(rd, r, "", "connectionsOpened");
+    const struct json *proxy = json_get(r, "proxy");
+    if (proxy)
+        s->proxy_tunnels = get_u64(rd, proxy, "proxy.", "tunnels");
     get_warmup(rd, r, s, m);
     if (paced)
         get_pace(rd, r, s, m);
@@ -813,7 +851,7 @@ static int cmp_u32(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fputs("Usage: shb merge [-j [--histograms]] [--force] <FILE>...\n"
+    fputs("Usage: shb merge [-j [--histograms]] [--force] [--fail-if EXPR]... <FILE>...\n"
           "\n"
           "Merge shb JSON reports (shards of one run, or separate runs) into one report: counts summed,\n"
           "histograms added bucket by bucket (exact percentiles), rates over the union of their windows.\n"
@@ -826,8 +864,33 @@ static void usage(FILE *f)
           "  -j, --json        Print the merged report as JSON\n"
           "      --histograms  Put the merged histograms in the JSON, to merge it again\n"
           "      --force       Merge reports of different URLs or protocols\n"
+          "      --fail-if EXPR  Exit with status 3 when EXPR is true of the merged report, as shb --fail-if\n"
+          "                    (e.g. 'p99>250ms', 'errors>1%'; repeatable)\n"
           "  -h, --help        Print help\n",
           f);
+}
+
+/* --fail-if EXPR (or --fail-if=EXPR) at argv[*i]: one more of at most
+ * MERGE_THRESHOLDS. 0, or 2 with the one line said. */
+#define MERGE_THRESHOLDS 64
+static int merge_fail_if(int argc, char **argv, int *i, struct threshold *list, size_t *n, FILE *errf)
+{
+    const char *v = strncmp(argv[*i], "--fail-if=", 10) == 0 ? argv[*i] + 10 : *i + 1 < argc ? argv[++*i] : NULL;
+    char why[256];
+    if (!v) {
+        fputs("shb: merge: --fail-if needs an expression, e.g. --fail-if 'p99>250ms'\n", errf);
+        return 2;
+    }
+    if (*n == MERGE_THRESHOLDS) {
+        fprintf(errf, "shb: merge: more than %d --fail-if\n", MERGE_THRESHOLDS);
+        return 2;
+    }
+    if (threshold_parse(v, &list[*n], why, sizeof why) < 0) {
+        fprintf(errf, "shb: merge: invalid value '%s' for --fail-if: %s\n", v, why);
+        return 2;
+    }
+    ++*n;
+    return 0;
 }
 
 int merge_main(int argc, char **argv, FILE *out, FILE *errf)
@@ -836,6 +899,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     bool json = false, histograms = false;
     int nfiles = 0, rc = 0;
     bool options_done = false;
+    static struct threshold thresholds[MERGE_THRESHOLDS];
+    size_t nthresholds = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -848,6 +913,9 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             histograms = true;
         } else if (strcmp(a, "--force") == 0) {
             m.force = true;
+        } else if (strcmp(a, "--fail-if") == 0 || strncmp(a, "--fail-if=", 10) == 0) {
+            if (merge_fail_if(argc, argv, &i, thresholds, &nthresholds, errf) != 0)
+                return 2;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(out);
             return 0;
@@ -913,7 +981,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             m.rate.from = m.rate.to = m.info.rate_requested;
         struct report_info ri = {
             .url = m.url,
-            .connected_to = m.connected_to,
+            .connected_to = m.connected_to.text,
+            .proxy = m.proxy.text,
             .protocol = m.protocol,
             .threads = m.threads,
             .connections = m.connections,
@@ -927,12 +996,16 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .merged = &m.info,
             .interrupted = m.interrupted,
             .histograms = histograms,
+            .thresholds = thresholds,
+            .nthresholds = nthresholds,
         };
         if (json)
             report_json(out, &ri, &total);
         else
             report_text(out, &ri, &total);
         fflush(out);
+        if (thresholds_failed(&ri, &total))
+            rc = 3;
     }
     stats_free(&total);
     hist_free(&m.scratch);
@@ -942,7 +1015,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     free(files);
     free(m.url);
-    free(m.connected_to);
+    free(m.connected_to.text);
+    free(m.proxy.text);
     free(m.protocol);
     free(m.shards);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "h3.h"         /* h3_error_name */
 #include "report/hdr.h"        /* hdr_encode_base64 */
+#include "report/thresholds.h"
 #include "quic/frame.h" /* quic_transport_error_name */
 #include "tls13/conn.h" /* tls_alert_name */
 
@@ -176,6 +177,14 @@ static void text_tls(FILE *f, const struct stats *s)
     fputs(t->fallback ? " (TLS 1.2 fallback)\n" : "\n", f);
 }
 
+/* --tls-resume: "Handshakes:   4 full, 996 resumed". */
+static void text_handshakes(FILE *f, const struct stats *s)
+{
+    if (s->handshakes.on)
+        fprintf(f, "Handshakes:   %" PRIu64 " full, %" PRIu64 " resumed\n", s->handshakes.full,
+                s->handshakes.resumed);
+}
+
 static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
@@ -186,6 +195,7 @@ static void text_run(FILE *f, const struct report_info *ri, const struct stats *
         fprintf(f, "Proxy:        %s (%" PRIu64 " tunnels)\n", ri->proxy, s->proxy_tunnels);
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
     text_tls(f, s);
+    text_handshakes(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
     if (ri->shard_count > 1) /* not in the spec: only with --shard */
@@ -523,6 +533,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
         text_latency(f, "Service time", &s->pace.service);
     text_phases(f, s);
     text_timeline(f, ri, &s->timeline);
+    thresholds_text(f, ri, s);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -734,7 +745,11 @@ static void json_tls(FILE *f, const struct stats *s)
         json_string(f, t->alpn);
     else
         fputs("null", f);
-    fprintf(f, ", \"fallback\": %s},\n", t->fallback ? "true" : "false");
+    fprintf(f, ", \"fallback\": %s", t->fallback ? "true" : "false");
+    if (s->handshakes.on)
+        fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
+                s->handshakes.resumed);
+    fputs("},\n", f);
 }
 
 /* Only when a TLS alert ended some connection: "tlsAlerts": { "received
@@ -967,6 +982,33 @@ static void json_timeline(FILE *f, const struct report_info *ri, struct hdr_buf 
     hist_free(&scratch);
 }
 
+/* "thresholds": each --fail-if expression, the report's figure in the
+ * limit's terms (seconds for a latency, a percentage, a count, requests
+ * per second; null when no response was there to measure) and whether it
+ * failed. Absent without --fail-if. */
+static void json_thresholds(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    if (!ri->nthresholds)
+        return;
+    fputs(",\n  \"thresholds\": [", f);
+    for (size_t i = 0; i < ri->nthresholds; i++) {
+        const struct threshold *t = &ri->thresholds[i];
+        struct threshold_verdict v;
+        threshold_judge(t, ri, s, &v);
+        fputs(i ? ",\n    {\"expression\": " : "\n    {\"expression\": ", f);
+        json_string(f, t->text);
+        fputs(", \"value\": ", f);
+        if (v.no_data)
+            fputs("null", f);
+        else if (t->latency)
+            json_seconds(f, (uint64_t)v.value);
+        else
+            json_decimal(f, v.value, t->metric == TH_RPS ? RATE_PLACES : RATIO_PLACES);
+        fprintf(f, ", \"failed\": %s}", v.failed ? "true" : "false");
+    }
+    fputs("\n  ]", f);
+}
+
 void report_json_object(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fputs("{\n", f);
@@ -1020,6 +1062,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     }
     json_phases(f, enc, s);
     json_timeline(f, ri, enc, &s->timeline);
+    json_thresholds(f, ri, s);
     hdr_buf_free(&buf);
     fputs("\n", f);
     fputs("}", f);

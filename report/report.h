@@ -29,6 +29,8 @@ struct report_info {
     const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), or NULL */
     const char *connected_via; /* then which: "--connect-to" or "--resolve" */
     const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
+    const struct threshold *thresholds; /* --fail-if (report/thresholds.h), judged in the report */
+    size_t nthresholds;
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

@@ -18,7 +18,11 @@
 # h2load (ALPN h2) for each CxS of TLS_H2_CONFIGS, and handshakes per second:
 # `shb --disable-keepalive` beside `wrk -H 'Connection: close'`, one full
 # handshake per request (the server issues no session tickets), whose req/s
-# is the handshake rate. allcore is what users run: the spec's own
+# is the handshake rate; and session resumption against a server that
+# issues tickets (nginx's fourth port): `shb --disable-keepalive` (full
+# handshakes) beside `shb --disable-keepalive --tls-resume` (resumed ones),
+# handshakes per second and client CPU per handshake (h2load and wrk have
+# no way to resume, so shb is its own peer). allcore is what users run: the spec's own
 # comparison (HTTP/1.1 with 1,000 connections beside wrk and h2load --h1;
 # h2c 32x32 and 100x100 beside h2load) with -t = every CPU (ALL_THREADS,
 # default nproc) for every tool, and shb with -t 1 on the same configs
@@ -294,6 +298,7 @@ start_nginx test/servers/nginx-bench.conf.in bench || { echo "bench: nginx did n
 URL="http://127.0.0.1:$NGINX_PORT/"
 URL_H2="http://127.0.0.1:$NGINX_PORT2/"
 URL_TLS="https://127.0.0.1:$NGINX_PORT_TLS/"
+URL_TICKETS="https://127.0.0.1:$NGINX_PORT_TLS_TICKETS/"
 T=$LIB_TMP
 # lines: tool round reqs req/s cpu_seconds server_cpu_seconds cgroup_cpu_seconds
 # allowance_seconds (these two nan outside the bound section) busy_seconds
@@ -624,6 +629,11 @@ for round in $(seq 1 "$ROUNDS"); do
         # A full TLS 1.3 handshake per request: the req/s is handshakes/s.
         shb_round shb-hs "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TLS"
         wrk_round wrk-hs "$round" -H 'Connection: close' -d "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" "$URL_TLS"
+        # The same against a server that issues tickets: full handshakes,
+        # then resumed ones (--tls-resume).
+        shb_round shb-hs-full "$round" --disable-keepalive -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TICKETS"
+        shb_round shb-hs-resumed "$round" --disable-keepalive --tls-resume -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL_TICKETS"
+        jq -r '"  (resumed \(.tls.handshakes.resumed) of \(.tls.handshakes.full + .tls.handshakes.resumed) handshakes)"' "$T/out" 2>/dev/null || true
     fi
     if [ "$DO_PHASES" = 1 ]; then
         shb_round shb-fb "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
@@ -799,6 +809,15 @@ if [ "$DO_TLS" = 1 ]; then
     printf '  %-27s %14s %18s %20s\n' tool "handshakes/s" "CPU us/handshake" "nginx us/handshake"
     printf '  %-27s %14.0f %18.3f %20.3f\n' "shb --disable-keepalive" "$S_RPS" "$S_CPU" "$S_NGX" "wrk -H 'Connection: close'" "$W_RPS" "$W_CPU" "$W_NGX" 2>/dev/null
     printf '  %-27s %14s %18s %20s\n' "shb/wrk" "$(ratio "$S_RPS" "$W_RPS")" "$(ratio "$S_CPU" "$W_CPU")" "$(ratio "$S_NGX" "$W_NGX")"
+
+    F_RPS=$(median shb-hs-full 4); R_RPS=$(median shb-hs-resumed 4)
+    F_CPU=$(median shb-hs-full 6); R_CPU=$(median shb-hs-resumed 6)
+    F_NGX=$(median shb-hs-full 7); R_NGX=$(median shb-hs-resumed 7)
+    echo
+    echo "TLS 1.3 session resumption (nginx issuing tickets; one handshake per request): median of $ROUNDS rounds, -c $CONNECTIONS -t $THREADS, ${DURATION}s each"
+    printf '  %-27s %14s %18s %20s\n' row "handshakes/s" "CPU us/handshake" "nginx us/handshake"
+    printf '  %-27s %14.0f %18.3f %20.3f\n' "full handshakes" "$F_RPS" "$F_CPU" "$F_NGX" "resumed handshakes" "$R_RPS" "$R_CPU" "$R_NGX" 2>/dev/null
+    printf '  %-27s %14s %18s %20s\n' "resumed/full" "$(ratio "$R_RPS" "$F_RPS")" "$(ratio "$R_CPU" "$F_CPU")" "$(ratio "$R_NGX" "$F_NGX")"
 
     HS_RPS_MARK="n/a"
     HS_CPU_MARK="n/a"

@@ -133,6 +133,9 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->alerts_received[a] += src->alerts_received[a];
         dst->alerts_sent[a] += src->alerts_sent[a];
     }
+    dst->handshakes.on |= src->handshakes.on;
+    dst->handshakes.full += src->handshakes.full;
+    dst->handshakes.resumed += src->handshakes.resumed;
     /* One run's workers: the first handshake's answer stands. */
     if (dst->tls.version == 0)
         dst->tls = src->tls;
@@ -173,39 +176,6 @@ void stats_why(struct stats *s, enum err_kind kind, const char *what, const char
         return; /* a hint replaces a plain message: it says more */
     snprintf(s->why[kind], ERR_WHY_MAX, "%s%s", what ? what : "", detail ? detail : "");
     s->why_hint[kind] = hint;
-}
-
-const char *err_kind_name(enum err_kind k)
-{
-    switch (k) {
-    case ERR_CONNECT:
-        return "connect";
-    case ERR_CONNECT_TIMEOUT:
-        return "connect timeout";
-    case ERR_TLS_HANDSHAKE:
-        return "tls handshake";
-    case ERR_NO_PORT:
-        return "no local port";
-    case ERR_PROXY:
-        return "proxy";
-    case ERR_RESET:
-        return "reset";
-    case ERR_CLOSED:
-        return "closed";
-    case ERR_PROTOCOL:
-        return "protocol";
-    case ERR_TLS:
-        return "tls";
-    case ERR_TIMEOUT:
-        return "timeout";
-    case ERR_STREAM_RESET:
-        return "stream reset";
-    case ERR_REFUSED:
-        return "refused";
-    case ERR_KINDS:
-        break;
-    }
-    return "unknown";
 }
 
 void stats_quic_close(struct stats *s, bool by_server, bool app, uint64_t code, uint64_t n)

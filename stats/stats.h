@@ -82,6 +82,12 @@ struct stats {
      * disagree, so no one answer is shown. */
     struct tls_negotiated tls;
     bool tls_mixed;
+    /* --tls-resume (on): completed handshakes, full and resumed (RFC 8446
+     * §2.2), over the whole run. */
+    struct tls_handshakes {
+        bool on;
+        uint64_t full, resumed;
+    } handshakes;
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
     struct timeline timeline;       /* the measured window, second by second */

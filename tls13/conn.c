@@ -108,10 +108,17 @@ static const struct tls13_hs_callbacks callbacks = { .emit = on_emit, .secret = 
 struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
                                bool tls12)
 {
+    return tls_conn_init_resume(mem, cfg, entropy, tls12, NULL, NULL);
+}
+
+struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
+                                      const uint8_t entropy[TLS13_ENTROPY_LEN], bool tls12,
+                                      const struct tls13_resume *resume, const br_ssl_session_parameters *session12)
+{
     struct tls_conn *t = mem;
     t->tls12 = tls12;
     if (tls12) {
-        tls12_init(&t->v12, cfg, entropy, TLS13_ENTROPY_LEN);
+        tls12_init_resume(&t->v12, cfg, entropy, TLS13_ENTROPY_LEN, session12);
         return t;
     }
     t->state = ST_HANDSHAKE;
@@ -134,6 +141,7 @@ struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const ui
         .ngroups = ch ? ch->ngroups : 0,
         .tls13_only = ch && ch->min_version == TLS_VERSION_13,
         .cred = cfg->cred,
+        .resume = resume,
         .verifier = cfg->verifier,
     };
     int rc = tls13_hs_start(&t->hs, &hc, entropy, &callbacks, t);
@@ -353,6 +361,13 @@ int tls_conn_recv(struct tls_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, voi
 bool tls_conn_ready(const struct tls_conn *t) { return t->tls12 ? tls12_ready(&t->v12) : t->state == ST_READY; }
 
 const char *tls_conn_alpn(const struct tls_conn *t) { return t->tls12 ? tls12_alpn(&t->v12) : tls13_hs_alpn(&t->hs); }
+
+bool tls_conn_resumed(const struct tls_conn *t) { return t->tls12 ? t->v12.resumed : tls13_hs_resumed(&t->hs); }
+
+bool tls_conn_session12(const struct tls_conn *t, br_ssl_session_parameters *out)
+{
+    return t->tls12 && tls12_session(&t->v12, out);
+}
 
 int tls_conn_alert(const struct tls_conn *t) { return t->tls12 ? tls12_alert(&t->v12) : t->alert; }
 

@@ -58,6 +58,22 @@ size_t tls_conn_size(void);
  * cfg->verifier is set). */
 struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
                                bool tls12);
+/* The same with --tls-resume: for the 1.3 engine the ticket to offer and
+ * the ticket callback (tls13/handshake.h; copied, NULL for none), for the
+ * 1.2 engine a session to resume by its id (tls_conn_session12; NULL for
+ * none). */
+struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
+                                      const uint8_t entropy[TLS13_ENTROPY_LEN], bool tls12,
+                                      const struct tls13_resume *resume, const br_ssl_session_parameters *session12);
+
+/* The 1.2 engine's completed handshake: its session (id and master
+ * secret), to resume on a later connection. False for the 1.3 engine, or
+ * a server that gave the session no id. */
+bool tls_conn_session12(const struct tls_conn *t, br_ssl_session_parameters *out);
+
+/* The completed handshake resumed a session (RFC 8446 §2.2, or an
+ * abbreviated TLS 1.2 one). */
+bool tls_conn_resumed(const struct tls_conn *t);
 
 /* Feeds ciphertext. p is writable: whole records found in it are decrypted in
  * place (no copy); a record split across calls is gathered first (the 1.2

@@ -17,9 +17,18 @@
  *            resumable walker; certificates are verified only with
  *            --cacert, each entry going to the caller's X.509 verifier as
  *            it passes; the server's Finished is always verified);
- *   SKIP     NewSessionTicket: post-handshake, ignored at any size.
+ *   SKIP     NewSessionTicket without --tls-resume (cfg.resume.on_ticket):
+ *            post-handshake, ignored at any size; with it, collected and
+ *            handed out with its PSK unless longer than msg.
  * Which message may come in which state, and at which epoch, is the table
- * `rules` below (RFC 8446 §2 Figure 1 without PSK).
+ * `rules` below (RFC 8446 §2 Figure 1; a resumed handshake, §2.2, goes from
+ * EncryptedExtensions straight to Finished).
+ *
+ * Resumption (cfg.resume). A ticket that suits the handshake is offered in
+ * ClientHello as psk_dhe_ke (§4.2.9) with pre_shared_key last (§4.2.11);
+ * the Early Secret then comes from its PSK, made at start so the binder can
+ * be computed. A ServerHello that selects it keeps that Early Secret; one
+ * without pre_shared_key is a full handshake.
  *
  * Output. ClientHellos are built in msg (free at that moment: at start, and
  * after the HRR's cookie is copied out), then hashed and emitted. The client
@@ -37,6 +46,7 @@
 #include "tls13/handshake.h"
 #include "tls13/handshake_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "tls13/credentials.h"
@@ -76,6 +86,9 @@ enum {
     EXT_ALPN = 16,
     EXT_SUPPORTED_VERSIONS = 43,
     EXT_COOKIE = 44,
+    EXT_PRE_SHARED_KEY = 41,
+    EXT_EARLY_DATA = 42,
+    EXT_PSK_KEY_EXCHANGE_MODES = 45,
     EXT_KEY_SHARE = 51,
     EXT_QUIC_TRANSPORT_PARAMETERS = 57,
 };
@@ -108,6 +121,9 @@ enum hs_state {
 };
 
 enum msg_mode { MODE_COLLECT, MODE_STREAM, MODE_SKIP };
+
+/* hs->psk: where our ticket's PSK stands. */
+enum { PSK_NONE, PSK_OFFERED, PSK_ACCEPTED };
 
 /* State → the epoch its messages must arrive in and the message types it
  * accepts (RFC 8446 §2 Figure 1, full handshake without PSK; §4.6 for the
@@ -516,6 +532,7 @@ static int fail(struct tls13_hs *hs, int err)
     hs->err = err;
     hs->state = ST_FAILED;
     tls13_wipe(&hs->ks, sizeof hs->ks);
+    tls13_wipe(hs->res_master, sizeof hs->res_master);
     tls13_wipe(hs->entropy, sizeof hs->entropy);
     return err;
 }
@@ -534,6 +551,8 @@ static int ext_offered(const struct tls13_hs *hs, uint16_t type)
         return hs->cfg.alpn_len > 0;
     case EXT_QUIC_TRANSPORT_PARAMETERS:
         return hs->cfg.quic;
+    case EXT_PRE_SHARED_KEY:
+        return hs->psk != PSK_NONE;
     case EXT_SUPPORTED_GROUPS:
     case EXT_SIGNATURE_ALGORITHMS:
     case EXT_SUPPORTED_VERSIONS:
@@ -565,9 +584,13 @@ static int ext_check(const struct tls13_hs *hs, uint16_t type, uint8_t where)
  * and the cookie). Extensions, in this order: server_name (RFC 6066 §3),
  * supported_groups (§4.2.7), signature_algorithms (§4.2.3), ALPN (RFC 7301),
  * supported_versions (§4.2.1: 1.3 only), cookie (§4.2.2, ClientHello2 only),
- * key_share (§4.2.8: one share), quic_transport_parameters (RFC 9001 §8.2).
- * No GREASE, no PSK, no padding: the bytes depend on entropy and cfg only.
- * Returns the length, or 0 if it does not fit. */
+ * key_share (§4.2.8: one share), quic_transport_parameters (RFC 9001 §8.2),
+ * and with a ticket psk_key_exchange_modes and pre_shared_key (put_psk).
+ * No GREASE, no padding: the bytes depend on entropy, cfg and the ticket
+ * only. Returns the length, or 0 if it does not fit. */
+static size_t put_psk(struct tls13_hs *hs, struct wbuf *w);
+static void fill_binder(struct tls13_hs *hs, uint8_t *ch, size_t len);
+
 static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t kx_len)
 {
     struct wbuf w = {hs->msg, 0, sizeof hs->msg, 0};
@@ -657,9 +680,68 @@ static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t 
         close_vec(&w, e, 2);
     }
 
+    if (hs->psk == PSK_OFFERED)
+        put_psk(hs, &w);
+
     close_vec(&w, exts, 2);
     close_vec(&w, body, 3);
-    return w.overflow ? 0 : w.len;
+    if (w.overflow)
+        return 0;
+    if (hs->psk == PSK_OFFERED)
+        fill_binder(hs, w.buf, w.len);
+    return w.len;
+}
+
+/* psk_key_exchange_modes (§4.2.9): psk_dhe_ke only, so the server still
+ * makes a key share (forward secrecy, and the same (EC)DHE cost a full
+ * handshake has). Then pre_shared_key, which "MUST be the last extension
+ * in the ClientHello" (§4.2.11): one identity, the ticket, with
+ * obfuscated_ticket_age = age in ms + ticket_age_add mod 2^32 (§4.2.11.1),
+ * and a binder of Hash.length zeros, filled in by fill_binder once the
+ * lengths before it are final. */
+static size_t put_psk(struct tls13_hs *hs, struct wbuf *w)
+{
+    const struct tls13_ticket *t = hs->resume.ticket;
+    uint32_t age = hs->resume.ticket_age_ms + t->age_add;
+    size_t e, l, hlen = tls13_hash_len(hs->ks.hash);
+    static const uint8_t zeros[TLS13_MAX_HASH];
+
+    put_u16(w, EXT_PSK_KEY_EXCHANGE_MODES);
+    put_u16(w, 2);
+    put_u8(w, 1);
+    put_u8(w, 1); /* psk_dhe_ke */
+    put_u16(w, EXT_PRE_SHARED_KEY);
+    e = open_vec(w, 2);
+    l = open_vec(w, 2); /* identities */
+    put_u16(w, t->ticket_len);
+    put(w, t->ticket, t->ticket_len);
+    put_u16(w, age >> 16);
+    put_u16(w, age & 0xffff);
+    close_vec(w, l, 2);
+    l = open_vec(w, 2); /* binders */
+    put_u8(w, (unsigned)hlen);
+    put(w, zeros, hlen);
+    close_vec(w, l, 2);
+    close_vec(w, e, 2);
+    return w->len;
+}
+
+/* §4.2.11.2: the binder is an HMAC over the transcript up to and including
+ * the ClientHello "truncated" before its binders list (whose lengths are
+ * already counted in the ClientHello's), i.e. without its last 2 + 1 +
+ * Hash.length bytes; after a HelloRetryRequest the transcript holds
+ * message_hash(ClientHello1) and the HRR first (§4.4.1). A copy of the
+ * running transcript takes the truncated bytes; the real one takes the
+ * whole ClientHello when it is sent. */
+static void fill_binder(struct tls13_hs *hs, uint8_t *ch, size_t len)
+{
+    size_t hlen = tls13_hash_len(hs->ks.hash);
+    struct tls13_transcript t = hs->transcript;
+    uint8_t thash[TLS13_MAX_HASH];
+
+    tls13_transcript_update(&t, ch, len - (2 + 1 + hlen));
+    tls13_transcript_hash(&t, hs->ks.hash, thash);
+    tls13_ks_binder(&hs->ks, thash, ch + len - hlen);
 }
 
 /* Hashes and emits a ClientHello at INITIAL. */
@@ -706,6 +788,47 @@ static int choice_ok(struct tls13_hs_config *cfg)
     return 1;
 }
 
+/* Can this handshake offer the ticket? §4.6.1: a ticket is used only for
+ * the SNI it was made under and within its lifetime (the caller's clock
+ * says how old it is); §4.2.11: only with a suite of the PSK's hash. */
+static const struct tls13_suite *ticket_suits(const struct tls13_hs *hs)
+{
+    const struct tls13_ticket *t = hs->resume.ticket;
+    const struct tls13_suite *s = t ? tls13_suite_find(t->suite) : NULL;
+
+    if (!s || t->ticket_len == 0 || t->ticket_len > TLS13_TICKET_MAX || t->lifetime_s == 0 ||
+        hs->resume.ticket_age_ms / 1000 >= t->lifetime_s ||
+        strncmp(t->server_name, hs->cfg.server_name ? hs->cfg.server_name : "", sizeof t->server_name) != 0)
+        return NULL;
+    for (size_t i = 0; i < hs->cfg.nsuites; i++)
+        if (tls13_suite_find(hs->cfg.suites[i])->hash == s->hash)
+            return s;
+    return NULL;
+}
+
+/* Offers the ticket if it suits: the Early Secret from its PSK (for the
+ * binder), and its suite moved first, or failing that one of its hash
+ * (§4.2.11: the server must pick a suite of the PSK's hash to accept it). */
+static void psk_offer(struct tls13_hs *hs)
+{
+    const struct tls13_suite *s = ticket_suits(hs);
+    size_t first = 0, n = hs->cfg.nsuites;
+
+    if (!s)
+        return;
+    while (first < n && hs->cfg.suites[first] != s->id)
+        first++;
+    for (first = first < n ? first : 0; tls13_suite_find(hs->cfg.suites[first])->hash != s->hash;)
+        first++; /* ticket_suits found one */
+    hs->suites_psk[0] = hs->cfg.suites[first];
+    for (size_t i = 0, k = 1; i < n; i++)
+        if (i != first)
+            hs->suites_psk[k++] = hs->cfg.suites[i];
+    hs->cfg.suites = hs->suites_psk;
+    tls13_ks_init_psk(&hs->ks, s->hash, hs->resume.ticket->psk, tls13_hash_len(s->hash));
+    hs->psk = PSK_OFFERED;
+}
+
 static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const uint8_t *entropy,
                    const struct tls13_hs_callbacks *cb, void *ctx)
 {
@@ -732,6 +855,8 @@ static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
         return fail(hs, E_INTERNAL);
     if (cfg->quic && cfg->quic_params_len > 0 && (cfg->quic_params == NULL || cfg->quic_params_len > 2048))
         return fail(hs, E_INTERNAL);
+    if (cfg->resume)
+        hs->resume = *cfg->resume;
     return 0;
 }
 
@@ -744,10 +869,17 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
 
     if ((r = hs_init(hs, cfg, entropy, cb, ctx)) < 0)
         return r;
+    psk_offer(hs);
     kx_len = group_public(hs, hs->group, kx);
     n = build_client_hello(hs, kx, kx_len);
     /* ClientHello2 may add a cookie and a P-384 share: make sure now that
-     * it would fit, so a HelloRetryRequest cannot fail for our own sake. */
+     * it would fit, so a HelloRetryRequest cannot fail for our own sake. A
+     * ticket that leaves no room for that is not offered. */
+    if (hs->psk && (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)) {
+        hs->psk = PSK_NONE;
+        tls13_wipe(&hs->ks, sizeof hs->ks);
+        n = build_client_hello(hs, kx, kx_len);
+    }
     if (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)
         return fail(hs, E_INTERNAL);
     send_client_hello(hs, hs->msg, n);
@@ -780,6 +912,29 @@ void tls13_hs_test_client_hello2(struct tls13_hs *hs, const uint8_t *ch2, size_t
 
 /* ------------------------------------------------------------------ */
 /* ServerHello and HelloRetryRequest (§4.1.3, §4.1.4). */
+
+/* The ServerHello's pre_shared_key (§4.2.11): uint16 selected_identity.
+ * ext_check let it through only if we offered a PSK. "Clients MUST verify
+ * that the server's selected_identity is within the range supplied by the
+ * client, that the server selected a cipher suite indicating a Hash
+ * associated with the PSK, and that a server "key_share" extension is
+ * present if required by the ClientHello "psk_key_exchange_modes"
+ * extension. If these values are not consistent, the client MUST abort
+ * the handshake with an "illegal_parameter" alert." (The key_share is
+ * required in any case: on_server_hello checks it next.) */
+static int on_psk_selected(struct tls13_hs *hs, const struct tls13_suite *suite, const uint8_t *p,
+                           const uint8_t *end)
+{
+    uint16_t id;
+    int r;
+
+    if ((r = get_u16(&p, end, &id)) < 0 || (r = expect_end(p, end)) < 0)
+        return r;
+    if (id != 0 || suite->hash != hs->ks.hash)
+        return E_ILLEGAL_PARAM;
+    hs->psk = PSK_ACCEPTED;
+    return 0;
+}
 
 static int on_hello_retry(struct tls13_hs *hs, const struct tls13_suite *suite, const uint8_t *ks,
                           const uint8_t *ks_end, const uint8_t *cookie, const uint8_t *cookie_end)
@@ -823,6 +978,14 @@ static int on_hello_retry(struct tls13_hs *hs, const struct tls13_suite *suite, 
     hs->suite_id = suite->id;
     hs->group = group;
     hs->hrr_done = 1;
+    /* §4.1.4: ClientHello2 keeps the PSK (with a binder over the new
+     * transcript) only if the HRR's suite has its hash; §4.2.11: the client
+     * "SHOULD NOT offer any pre-shared keys associated with a hash other
+     * than that of the selected cipher suite". */
+    if (hs->psk && suite->hash != hs->ks.hash) {
+        hs->psk = PSK_NONE;
+        tls13_wipe(&hs->ks, sizeof hs->ks);
+    }
     hs->state = ST_WAIT_SH2;
     tls13_transcript_hrr_reset(&hs->transcript, suite->hash);
     tls13_transcript_update(&hs->transcript, hs->hdr, 4);
@@ -845,6 +1008,7 @@ static int on_server_hello(struct tls13_hs *hs)
     const uint8_t *p = hs->msg, *end = p + hs->msg_len;
     const uint8_t *random, *sid, *sid_end, *exts = NULL, *exts_end = NULL;
     const uint8_t *sv = NULL, *sv_end = NULL, *ks = NULL, *ks_end = NULL, *cookie = NULL, *cookie_end = NULL;
+    const uint8_t *pk = NULL, *pk_end = NULL;
     const struct tls13_suite *suite;
     uint16_t legacy_version, suite_id, type;
     uint8_t comp;
@@ -942,10 +1106,15 @@ static int on_server_hello(struct tls13_hs *hs)
         } else if (type == EXT_COOKIE) {
             cookie = d;
             cookie_end = d_end;
+        } else if (type == EXT_PRE_SHARED_KEY) {
+            pk = d;
+            pk_end = d_end;
         }
     }
     if (hrr)
         return on_hello_retry(hs, suite, ks, ks_end, cookie, cookie_end);
+    if (pk && (r = on_psk_selected(hs, suite, pk, pk_end)) < 0)
+        return r;
 
     /* Without PSK, key_share is the only way to keys (§4.1.3 "Current
      * ServerHello messages additionally contain either the pre_shared_key
@@ -975,7 +1144,8 @@ static int on_server_hello(struct tls13_hs *hs)
         tls13_transcript_update(&hs->transcript, hs->msg, hs->msg_len);
         tls13_transcript_select(&hs->transcript, suite->hash);
         tls13_transcript_hash(&hs->transcript, suite->hash, thash);
-        tls13_ks_init(&hs->ks, suite->hash);
+        if (hs->psk != PSK_ACCEPTED) /* a full handshake: the ticket's Early Secret goes */
+            tls13_ks_init(&hs->ks, suite->hash);
         tls13_ks_handshake(&hs->ks, dhe, (size_t)dhe_len, thash);
         tls13_wipe(dhe, sizeof dhe);
         tls13_wipe(hs->entropy + ENT_X25519, ENT_KEYS_LEN); /* the private keys have served */
@@ -1050,7 +1220,11 @@ static int on_encrypted_extensions(struct tls13_hs *hs)
     }
     tls13_transcript_update(&hs->transcript, hs->hdr, 4);
     tls13_transcript_update(&hs->transcript, hs->msg, hs->msg_len);
-    hs->state = ST_WAIT_CERT_CR;
+    /* §2.2: a resumed handshake authenticates with the PSK: no
+     * Certificate, CertificateRequest or CertificateVerify (§4.3.2: "Servers
+     * which are authenticating with a resumption PSK MUST NOT send the
+     * CertificateRequest message in the main handshake"). */
+    hs->state = hs->psk == PSK_ACCEPTED ? ST_WAIT_FINISHED : ST_WAIT_CERT_CR;
     return 0;
 }
 
@@ -1302,6 +1476,12 @@ static int on_finished(struct tls13_hs *hs)
     be24(hs->msg + n + 1, hlen);
     tls13_finished(s->hash, hs->ks.client_hs, thash, hs->msg + n + 4);
     tls13_transcript_update(&hs->transcript, hs->msg + n, 4 + hlen);
+    if (hs->resume.on_ticket) {
+        /* §7.1: resumption_master_secret hashes ClientHello .. client
+         * Finished; every NewSessionTicket's PSK comes from it. */
+        tls13_transcript_hash(&hs->transcript, s->hash, thash);
+        tls13_ks_resumption(&hs->ks, thash, hs->res_master);
+    }
     n += 4 + hlen;
     /* Order matters to the TCP glue: our Finished goes out under the
      * handshake key, so it is emitted before the application write secret
@@ -1369,6 +1549,81 @@ int tls13_hs_key_update(struct tls13_hs *hs)
 
 const char *tls13_hs_alpn(const struct tls13_hs *hs) { return (const char *)hs->alpn; }
 
+bool tls13_hs_resumed(const struct tls13_hs *hs) { return hs->psk == PSK_ACCEPTED; }
+
+/* ------------------------------------------------------------------ */
+/* NewSessionTicket (§4.6.1), with --tls-resume:
+ *   uint32 ticket_lifetime; uint32 ticket_age_add;
+ *   opaque ticket_nonce<0..255>; opaque ticket<1..2^16-1>;
+ *   Extension extensions<0..2^16-2>;
+ * handed out with its PSK = HKDF-Expand-Label(resumption_master_secret,
+ * "resumption", ticket_nonce, Hash.length). A ticket too long to keep or
+ * with a zero lifetime ("the ticket should be discarded immediately") is
+ * checked and dropped. */
+static int get_u32(const uint8_t **p, const uint8_t *end, uint32_t *v)
+{
+    uint16_t hi, lo;
+    int r;
+    if ((r = get_u16(p, end, &hi)) < 0 || (r = get_u16(p, end, &lo)) < 0)
+        return r;
+    *v = (uint32_t)hi << 16 | lo;
+    return 0;
+}
+
+static int on_new_session_ticket(struct tls13_hs *hs)
+{
+    const uint8_t *p = hs->msg, *end = p + hs->msg_len, *nonce, *nonce_end, *tk, *tk_end, *exts, *exts_end;
+    const uint8_t *d, *d_end;
+    uint32_t lifetime, age_add, max_early = 0;
+    struct ext_iter it;
+    uint16_t type;
+    int r;
+
+    if ((r = get_u32(&p, end, &lifetime)) < 0 || (r = get_u32(&p, end, &age_add)) < 0 ||
+        (r = get_vec(&p, end, 1, &nonce, &nonce_end)) < 0 || (r = get_vec(&p, end, 2, &tk, &tk_end)) < 0 ||
+        (r = get_vec(&p, end, 2, &exts, &exts_end)) < 0 || (r = expect_end(p, end)) < 0)
+        return r;
+    if (tk == tk_end)
+        return E_DECODE; /* ticket<1..2^16-1> */
+    it = (struct ext_iter){exts, exts, exts_end};
+    while ((r = ext_next(&it, &type, &d, &d_end)) != 0) {
+        if (r < 0)
+            return r;
+        /* §4.2's table (not the request/response rule: a ticket's
+         * extensions answer nothing). */
+        for (size_t i = 0; i < sizeof ext_rules / sizeof ext_rules[0]; i++)
+            if (ext_rules[i].type == type && !(ext_rules[i].where & M_NST))
+                return E_ILLEGAL_PARAM;
+        /* §4.2.10: in NewSessionTicket, early_data is uint32 max_early_data_size. */
+        if (type == EXT_EARLY_DATA && ((r = get_u32(&d, d_end, &max_early)) < 0 || (r = expect_end(d, d_end)) < 0))
+            return r;
+    }
+    if (lifetime == 0 || (size_t)(tk_end - tk) > TLS13_TICKET_MAX)
+        return 0;
+
+    struct tls13_ticket t;
+    size_t n;
+    memset(&t, 0, offsetof(struct tls13_ticket, ticket));
+    /* §4.6.1: "Servers MUST NOT use any value greater than 604800 seconds
+     * (7 days)" and "Clients MUST NOT cache tickets for longer than 7 days". */
+    t.lifetime_s = lifetime < 604800 ? lifetime : 604800;
+    t.age_add = age_add;
+    t.max_early_data = max_early;
+    t.suite = hs->suite_id;
+    t.ticket_len = (uint16_t)(tk_end - tk);
+    memcpy(t.ticket, tk, t.ticket_len);
+    tls13_ticket_psk(hs->suite->hash, hs->res_master, nonce, (size_t)(nonce_end - nonce), t.psk);
+    n = hs->cfg.server_name ? strlen(hs->cfg.server_name) : 0; /* at most 255: hs_init */
+    memcpy(t.server_name, hs->cfg.server_name ? hs->cfg.server_name : "", n);
+    t.server_name[n] = 0;
+    for (n = 0; hs->alpn[n] && n + 1 < sizeof t.alpn; n++)
+        t.alpn[n] = (char)hs->alpn[n];
+    t.alpn[n] = 0;
+    hs->resume.on_ticket(hs->resume.ctx, &t);
+    tls13_wipe(t.psk, sizeof t.psk);
+    return 0;
+}
+
 void tls13_hs_negotiated(const struct tls13_hs *hs, struct tls_negotiated *out)
 {
     out->version = TLS_VERSION_13;
@@ -1429,7 +1684,7 @@ static int begin_message(struct tls13_hs *hs)
         tls13_transcript_update(&hs->transcript, hs->hdr, 4);
         break;
     default: /* HT_NEW_SESSION_TICKET: post-handshake, not in any transcript */
-        hs->msg_mode = MODE_SKIP;
+        hs->msg_mode = hs->resume.on_ticket && len <= sizeof hs->msg ? MODE_COLLECT : MODE_SKIP;
         break;
     }
     return 0;
@@ -1537,8 +1792,8 @@ static int end_message(struct tls13_hs *hs)
         return on_finished(hs);
     case HT_KEY_UPDATE:
         return on_key_update(hs);
-    default: /* NewSessionTicket (§4.6.1): no resumption here, ignored */
-        return 0;
+    default: /* NewSessionTicket (§4.6.1): kept only with --tls-resume */
+        return hs->msg_mode == MODE_COLLECT ? on_new_session_ticket(hs) : 0;
     }
 }
 

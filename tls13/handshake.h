@@ -34,6 +34,38 @@ enum tls13_epoch {
 struct tls13_credential; /* tls13/credentials.h */
 struct tls13_verifier;   /* tls13/verify.h */
 
+/* A session ticket from NewSessionTicket (RFC 8446 §4.6.1) with its PSK
+ * already derived, and what it was made under. The engine hands one out
+ * (tls13_resume.on_ticket) and offers one (tls13_resume.ticket); keeping it
+ * is the caller's business. Room for what the next step (0-RTT) needs:
+ * max_early_data and the ALPN, to which QUIC adds the server's transport
+ * parameters (RFC 9000 §7.4.1) in the caller's record around this one. */
+#define TLS13_TICKET_MAX 2048 /* a longer ticket is not kept */
+struct tls13_ticket {
+    uint32_t lifetime_s;       /* ticket_lifetime, at most 604800 (§4.6.1) */
+    uint32_t age_add;          /* ticket_age_add */
+    uint32_t max_early_data;   /* early_data's max_early_data_size (§4.2.10); 0: no 0-RTT */
+    uint16_t suite;            /* the suite of the handshake that made it: the PSK's hash is its */
+    uint16_t ticket_len;       /* 1..TLS13_TICKET_MAX */
+    uint8_t psk[TLS13_MAX_HASH];
+    uint8_t ticket[TLS13_TICKET_MAX];
+    char server_name[256];     /* the SNI it was made under, "" for none */
+    char alpn[TLS_ALPN_NAME_MAX]; /* the ALPN selected then, "" for none */
+};
+
+/* --tls-resume, per handshake. ticket (kept by the caller until the
+ * handshake is done) is offered when it suits this handshake: made under
+ * the same SNI, a suite of the same hash offered, and ticket_age_ms (from
+ * the caller's clock: the engine reads none) within its lifetime.
+ * on_ticket, if set, receives each NewSessionTicket (the struct lives for
+ * the call only); without it NewSessionTicket is skipped unread. */
+struct tls13_resume {
+    const struct tls13_ticket *ticket;
+    uint32_t ticket_age_ms;
+    void (*on_ticket)(void *ctx, const struct tls13_ticket *t);
+    void *ctx;
+};
+
 struct tls13_hs_config {
     const char *server_name;   /* SNI; NULL for an IP literal (RFC 6066 §3: no literals) */
     const uint8_t *alpn;       /* ALPN protocol_name_list body: 1-byte length + name, repeated */
@@ -54,6 +86,9 @@ struct tls13_hs_config {
      * (an empty Certificate answers it, RFC 8446 §4.4.2). Outlives every
      * handshake: the Certificate message streams out of it. */
     const struct tls13_credential *cred;
+    /* --tls-resume: a ticket to offer and where new ones go, or NULL
+     * (copied at start). */
+    const struct tls13_resume *resume;
     /* --cacert: the server's chain and name are verified as the
      * Certificate streams past, then its CertificateVerify (RFC 8446
      * §4.4.3); NULL trusts every certificate. The caller's, one per
@@ -121,6 +156,12 @@ struct tls13_hs {
     uint8_t msg[4096];           /* small messages are collected here; ClientHellos are built here */
     uint8_t quic_params_peer[1024]; /* QUIC: the server's transport parameters */
     uint16_t quic_params_peer_len;
+    /* --tls-resume (cfg.resume): */
+    struct tls13_resume resume;
+    uint8_t psk;                 /* PSK_NONE, PSK_OFFERED (in our ClientHello), PSK_ACCEPTED (the server's
+                                    pre_shared_key chose it: no Certificate/CertificateVerify, §2.2) */
+    uint16_t suites_psk[3];      /* cfg.suites with the ticket's first (§4.2.11) */
+    uint8_t res_master[TLS13_MAX_HASH]; /* resumption_master_secret, for NewSessionTicket (§7.1) */
 };
 
 /* Starts a handshake: emits ClientHello at TLS13_EPOCH_INITIAL. Returns 0 or
@@ -135,6 +176,10 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
  * input returns 0), or a negative error. Messages at the wrong epoch are
  * unexpected_message. */
 int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p, size_t n);
+
+/* The handshake resumed a session: the server accepted our ticket's PSK
+ * (RFC 8446 §4.2.11). */
+bool tls13_hs_resumed(const struct tls13_hs *hs);
 
 /* The negotiated application protocol ("" when the server chose none). */
 const char *tls13_hs_alpn(const struct tls13_hs *hs);

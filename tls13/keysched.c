@@ -273,7 +273,7 @@ void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h)
     br_sha384_update(&t->sha384, msg, 4 + 48);
 }
 
-/* ---- the schedule (§7.1, no PSK) ---- */
+/* ---- the schedule (§7.1) ---- */
 
 void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h)
 {
@@ -284,8 +284,37 @@ void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h)
     memcpy(ks->secret, early_secret[h], tls13_hash_len(h));
 }
 
+/* With a PSK nothing is constant: Early Secret = HKDF-Extract(0, PSK), and
+ * the next stage's salt Derive-Secret(Early Secret, "derived", "") under
+ * its HMAC key. */
+void tls13_ks_init_psk(struct tls13_keysched *ks, enum tls13_hash h, const uint8_t *psk, size_t psk_len)
+{
+    size_t hlen = tls13_hash_len(h);
+    struct prk k;
+
+    memset(ks, 0, sizeof *ks);
+    ks->hash = h;
+    ks->psk = true;
+    tls13_hkdf_extract(h, NULL, 0, psk, psk_len, ks->secret);
+    prk_init(&k, h, ks->secret);
+    expand_label(&k, "derived", empty_hash[h], hlen, ks->derived, hlen);
+    prk_wipe(&k);
+}
+
+/* §4.2.11.2: binder_key = Derive-Secret(Early Secret, "res binder", ""),
+ * and the binder is computed "in the same way as the Finished message" with
+ * it as the BaseKey (§4.4.4). */
+void tls13_ks_binder(const struct tls13_keysched *ks, const uint8_t *thash, uint8_t *out)
+{
+    uint8_t binder_key[TLS13_MAX_HASH];
+
+    tls13_derive_secret(ks->hash, ks->secret, "res binder", empty_hash[ks->hash], binder_key);
+    tls13_finished(ks->hash, binder_key, thash, out);
+    tls13_wipe(binder_key, sizeof binder_key);
+}
+
 /* Handshake Secret = HKDF-Extract(Derive-Secret(Early Secret, "derived",
- * ""), DHE): the salt is a constant too. Under the Handshake Secret's one
+ * ""), DHE): without a PSK the salt is a constant too. Under the Handshake Secret's one
  * HMAC key: both handshake traffic secrets, and the next stage's salt
  * Derive-Secret(Handshake Secret, "derived", "") for tls13_ks_master. */
 void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dhe_len, const uint8_t *thash)
@@ -293,7 +322,7 @@ void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dh
     size_t hlen = tls13_hash_len(ks->hash);
     struct prk k;
 
-    tls13_hkdf_extract(ks->hash, early_derived[ks->hash], hlen, dhe, dhe_len, ks->secret);
+    tls13_hkdf_extract(ks->hash, ks->psk ? ks->derived : early_derived[ks->hash], hlen, dhe, dhe_len, ks->secret);
     prk_init(&k, ks->hash, ks->secret);
     expand_label(&k, "c hs traffic", thash, hlen, ks->client_hs, hlen);
     expand_label(&k, "s hs traffic", thash, hlen, ks->server_hs, hlen);
@@ -315,6 +344,16 @@ void tls13_ks_master(struct tls13_keysched *ks, const uint8_t *thash)
     expand_label(&k, "c ap traffic", thash, hlen, ks->client_app, hlen);
     expand_label(&k, "s ap traffic", thash, hlen, ks->server_app, hlen);
     prk_wipe(&k);
+}
+
+void tls13_ks_resumption(const struct tls13_keysched *ks, const uint8_t *thash, uint8_t *out)
+{
+    tls13_derive_secret(ks->hash, ks->secret, "res master", thash, out);
+}
+
+void tls13_ticket_psk(enum tls13_hash h, const uint8_t *rms, const uint8_t *nonce, size_t nonce_len, uint8_t *out)
+{
+    tls13_hkdf_expand_label(h, rms, "resumption", nonce, nonce_len, out, tls13_hash_len(h));
 }
 
 /* §7.3: [sender]_write_key = HKDF-Expand-Label(Secret, "key", "", key_length),

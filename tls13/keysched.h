@@ -65,9 +65,10 @@ void tls13_transcript_hash(const struct tls13_transcript *t, enum tls13_hash h, 
 /* HelloRetryRequest (§4.4.1): replaces ClientHello1 by message_hash(Hash(ClientHello1)). */
 void tls13_transcript_hrr_reset(struct tls13_transcript *t, enum tls13_hash h);
 
-/* The schedule proper (RFC 8446 §7.1), without PSK. */
+/* The schedule proper (RFC 8446 §7.1), with or without a PSK. */
 struct tls13_keysched {
     enum tls13_hash hash;
+    bool psk;                                      /* the Early Secret came from a PSK (tls13_ks_init_psk) */
     uint8_t secret[TLS13_MAX_HASH];                /* the current stage's Early / Handshake / Master Secret */
     uint8_t client_hs[TLS13_MAX_HASH], server_hs[TLS13_MAX_HASH];
     uint8_t client_app[TLS13_MAX_HASH], server_app[TLS13_MAX_HASH];
@@ -75,13 +76,29 @@ struct tls13_keysched {
 };
 /* Early Secret from a zero PSK. */
 void tls13_ks_init(struct tls13_keysched *ks, enum tls13_hash h);
+/* Early Secret from a resumption PSK (§7.1: HKDF-Extract(0, PSK)), and
+ * the salt of the Handshake Secret derived from it. */
+void tls13_ks_init_psk(struct tls13_keysched *ks, enum tls13_hash h, const uint8_t *psk, size_t psk_len);
+/* The PSK binder (§4.2.11.2): HMAC(finished_key(binder_key), thash) with
+ * binder_key = Derive-Secret(Early Secret, "res binder", "") and thash the
+ * hash of the ClientHello up to its binders list (after an HRR: of
+ * message_hash(ClientHello1), the HRR and that part of ClientHello2).
+ * Follows tls13_ks_init_psk. */
+void tls13_ks_binder(const struct tls13_keysched *ks, const uint8_t *thash, uint8_t *out);
 /* Handshake Secret from the (EC)DHE shared secret, and both handshake traffic
- * secrets; thash = Hash(ClientHello..ServerHello). Follows tls13_ks_init
- * (it takes the Early Secret to be init's). */
+ * secrets; thash = Hash(ClientHello..ServerHello). Follows tls13_ks_init or
+ * tls13_ks_init_psk. */
 void tls13_ks_handshake(struct tls13_keysched *ks, const uint8_t *dhe, size_t dhe_len, const uint8_t *thash);
 /* Master Secret and both application traffic secrets; thash =
  * Hash(ClientHello..server Finished). Follows tls13_ks_handshake. */
 void tls13_ks_master(struct tls13_keysched *ks, const uint8_t *thash);
+/* resumption_master_secret = Derive-Secret(Master Secret, "res master",
+ * thash) with thash = Hash(ClientHello..client Finished) (§7.1). Follows
+ * tls13_ks_master, before the Master Secret is wiped. */
+void tls13_ks_resumption(const struct tls13_keysched *ks, const uint8_t *thash, uint8_t *out);
+/* A ticket's PSK (§4.6.1): HKDF-Expand-Label(resumption_master_secret,
+ * "resumption", ticket_nonce, Hash.length). */
+void tls13_ticket_psk(enum tls13_hash h, const uint8_t *rms, const uint8_t *nonce, size_t nonce_len, uint8_t *out);
 
 /* [sender]_write_key and _iv from a traffic secret (§7.3). */
 void tls13_traffic_keys(const struct tls13_suite *s, const uint8_t *secret, uint8_t *key, uint8_t *iv);

@@ -306,6 +306,10 @@ static int status(struct tls12_conn *t)
         const char *sel = br_ssl_engine_get_selected_protocol(eng);
         t->alpn = sel ? sel : "";
         t->state = ST_READY;
+        /* RFC 5246 §7.4.1.3: the server resumes by echoing the session id
+         * we offered; a new session gets a new id (or none). */
+        t->resumed = t->offered_id_len > 0 && eng->session.session_id_len == t->offered_id_len &&
+                     memcmp(eng->session.session_id, t->offered_id, t->offered_id_len) == 0;
         return TLS_HANDSHAKE_DONE;
     }
     return TLS_OK;
@@ -358,6 +362,12 @@ int tls12_recv(struct tls12_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void
 
 void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_t *entropy, size_t entropy_len)
 {
+    tls12_init_resume(t, cfg, entropy, entropy_len, NULL);
+}
+
+void tls12_init_resume(struct tls12_conn *t, const struct tls_config *cfg, const uint8_t *entropy, size_t entropy_len,
+                       const br_ssl_session_parameters *sess)
+{
     br_ssl_client_context *cc = &t->cc;
     br_ssl_engine_context *eng = &cc->eng;
     t->state = ST_HANDSHAKE;
@@ -366,6 +376,8 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
     t->alpn = "";
     t->exposed = 0;
     t->hs_len = 0;
+    t->resumed = false;
+    t->offered_id_len = 0;
 
     br_ssl_client_zero(cc);
     br_ssl_engine_set_versions(eng, BR_TLS12, BR_TLS12);
@@ -428,7 +440,16 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
      * (a syscall per handshake). */
     eng->rng_os_rand_done = 1;
     br_ssl_engine_inject_entropy(eng, entropy, entropy_len);
-    if (!br_ssl_client_reset(cc, sni, 0)) {
+    /* --tls-resume: the session's id in our ClientHello (§7.4.1.2), its
+     * master secret ready for the abbreviated handshake (§7.3). BearSSL
+     * offers it only if its version and suite are still among ours. */
+    bool resume = sess && sess->session_id_len > 0 && sess->session_id_len <= sizeof t->offered_id;
+    if (resume) {
+        br_ssl_engine_set_session_parameters(eng, sess);
+        t->offered_id_len = sess->session_id_len;
+        memcpy(t->offered_id, sess->session_id, sess->session_id_len);
+    }
+    if (!br_ssl_client_reset(cc, sni, resume)) {
         finish(t, br_ssl_engine_last_error(eng));
         return;
     }
@@ -437,6 +458,14 @@ void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_
 }
 
 bool tls12_ready(const struct tls12_conn *t) { return t->state == ST_READY; }
+
+bool tls12_session(const struct tls12_conn *t, br_ssl_session_parameters *out)
+{
+    if (t->state != ST_READY || t->cc.eng.session.session_id_len == 0)
+        return false;
+    br_ssl_engine_get_session_parameters(&t->cc.eng, out);
+    return true;
+}
 
 const char *tls12_alpn(const struct tls12_conn *t) { return t->alpn; }
 

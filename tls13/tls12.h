@@ -51,6 +51,9 @@ struct tls12_conn {
     int err;                      /* sticky result once finished */
     int alert;                    /* a configuration error (internal_error); engine alerts come from cc */
     const char *alpn;             /* the selected protocol, "" if none */
+    bool resumed;                 /* the handshake resumed the session offered (tls12_init_resume) */
+    uint8_t offered_id_len;       /* the session id offered, to tell a resumption from a new session */
+    uint8_t offered_id[32];
     size_t exposed;               /* bytes of the engine's pending record tls12_out may have handed out */
     size_t hs_len;
     const char *alpn_names[TLS12_ALPN_MAX];
@@ -61,6 +64,13 @@ struct tls12_conn {
 
 /* The same semantics as the tls_conn_* function of the same name. */
 void tls12_init(struct tls12_conn *t, const struct tls_config *cfg, const uint8_t *entropy, size_t entropy_len);
+/* The same, offering to resume sess (NULL: none): RFC 5246 §7.3's session
+ * id resumption, the one BearSSL's client has (no session tickets). */
+void tls12_init_resume(struct tls12_conn *t, const struct tls_config *cfg, const uint8_t *entropy, size_t entropy_len,
+                       const br_ssl_session_parameters *sess);
+/* The completed handshake's session, to resume later: true when the server
+ * gave it an id (a server without a session cache gives none). */
+bool tls12_session(const struct tls12_conn *t, br_ssl_session_parameters *out);
 int tls12_recv(struct tls12_conn *t, uint8_t *p, size_t n, tls_plain_fn fn, void *ctx);
 bool tls12_ready(const struct tls12_conn *t);
 size_t tls12_send(struct tls12_conn *t, const uint8_t *p, size_t n);

@@ -521,6 +521,11 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     }
     if (t->tls && tcp_tls_prepare(t, w->error, sizeof w->error) < 0)
         return -1;
+    if (t->tls && w->cfg.tls_resume && resume_store_init(&t->resume, t->nconns, &l->now) < 0) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u session tickets", t->nconns);
+        return -1;
+    }
+    w->stats.handshakes.on = t->tls && w->cfg.tls_resume;
     t->connect_ts = ns_to_ts(w->cfg.connect_timeout_ns);
     /* SQ: a turn queues per connection at most a cancel, a connect and its
      * timeout, a receive and a send; uring_sqe() submits early when that
@@ -587,6 +592,7 @@ static void tcp_release(struct loop *l)
     struct tcp *t = tcp_of(l);
     free(t->session_mem);
     free(t->tls_mem);
+    resume_store_free(&t->resume);
     free(t->flush.v);
     free(t->openq.v);
     free(t->laterq.v);

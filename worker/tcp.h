@@ -26,6 +26,7 @@
 
 #include "loop.h"
 #include "proxy.h"
+#include "resume.h"
 #include "slot.h"
 #include "tls13/conn.h"
 
@@ -116,6 +117,7 @@ struct tcp {
     uint8_t *session_mem;
     uint8_t *tls_mem;
     br_hmac_drbg_context drbg; /* handshake randomness, seeded once */
+    struct resume_store resume; /* --tls-resume: each slot's ticket */
     struct shb_kernel_timespec connect_ts;
 };
 

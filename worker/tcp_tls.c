@@ -79,12 +79,15 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     uint8_t entropy[TLS13_ENTROPY_LEN];
     br_hmac_drbg_generate(&t->drbg, entropy, sizeof entropy);
     c->tls12 = target_tls12 == TARGET_TLS12 || tls12_only(l);
-    /* tls_conn_init reads its config only while it runs: this
+    struct tls13_resume r;
+    const struct tls13_resume *resume = c->tls12 ? NULL : resume_for(&t->resume, c->s.idx, l->now, &r);
+    /* tls_conn_init_resume reads its config only while it runs: this
      * connection's copy carries its verifier. */
     struct tls_config cfg = *l->cfg->tls;
     if ((cfg.verifier = verifier_of(l, c)))
         worker_verifier_start(cfg.verifier, cfg.verify);
-    c->tls = tls_conn_init(c->tls_mem, &cfg, entropy, c->tls12);
+    c->tls = tls_conn_init_resume(c->tls_mem, &cfg, entropy, c->tls12, resume,
+                                  c->tls12 ? resume_session12(&t->resume, c->s.idx) : NULL);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
     c->handshake_deadline = l->now + l->cfg->connect_timeout_ns;
@@ -134,6 +137,12 @@ static bool tls_opened(struct loop *l, struct conn *c)
     const struct session *s = tcp_of(l)->session;
     c->handshaking = false;
     loop_phase(l, &l->w->stats.phases.tls_handshake, c->phase_ns);
+    if (tls_conn_resumed(c->tls))
+        l->w->stats.handshakes.resumed++;
+    else
+        l->w->stats.handshakes.full++;
+    if (c->tls12)
+        resume_keep12(&tcp_of(l)->resume, c->s.idx, c->tls);
     if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
         tls_conn_negotiated(c->tls, &l->w->stats.tls);
     if (!c->tls12) {

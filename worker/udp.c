@@ -33,6 +33,7 @@
 #include "h3.h"
 #include "report/report.h" /* report_close_name */
 #include "loop.h"
+#include "resume.h"
 #include "slot.h"
 #include "verifier.h"
 
@@ -112,6 +113,7 @@ struct udp {
     bool gso;                         /* the kernel takes UDP_SEGMENT */
     struct qc *event_conn;            /* the connection whose engine is calling back */
     br_hmac_drbg_context drbg;
+    struct resume_store resume;       /* --tls-resume: each slot's ticket */
 };
 
 static inline struct udp *udp_of(const struct loop *l) { return l->tp_state; }
@@ -499,7 +501,9 @@ static void qc_open(struct loop *l, struct qc *c)
     }
     uint8_t entropy[QUIC_CONN_ENTROPY];
     br_hmac_drbg_generate(&u->drbg, entropy, sizeof entropy);
-    c->q = quic_conn_init(c->qmem, slot_config(l, c), entropy, &qc_cb, c, l->now);
+    struct tls13_resume r;
+    c->q = quic_conn_init_resume(c->qmem, slot_config(l, c), entropy, &qc_cb, c, l->now,
+                                 resume_for(&u->resume, c->s.idx, l->now, &r));
     tls13_wipe(entropy, sizeof entropy);
     if (c->q == NULL) {
         loop_fatal(l, "QUIC connection set-up failed", "");
@@ -602,6 +606,10 @@ static void qc_turn(struct loop *l, struct qc *c)
         l->w->stats.connections_opened++;
         if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
             quic_conn_negotiated(c->q, &l->w->stats.tls);
+        if (quic_conn_resumed(c->q))
+            l->w->stats.handshakes.resumed++;
+        else
+            l->w->stats.handshakes.full++;
         l->conns_open++;
         quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
         quic_conn_open_uni(c->q, &enc, 1);
@@ -854,6 +862,11 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     tls13_wipe(seed, sizeof seed);
     u->gso = gso_available(w->cfg.addr->sa_family);
     w->stats.quic.quic = true;
+    if (w->cfg.tls_resume && resume_store_init(&u->resume, u->nconns, &l->now) < 0) {
+        snprintf(w->error, sizeof(w->error), "out of memory for %u session tickets", u->nconns);
+        return -1;
+    }
+    w->stats.handshakes.on = w->cfg.tls_resume;
     /* SQ: per connection a send, a timer, a receive and a cancel per turn.
      * CQ: per connection a send, a timer or two, the receive's last
      * completion; one per receive buffer; the loop's timers. */
@@ -926,6 +939,7 @@ static void udp_release(struct loop *l)
     free(u->qmem);
     free(u->out_mem);
     free(u->req_mem);
+    resume_store_free(&u->resume);
     free(u->flush.v);
     free(u->conns);
     free(u);

@@ -195,7 +195,12 @@ void loop_hint(struct loop *l, enum err_kind kind, const char *what)
     const char *host = cfg->host ? cfg->host : "";
     bool v6 = strchr(host, ':') != NULL;
     char at[300];
-    snprintf(at, sizeof at, "the server at %s%s%s:%u ", v6 ? "[" : "", host, v6 ? "]" : "", cfg->port);
+    /* After --connect-to the URL's host may be nowhere near the server
+     * that answered: name the one the connections went to. */
+    if (cfg->connected_to)
+        snprintf(at, sizeof at, "the server at %s ", cfg->connected_to);
+    else
+        snprintf(at, sizeof at, "the server at %s%s%s:%u ", v6 ? "[" : "", host, v6 ? "]" : "", cfg->port);
     stats_why(&l->w->stats, kind, at, what, true);
 }
 

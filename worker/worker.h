@@ -46,8 +46,11 @@ struct worker_config {
     size_t proxy_connect_len;
     const char *host;             /* the URL's host and port: the server a hint names */
     uint16_t port;
+    const char *connected_to;     /* "10.0.0.7:8443" when --connect-to/--resolve chose the address: a
+                                     hint names that server instead; else NULL */
     bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */
+    bool tls_resume;              /* --tls-resume (https:// and HTTP/3): each slot resumes with its ticket */
     uint32_t connections;         /* this worker's share */
     uint64_t budget;              /* this worker's share of -n; unused when timed */
     bool timed;                   /* -z mode */

@@ -347,6 +347,13 @@ lx 'conns == 5' 'conns'
 lx 'all(hdr("connection") | map(ascii_downcase) | index("close") | not)' 'map(hdr("connection"))'
 finish
 
+begin "SI suffixes: -n 1.2k -c 5 sends exactly 1200 requests, the echo server saw 1200"
+log_reset
+shb -n 1.2k -c 5 -t 1 -j "$EC/si"
+json_run_ok && jx '.requests.total == 1200 and .requests.ok == 1200' '.requests'
+lx 'length == 1200' 'length'
+finish
+
 begin "echo --disable-keepalive -n 50 -c 5 uses 50 connections"
 log_reset
 shb --disable-keepalive -n 50 -c 5 -j "$EC/nka"
@@ -402,7 +409,7 @@ finish
 # The text report says why, and shows no latency table of zeros.
 begin "refused port, text report: '[connect] 20: Connection refused', 'no responses' for the latency"
 shb -n 20 -c 2 "$DEAD"
-[ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+no_response_exit
 no_sanitizer_report
 grep -qx '  \[connect\] 20: Connection refused' "$OUT" || want "no '[connect] 20: Connection refused' line: $(grep -A3 '^Errors:' "$OUT" | head -c 300)"
 grep -qx 'Latency:      no responses' "$OUT" || want "no 'Latency:      no responses' line"

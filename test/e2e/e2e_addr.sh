@@ -176,6 +176,16 @@ log_json
 lx 'length == 20 and ([.[] | select(.server == "beta.shb.test")] | length == 10)' 'map(.server)'
 finish
 
+begin "a hint after --connect-to names the server connected to, not the URL's host: https:// sent to a plain-HTTP port"
+shb --connect-to "alpha.shb.test:443:127.0.0.1:$H1" -n 3 -c 1 "https://alpha.shb.test/"
+grep -qx "Hint:         the server at 127.0.0.1:$H1 answered in plain HTTP: is this port TLS? (try http://)" "$OUT" ||
+    want "no hint naming 127.0.0.1:$H1: $(grep '^Hint' "$OUT")"
+shb --resolve "alpha.shb.test:$H1:127.0.0.1" -n 3 -c 1 "https://alpha.shb.test:$H1/"
+grep -qx "Hint:         the server at 127.0.0.1:$H1 answered in plain HTTP: is this port TLS? (try http://)" "$OUT" ||
+    want "no hint naming 127.0.0.1:$H1 after --resolve: $(grep '^Hint' "$OUT")"
+log_json # nginx logs the 400s it answered the ClientHellos with; they are no later test's
+finish
+
 # --- several targets, shards -------------------------------------------------------------
 # Each target matched on its own: alpha to 127.0.0.1, beta to [::1] (or,
 # without IPv6 loopback, to localhost by name).

@@ -356,6 +356,32 @@ start_or_die() {
     fi
 }
 
+# run_status_ok [FILE]: the exit status a completed run's report (FILE, or
+# $OUT: one JSON report) calls for: 3 when one of its --fail-if thresholds
+# failed; without thresholds, 1 when no request got a response (and stderr
+# says "no request succeeded"), unless a signal ended the run before any
+# request did; else 0.
+run_status_ok() {
+    local f=${1:-$OUT} expect
+    expect=$(jq -r 'if has("thresholds") then (if any(.thresholds[]; .failed) then 3 else 0 end)
+        elif .requests.ok == 0 and ((.interrupted // false) and .requests.errors == 0 and .inFlight == 0 | not)
+        then 1 else 0 end' "$f" 2>/dev/null | tail -n 1)
+    [ -n "$expect" ] || expect=0
+    [ "$SHB_RC" -eq "$expect" ] || want "exit status $SHB_RC, expected $expect"
+    if [ "$expect" = 1 ] && ! grep -q "^shb: .*no request succeeded: " "$ERR"; then
+        want "exit status 1 without the 'no request succeeded' line on stderr"
+    fi
+}
+
+# no_response_exit [WHO]: a run in which no request got a response: exit
+# status 1 after its report, and stderr's only line says so ("shb: WHO no
+# request succeeded: ..."; WHO is "target b: " with several targets).
+no_response_exit() {
+    [ "$SHB_RC" -eq 1 ] || want "exit status $SHB_RC, expected 1 (no request got a response)"
+    [ "$(wc -l <"$ERR")" -eq 1 ] && grep -q "^shb: ${1:-}no request succeeded: " "$ERR" ||
+        want "stderr is not the one 'shb: ${1:-}no request succeeded: ...' line: $(head -c 300 "$ERR")"
+}
+
 # The sanitizers report on stderr; any report is a failure of the check.
 no_sanitizer_report() {
     if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|Sanitizer has encountered a fatal error|runtime error:|SUMMARY: (Address|Leak|Undefined)' "$ERR"; then
@@ -440,7 +466,7 @@ jq_batch() {
 # PROTOCOL (or $EXPECT_PROTOCOL) when one is given (PROTOCOL may be ""); then
 # jx EXPR SHOW for each pair, in the same run of jq.
 json_run_ok() {
-    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+    run_status_ok
     no_sanitizer_report
     local proto=${1:-${EXPECT_PROTOCOL:-}} i
     local -a e=('[.url, .protocol] | all(type == "string")'

@@ -80,6 +80,26 @@ n=$(grep -c "Request (file descriptor [0-9]*): CONNECT $TLS HTTP/1.1" "$OPEN_LOG
 [ "$n" = 4 ] || want "tinyproxy's log: expected 4 'CONNECT $TLS HTTP/1.1' (got $n)"
 finish
 
+begin "--shard 0/2 and 1/2 through the proxy: shb merge keeps proxy.url and adds the tunnels; a direct report leaves proxy out"
+run_shards prx 2 -x "http://$PROXY" --http2 -n 40 -c 4 -j "https://$TLS/"
+for i in 0 1; do
+    jq -e ".requests.ok == 20 and .proxy.url == \"http://$PROXY\" and .proxy.tunnels == 2" "$T/prx-$i.json" >/dev/null 2>&1 ||
+        want "shard $i: $(jq -c '{requests, proxy}' "$T/prx-$i.json" 2>/dev/null | head -c 300)"
+done
+"$SHB" merge -j "$T/prx-0.json" "$T/prx-1.json" >"$T/prx-merged.json" 2>"$T/prx-merged.err" ||
+    want "shb merge failed: $(head -c 300 "$T/prx-merged.err")"
+jq -e ".requests.ok == 40 and .proxy == {\"url\": \"http://$PROXY\", \"tunnels\": 4}" "$T/prx-merged.json" >/dev/null 2>&1 ||
+    want "merged: $(jq -c '{requests, proxy}' "$T/prx-merged.json" 2>/dev/null)"
+"$SHB" merge "$T/prx-0.json" "$T/prx-1.json" >"$T/prx-merged.txt" 2>"$T/prx-merged.err"
+grep -qx "Proxy:        http://$PROXY (4 tunnels)" "$T/prx-merged.txt" || want "merged text report: no 'Proxy:        http://$PROXY (4 tunnels)' line"
+jq 'del(.proxy)' "$T/prx-1.json" >"$T/prx-1-direct.json"
+"$SHB" merge -j "$T/prx-0.json" "$T/prx-1-direct.json" >"$T/prx-merged2.json" 2>"$T/prx-merged.err" ||
+    want "shb merge (one direct) failed: $(head -c 300 "$T/prx-merged.err")"
+jq -e '.requests.ok == 40 and (has("proxy") | not)' "$T/prx-merged2.json" >/dev/null 2>&1 ||
+    want "merged with a direct report: $(jq -c '{requests, proxy}' "$T/prx-merged2.json" 2>/dev/null)"
+schema_collect "$T/prx-merged.json" "shb merge -j (two shards through a proxy)"
+finish
+
 begin "https:// HTTP/2 through a CONNECT tunnel: exactly 300 at nginx as HTTP/2.0, tunnels == connections opened"
 clean_logs
 shb -n 300 -c 3 -p 4 --http2 -j -x "http://$PROXY" "https://$TLS/"

@@ -112,7 +112,7 @@ refused() {
     finish
     begin "nginx $label refuses $*: text report's Hint line"
     shb -n 2 -c 1 "$@" "https://127.0.0.1:$port/"
-    [ "$SHB_RC" -eq 0 ] || want "exit status $SHB_RC"
+    no_response_exit
     grep -qF "Hint:         the server at 127.0.0.1:$port cannot meet $what: received alert $alert" "$OUT" ||
         want "no Hint line naming '$what' and '$alert': $(grep -m1 '^Hint' "$OUT")"
     finish

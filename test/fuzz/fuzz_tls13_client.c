@@ -2,12 +2,18 @@
  * (tls13/conn.h, TLS 1.3 or BearSSL's TLS 1.2 behind it) and the TLS 1.3
  * handshake engine on its own (tls13/handshake.h).
  *
- * Input: [flags] [split mode] [split seed, 2 bytes], then server bytes.
+ * Input: [flags] [split mode] [split seed, 2 bytes] [resume, with flag bit 7
+ * only], then server bytes.
  * Flags: bit 0 TLS 1.2 (tls_conn_init's tls12), bit 1 handshake mode (TLS
  * 1.3 only, below), bit 2 the application-data callback sends data back
  * (conn.h allows it), bit 3 no SNI (an IP literal), bit 4 no ALPN, bit 5
  * output acknowledged in part, bit 6 a KeyUpdate once the handshake is done
- * (handshake mode).
+ * (handshake mode), bit 7 --tls-resume (handshake mode): NewSessionTickets
+ * are parsed and handed out (each checked: a ticket of 1..TLS13_TICKET_MAX
+ * bytes, a lifetime of 1 s to 7 days, the handshake's suite and SNI), and
+ * with the resume byte's bit 0 a fixed ticket is offered in the
+ * ClientHello (pre_shared_key; the seeds' captured flights then fail at
+ * Finished, but ServerHello's pre_shared_key is reached).
  *
  * Connection mode: tls_conn_init with the fixed entropy of fuzz.h (so the
  * ClientHello is always the same and a captured server flight in the seed
@@ -178,6 +184,21 @@ static void hs_secret(void *ctx, enum tls13_epoch epoch, bool write, const struc
 
 static const struct tls13_hs_callbacks hs_callbacks = { .emit = hs_emit, .secret = hs_secret };
 
+/* --tls-resume: what the engine hands out of a NewSessionTicket. */
+static void hs_ticket(void *ctx, const struct tls13_ticket *t)
+{
+    const struct tls_config *cfg = ctx;
+    FZ_CHECK(R.done, "a ticket before the handshake completed");
+    FZ_CHECK(t->ticket_len >= 1 && t->ticket_len <= TLS13_TICKET_MAX, "ticket of %u bytes", t->ticket_len);
+    FZ_CHECK(t->lifetime_s >= 1 && t->lifetime_s <= 604800, "lifetime %u", t->lifetime_s);
+    FZ_CHECK(t->suite == hs.suite_id, "ticket suite %04x, handshake's %04x", t->suite, hs.suite_id);
+    FZ_CHECK(strcmp(t->server_name, cfg->server_name ? cfg->server_name : "") == 0, "ticket SNI %s", t->server_name);
+    uint8_t x = 0;
+    for (size_t i = 0; i < t->ticket_len; i++)
+        x ^= t->ticket[i];
+    R.sum ^= x;
+}
+
 /* Feeds and checks one piece; returns false once the handshake failed. */
 static bool hs_feed(const uint8_t *p, size_t n, int *err)
 {
@@ -200,11 +221,28 @@ static bool hs_feed(const uint8_t *p, size_t n, int *err)
     return true;
 }
 
-static void handshake(const struct tls_config *cfg, uint8_t flags, struct fz_split *sp, const uint8_t *p, size_t n)
+static void handshake(const struct tls_config *cfg, uint8_t flags, uint8_t resume, struct fz_split *sp,
+                      const uint8_t *p, size_t n)
 {
     uint8_t ent[TLS13_ENTROPY_LEN];
     fz_tls_entropy(ent, sizeof ent);
     struct tls13_hs_config hc = { .server_name = cfg->server_name, .alpn = cfg->alpn, .alpn_len = cfg->alpn_len };
+    static struct tls13_ticket ticket;
+    struct tls13_resume res = { .on_ticket = hs_ticket, .ctx = (void *)cfg, .ticket_age_ms = 1234 };
+    if (flags & 0x80) {
+        if (resume & 1) {
+            memset(&ticket, 0, sizeof ticket);
+            ticket.lifetime_s = 3600;
+            ticket.age_add = 0x01020304;
+            ticket.suite = 0x1301;
+            ticket.ticket_len = 64;
+            memset(ticket.ticket, 0x5a, 64);
+            memset(ticket.psk, 0x3c, sizeof ticket.psk);
+            memcpy(ticket.server_name, FZ_TLS_SNI, sizeof FZ_TLS_SNI);
+            res.ticket = &ticket;
+        }
+        hc.resume = &res;
+    }
     R.read_epoch = R.write_epoch = TLS13_EPOCH_INITIAL;
     int err = tls13_hs_start(&hs, &hc, ent, &hs_callbacks, &R);
     FZ_CHECK(err == 0, "tls13_hs_start: %d", err);
@@ -245,6 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t flags = fz_u8(&rd);
     uint8_t mode = fz_u8(&rd);
     uint16_t seed = fz_u16(&rd);
+    uint8_t resume = flags & 0x80 ? fz_u8(&rd) : 0;
     struct fz_split sp;
     fz_split_init(&sp, mode, seed);
 
@@ -257,7 +296,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     };
     bool tls12 = flags & 1;
     if ((flags & 2) && !tls12)
-        handshake(&cfg, flags, &sp, rd.p, rd.n);
+        handshake(&cfg, flags, resume, &sp, rd.p, rd.n);
     else
         connection(&cfg, tls12, flags, &sp, rd.p, rd.n);
     return 0;

@@ -23,6 +23,10 @@
  *   mkcorpus --cookie IN OUT
  *       the handshake-mode seed IN with a cookie added to its
  *       HelloRetryRequest, as OUT.
+ *   mkcorpus --resume IN OUT BYTE
+ *       the handshake-mode seed IN in --tls-resume mode (flag bit 7 and the
+ *       resume byte BYTE: fuzz_tls13_client), as OUT: its NewSessionTickets
+ *       reach the ticket parser.
  *
  * Each seed starts with its target's control bytes (see each fuzz_*.c). */
 #include <arpa/inet.h>
@@ -601,16 +605,22 @@ static int capture(int port, bool tls12, const char *raw_path, const char *hs_pa
 
 /* The handshake-mode seed IN, its HelloRetryRequest given a cookie
  * extension (RFC 8446 §4.2.2), to OUT. */
-static int add_cookie(const char *in_path, const char *out_path)
+/* A seed file's bytes into in (nothing when it cannot be read). */
+static void read_seed(const char *path, struct buf *in)
 {
-    FILE *f = fopen(in_path, "rb");
-    struct buf in = { 0 }, out = { 0 };
+    FILE *f = fopen(path, "rb");
     uint8_t b[4096];
     size_t n;
     while (f && (n = fread(b, 1, sizeof b, f)) > 0)
-        put(&in, b, n);
+        put(in, b, n);
     if (f)
         fclose(f);
+}
+
+static int add_cookie(const char *in_path, const char *out_path)
+{
+    struct buf in = { 0 }, out = { 0 };
+    read_seed(in_path, &in);
     /* control bytes, then the HRR: type, length, version, random, session
      * id, suite, compression, extensions */
     size_t hrr = 4, sid = hrr + 4 + 2 + 32;
@@ -1118,14 +1128,37 @@ static void quic_conn_seeds(void)
     free(resp.b);
 }
 
+/* --resume: the control bytes [flags | 0x80] [mode] [seed, 2 bytes] then
+ * the resume byte, then the same server bytes. */
+static int add_resume(const char *in_path, const char *out_path, uint8_t resume)
+{
+    struct buf in = { 0 }, out = { 0 };
+    read_seed(in_path, &in);
+    if (in.len < 4 || !(in.b[0] & 2)) {
+        fprintf(stderr, "mkcorpus: %s is not a handshake-mode seed\n", in_path);
+        return 1;
+    }
+    put_u8(&out, in.b[0] | 0x80);
+    put(&out, in.b + 1, 3);
+    put_u8(&out, resume);
+    put(&out, in.b + 4, in.len - 4);
+    write_file(out_path, &out);
+    free(in.b);
+    free(out.b);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--resume") == 0)
+        return add_resume(argv[2], argv[3], (uint8_t)atoi(argv[4]));
     if (argc == 4 && strcmp(argv[1], "--cookie") == 0)
         return add_cookie(argv[2], argv[3]);
     if (argc >= 5 && strcmp(argv[1], "--capture") == 0)
         return capture(atoi(argv[2]), strcmp(argv[3], "12") == 0, argv[4], argc > 5 ? argv[5] : NULL);
     if (argc != 2) {
-        fprintf(stderr, "usage: mkcorpus DIR | mkcorpus --capture PORT 13|12 RAW [HS] | mkcorpus --cookie IN OUT\n");
+        fprintf(stderr, "usage: mkcorpus DIR | mkcorpus --capture PORT 13|12 RAW [HS] | mkcorpus --cookie IN OUT | "
+                        "mkcorpus --resume IN OUT BYTE\n");
         return 2;
     }
     out_dir = argv[1];

@@ -25,6 +25,7 @@ mkdir -p build/fuzz
 "$CC" -std=gnu11 -O1 -g $WARN -isystem build/inc -I. -o "$BIN" test/fuzz/mkcorpus.c \
     tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c tls13/tls12.c tls13/credentials.c tls13/verify.c \
     tls13/choice.c tls13/names.c request.c qpack.c h3.c hpack.c cli/cli.c cli/auth.c cli/override.c cli/proxy.c \
+    cli/fail_if.c stats/err_kind.c \
     "${BEARSSL_A:-/usr/lib/x86_64-linux-gnu/libbearssl.a}"
 "$BIN" "$OUT"
 
@@ -74,4 +75,11 @@ capture tls12_chacha 12 -tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305
 # OpenSSL's HRR carries no cookie: the HRR seed again with one added (it
 # stops at the server's Finished, the transcript having changed).
 "$BIN" --cookie "$OUT/fuzz_tls13_client/hs_tls13_hrr_p256" "$OUT/fuzz_tls13_client/hs_tls13_hrr_cookie"
+# --tls-resume: the flights with tickets read (their NewSessionTickets reach
+# the ticket parser), and one with a ticket offered (ServerHello then
+# answers a ClientHello it never saw: it stops at the server's Finished).
+for name in tls13_aes128 tls13_aes256 tls13_hrr_p256; do
+    "$BIN" --resume "$OUT/fuzz_tls13_client/hs_$name" "$OUT/fuzz_tls13_client/hs_resume_$name" 0
+done
+"$BIN" --resume "$OUT/fuzz_tls13_client/hs_tls13_aes128" "$OUT/fuzz_tls13_client/hs_resume_offer_tls13_aes128" 1
 ls -l "$OUT"/*

@@ -59,6 +59,20 @@ static inline size_t t_rng_below(size_t n)
     return n ? (size_t)(t_rng() % n) : 0;
 }
 
+/* Big-endian 16- and 24-bit fields, as TLS and QUIC write lengths. */
+static inline void be16(uint8_t *p, size_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline void be24(uint8_t *p, size_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+
 /* malloc that never returns NULL (nor asks malloc for 0 bytes). */
 static inline void *t_malloc(size_t n)
 {

@@ -128,6 +128,16 @@ static void test_value_forms(void)
     check_forms(NULL, "--timeout", "0", NULL, get_timeout, 0);
     check_forms(NULL, "--timeout", "0s", NULL, get_timeout, 0);
     check_forms(NULL, "--warmup", "1s500ms", NULL, get_warmup, 1500000000ull);
+    /* SI suffixes and decimals, as wrk and oha users type them. */
+    check_forms("-n", "--requests", "10k", NULL, get_requests, 10000);
+    check_forms("-n", "--requests", "2.5k", NULL, get_requests, 2500);
+    check_forms("-n", "--requests", "1M", NULL, get_requests, 1000000);
+    check_forms("-n", "--requests", "1.25M", NULL, get_requests, 1250000);
+    check_forms("-n", "--requests", "3G", NULL, get_requests, 3000000000ull);
+    check_forms("-n", "--requests", "10K", NULL, get_requests, 10000);
+    check_forms("-c", "--connections", "1k", NULL, get_connections, 1000);
+    check_forms("-z", "--duration", "1.5s", NULL, get_duration, 1500000000ull);
+    check_forms(NULL, "--timeout", "0.25s", NULL, get_timeout, 250000000ull);
 }
 
 /* --warmup sits inside -z's duration (shorter is fine) and on top of -n. */
@@ -302,6 +312,9 @@ static void test_rate(void)
         {{"-q", "1000..20000", "-z", "10s", URL}, 1000, 20000, true},
         {{"-q20000..1000", "-z", "10s", URL}, 20000, 1000, true},
         {{"-q", "100000000", URL}, 1e8, 1e8, false},
+        {{"-q", "2.5k", URL}, 2500, 2500, false},
+        {{"-q", "1k..20k", "-z", "10s", URL}, 1000, 20000, true},
+        {{"-q", "0.5M", URL}, 500000, 500000, false},
         {{URL}, 0, 0, false},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -376,6 +389,12 @@ static void test_tls(void)
                                               "--ciphers ECDHE-ECDSA-CHACHA20-POLY1305:AES128-SHA:AES256-GCM-SHA384 "
                                               "--curves P-384:x25519:P-256") == 0,
             "%s", o.tls.what);
+    cli_free(&o);
+    r = PARSE(&o, "--tls-resume", HTTPS_URL);
+    T_CHECK("tls: --tls-resume", r == CLI_OK && o.tls_resume, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, HTTPS_URL);
+    T_CHECK("tls: no --tls-resume, no resumption", r == CLI_OK && !o.tls_resume, "r=%d err=%s", r, err);
     cli_free(&o);
     r = PARSE(&o, "--tlsv1.3", "--tlsv1.2", "--tls-max", "1.2", HTTPS_URL);
     T_CHECK("tls: --tlsv1.2 after --tlsv1.3 wins (as curl); --tls-max 1.2",
@@ -751,6 +770,17 @@ static const struct misuse misuses[] = {
     {{"-c", "4294967296", URL}, "-c/--connections", "too large"},
     {{"-n", "18446744073709551616", URL}, "-n/--requests", "too large"},
     {{"-n", "99999999999999999999999", URL}, "-n/--requests", "too large"},
+    {{"-n", "1.5", URL}, "invalid value '1.5' for -n/--requests: not a whole number", NULL},
+    {{"-n", "1.0005k", URL}, "invalid value '1.0005k' for -n/--requests: not a whole number", NULL},
+    {{"-n", "10m", URL}, "invalid value '10m' for -n/--requests: expected a positive integer (e.g. 500, 10k, 1.5M)", NULL},
+    {{"-n", "k", URL}, "-n/--requests", "positive integer"},
+    {{"-n", ".5k", URL}, "-n/--requests", "positive integer"},
+    {{"-n", "5.k", URL}, "-n/--requests", "positive integer"},
+    {{"-n", "1kk", URL}, "-n/--requests", "positive integer"},
+    {{"-n", "0k", URL}, "-n/--requests", "at least 1"},
+    {{"-n", "18446744074G", URL}, "-n/--requests", "too large"},
+    {{"-c", "5G", URL}, "-c/--connections", "too large"},
+    {{"-q", "2.5x", URL}, "-q/--rate", "requests per second"},
     {{"-p", "4", URL}, "-p/--parallel", "--http2"},
     {{"-p", "1", URL}, "-p/--parallel", "HTTP/2"},
     {{"--disable-keepalive", "--http2", URL}, "--disable-keepalive", "HTTP/1.1"},
@@ -840,6 +870,7 @@ static const struct misuse misuses[] = {
     {{"--ciphers", ":", HTTPS_URL}, "--ciphers", "an empty name"},
     {{"--tlsv1.3", URL}, "the TLS options (--tlsv1.3) only apply to https:// URLs", NULL},
     {{"--curves", "P-384", "a=" URL, "b=" URL}, "--curves P-384", "https://"},
+    {{"--tls-resume", URL}, "--tls-resume needs an https:// URL", "resumes TLS sessions"},
     {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "1.2.3", URL}, "-q/--rate", "expected requests per second"},
@@ -967,7 +998,20 @@ static const struct duration_case durations[] = {
     {"10sec", -1, 0},
     {"1d", -1, 0},
     {"10S", -1, 0},
-    {"1.5s", -1, 0},
+    {"1.5s", 0, 1500000000ull},
+    {"0.5ms", 0, 500000ull},
+    {"2.5m", 0, 150000000000ull},
+    {"1.5h30m", 0, 7200000000000ull},
+    {"0.000000001s", 0, 1ull},
+    {"1.000000000000000000s", 0, 1000000000ull},
+    {"1.0000000000000000000s", -1, 0},
+    {"0.0000000001s", -1, 0},
+    {"1.5ns", -1, 0},
+    {".5s", -1, 0},
+    {"1.s", -1, 0},
+    {"1.2.3s", -1, 0},
+    {"1..5s", -1, 0},
+    {".s", -1, 0},
     {"-1s", -1, 0},
     {"+1s", -1, 0},
     {"0s", -1, 0},
@@ -1251,6 +1295,10 @@ static const char expected_help[] =
     "      --hdr-log <FILE>\n"
     "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
     "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
+    "      --fail-if <EXPR>\n"
+    "          Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
+    "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). The report "
+    "says which held\n"
     "      --tls-max <VERSION>\n"
     "          The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2 "
     "[default: 1.3]\n"
@@ -1268,6 +1316,10 @@ static const char expected_help[] =
     "      --curves <LIST>\n"
     "          The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
     "key share)\n"
+    "      --tls-resume\n"
+    "          Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
+    "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and resumed "
+    "handshakes\n"
     "  -k, --insecure\n"
     "          Do not verify the server's certificate (the default; as curl, it also wins over --cacert)\n"
     "      --cacert <FILE>\n"

@@ -210,7 +210,7 @@ static void spec_text_run(struct report_info *ri, struct stats *s)
 {
     static const uint64_t at[9] = {70000, 93000, 123000, 162000, 222000,
                                    278000, 453000, 845000, 1452000};
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0};
     s->ok = 1070162;
     s->status[200] = 1070162;
     s->bytes_recv = 172296082;
@@ -248,7 +248,7 @@ static const uint64_t spec_json_at[9] = {103381, 118051, 152571, 211807, 294087,
                                          340413, 424934, 617066, 876762};
 static void spec_json_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, true, NULL, NULL, NULL};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, true, NULL, NULL, NULL, NULL, 0};
     s->ok = 722541;
     s->status[200] = 722541;
     s->bytes_recv = 57803854;
@@ -260,7 +260,7 @@ static void spec_json_run(struct report_info *ri, struct stats *s)
 /* A run with errors and several status codes, given out of order. */
 static void mixed_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL};
+    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0};
     s->status[503] = 1;
     s->status[200] = 5;
     s->status[404] = 2;
@@ -343,7 +343,7 @@ static void check_text_no_errors_block(void)
 
 static void check_text_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL};
+    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -552,7 +552,7 @@ static void check_json_escaping(void)
     /* quote, backslash, tab, another control char, valid UTF-8 (é), a byte
      * that is not UTF-8, and a truncated sequence at the end */
     struct report_info ri = {"http://h/a\"b\\c\td\x01" "e\xc3\xa9" "f\xff" "g\xe2\x82", "HTTP/1.1",
-                             1, 1, 1000000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL};
+                             1, 1, 1000000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -575,7 +575,7 @@ static void check_json_escaping(void)
 
 static void check_json_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL};
+    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -606,7 +606,7 @@ static void check_json_empty_run(void)
 static void check_connected_to(void)
 {
     struct report_info ri = {"https://alpha.test/", "HTTP/2", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false,
-                             "[::1]:8443", "--connect-to", NULL};
+                             "[::1]:8443", "--connect-to", NULL, NULL, 0};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -1197,6 +1197,37 @@ static void check_tls(void)
             "got:\n%s", json ? json : "(null)");
     free(text);
     free(json);
+
+    /* --tls-resume: the counts, a line under TLS: and an object in tls;
+     * workers' counts add up. */
+    s.handshakes = (struct tls_handshakes){ .on = true, .full = 8, .resumed = 9416 };
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: --tls-resume's Handshakes line under TLS:",
+            text && strstr(text, "(TLS 1.2 fallback)\nHandshakes:   8 full, 9416 resumed\n"), "got:\n%s",
+            text ? text : "(null)");
+    T_CHECK("tls: --tls-resume's handshakes in the tls object",
+            json && strstr(json, "\"fallback\": true, \"handshakes\": {\"full\": 8, \"resumed\": 9416}},\n") &&
+                json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+    t.handshakes = (struct tls_handshakes){ .on = true, .full = 2, .resumed = 5 };
+    struct stats v;
+    if (stats_init(&v) == 0) {
+        stats_merge(&v, &t);
+        stats_merge(&v, &s);
+        T_CHECK("tls: stats_merge adds the handshake counts",
+                v.handshakes.on && v.handshakes.full == 10 && v.handshakes.resumed == 9421, "full %llu resumed %llu",
+                (unsigned long long)v.handshakes.full, (unsigned long long)v.handshakes.resumed);
+        stats_free(&v);
+    }
+    s.handshakes = (struct tls_handshakes){ 0 };
+    t.handshakes = (struct tls_handshakes){ 0 };
+    text = render(report_text, &ri, &s);
+    T_CHECK("tls: without --tls-resume no Handshakes line", text && !strstr(text, "Handshakes:"), "got:\n%s",
+            text ? text : "(null)");
+    free(text);
 
     /* Workers' stats: the first handshake's answer stands. */
     t.tls = (struct tls_negotiated){ .version = TLS_VERSION_13, .cipher = 0x1302, .group = 23, .alpn = "h2" };

@@ -211,6 +211,7 @@ struct server_opts {
     size_t alpn_n;
     uint32_t flags;           /* e.g. BR_OPT_FAIL_ON_ALPN_MISMATCH */
     unsigned vmax;            /* highest version (0: TLS 1.2) */
+    br_ssl_session_cache_lru *cache; /* a session cache (session ids, RFC 5246 §7.3), or NULL */
 };
 
 static struct server *server_new(const struct server_opts *o)
@@ -235,6 +236,8 @@ static struct server *server_new(const struct server_opts *o)
     if (o->vmax)
         br_ssl_engine_set_versions(&s->sc.eng, BR_TLS10, o->vmax);
     br_ssl_engine_add_flags(&s->sc.eng, o->flags);
+    if (o->cache)
+        br_ssl_server_set_cache(&s->sc, &o->cache->vtable);
     br_ssl_engine_set_buffer(&s->sc.eng, s->buf, sizeof s->buf, 1);
     static const char seed[] = "unit_tls12 server seed, not secret";
     br_ssl_engine_inject_entropy(&s->sc.eng, seed, sizeof seed);
@@ -303,6 +306,20 @@ static void pair_init(struct pair *pr, const struct server_opts *so, const struc
     uint8_t e[TLS13_ENTROPY_LEN];
     entropy_fill(e, 1);
     pr->c = tls_conn_init(pr->mem, cfg, e, true);
+    pr->s = server_new(so);
+    pr->cgot = malloc(GOT_CAP);
+    pr->sgot = malloc(GOT_CAP);
+}
+
+/* pair_init, the client offering to resume sess (--tls-resume). */
+static void pair_init_resume(struct pair *pr, const struct server_opts *so, const struct tls_config *cfg,
+                             const br_ssl_session_parameters *sess, uint8_t seed)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->mem = aligned_alloc(64, (tls_conn_size() + 63) & ~(size_t)63);
+    uint8_t e[TLS13_ENTROPY_LEN];
+    entropy_fill(e, seed);
+    pr->c = tls_conn_init_resume(pr->mem, cfg, e, true, NULL, sess);
     pr->s = server_new(so);
     pr->cgot = malloc(GOT_CAP);
     pr->sgot = malloc(GOT_CAP);
@@ -997,8 +1014,59 @@ static void test_choice(void)
     pair_free(&pr);
 }
 
+/* --tls-resume over TLS 1.2: BearSSL's server with a session cache resumes
+ * the session of the first handshake by its id (RFC 5246 §7.3, the
+ * abbreviated handshake); without a cache it does not know the id and
+ * makes a new session. */
+static void test_resume(void)
+{
+    static br_ssl_session_cache_lru cache;
+    static unsigned char store[16 * 1024];
+    br_ssl_session_cache_lru_init(&cache, store, sizeof store);
+    struct server_opts so = { .cache = &cache };
+    struct tls_config cfg = client_cfg("localhost", ALPN_H2_H1, sizeof ALPN_H2_H1 - 1);
+    br_ssl_session_parameters sess, again;
+    struct pair pr;
+
+    pair_init_resume(&pr, &so, &cfg, NULL, 1);
+    run(&pr);
+    bool kept = tls_conn_session12(pr.c, &sess);
+    T_CHECK("resume12: a full handshake, its session kept (an id, the master secret)",
+            pr.done == 1 && pr.err == 0 && !tls_conn_resumed(pr.c) && kept && sess.session_id_len == 32,
+            "done=%d err=%d kept=%d id_len=%u", pr.done, pr.err, kept, kept ? sess.session_id_len : 0);
+    pair_free(&pr);
+
+    pair_init_resume(&pr, &so, &cfg, &sess, 2);
+    run(&pr);
+    kept = tls_conn_session12(pr.c, &again);
+    T_CHECK("resume12: the next connection offers it and resumes (the same id, the same master secret)",
+            pr.done == 1 && pr.err == 0 && tls_conn_resumed(pr.c) && kept &&
+                memcmp(again.session_id, sess.session_id, 32) == 0 &&
+                memcmp(again.master_secret, sess.master_secret, 48) == 0,
+            "done=%d err=%d resumed=%d", pr.done, pr.err, tls_conn_resumed(pr.c));
+    static const char req[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    pr.csend = (const uint8_t *)req;
+    pr.csend_left = sizeof req - 1;
+    run(&pr);
+    T_CHECK("resume12: data flows on the resumed connection", pr.sgot_len == sizeof req - 1 &&
+            memcmp(pr.sgot, req, sizeof req - 1) == 0, "got %zu bytes", pr.sgot_len);
+    pair_free(&pr);
+
+    /* A server without a cache does not know the id: a full handshake. */
+    struct server_opts nocache = { 0 };
+    pair_init_resume(&pr, &nocache, &cfg, &sess, 3);
+    run(&pr);
+    kept = tls_conn_session12(pr.c, &again);
+    T_CHECK("resume12: a server without a session cache: a full handshake, a new session",
+            pr.done == 1 && pr.err == 0 && !tls_conn_resumed(pr.c) &&
+                (!kept || memcmp(again.session_id, sess.session_id, 32) != 0),
+            "done=%d err=%d resumed=%d kept=%d", pr.done, pr.err, tls_conn_resumed(pr.c), kept);
+    pair_free(&pr);
+}
+
 int main(void)
 {
+    test_resume();
     test_sizes();
     test_client_hello();
     test_suites();

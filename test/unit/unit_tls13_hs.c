@@ -97,17 +97,6 @@ static void fill_entropy(uint8_t *ent, uint32_t seed)
     }
 }
 
-static void be16(uint8_t *p, size_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-static void be24(uint8_t *p, size_t v)
-{
-    p[0] = (uint8_t)(v >> 16);
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)v;
-}
 
 /* ------------------------------------------------------------ recorder
  * Every callback, in order, with its bytes: two runs are "the same" when

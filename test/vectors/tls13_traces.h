@@ -161,4 +161,65 @@ static const char S5_C_AP[] =
 static const char S5_S_AP[] =
     "0d0f550ce40f648a1fee8977f6954eaffa58f1cdd02093bb2418441b52628913";
 
+/* §3 "tls13 res master": the Master Secret, Hash(ClientHello .. client
+ * Finished) and resumption_master_secret (§7.1). */
+/* Master Secret (32 octets) */
+static const char S3_RES_PRK[] =
+    "a12970d9b27a3d59b6ecc1530d284073bd745ddc68d994e7a6ee70881b3d6da6";
+/* ClientHello .. client Finished hash (32 octets) */
+static const char S3_RES_HASH[] =
+    "31a6e1ceae1e798050f53cac68662eededafcf279cab1c1838b935ffcebf4275";
+/* resumption_master_secret (32 octets) */
+static const char S3_RES_SECRET[] =
+    "a34be53b07ab35b8503d7626a7cad4966873ebdea135c4b2e4cd28e4b812ac54";
+
+/* §4 "Resumed 0-RTT Handshake": the PSK of §3's ticket (nonce 00 00), the
+ * Early Secret from it, the ClientHello with its binder (the last 32
+ * bytes; the truncated ClientHello is the first 477), the ServerHello
+ * that accepts it, the (EC)DHE secret and the handshake traffic secrets. */
+/* PSK (32 octets) */
+static const char S4_PSK[] =
+    "cae5ce63ca4b2a7333a7cef44351eea4b6a0b6dabfe52e8fa8828c57602b807c";
+/* Early Secret (32 octets) */
+static const char S4_EARLY[] =
+    "7926bf246b73dd7cf3aa5a75ec3dc91ae3a234c00565744af51697313a085fff";
+/* ClientHello (512 octets) */
+static const char S4_CH[] =
+    "010001fc0303750e184c0c28d365ffab68b74cb202fdb495ad19f527c6e6cebe"
+    "c35b443b9b35000006130113031302010001cd0000000b000900000673657276"
+    "6572ff01000100000a00140012001d0017001800190100010101020103010400"
+    "3300260024001d00205839e32b2b0e47211ff3098d998ed0379a07b299b84658"
+    "5b7fab62c61357d174002a0000002b0003020304000d0020001e040305030603"
+    "020308040805080604010501060102010402050206020202002d00020101001c"
+    "0002400100150057000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "2900dd00b800b2f35edae4e60404d6f40fa17f000000008393d163fb4f5f105f"
+    "e2056caeb32ac7007070045931026db07d58dd58090d629af59ecb7fba353d5d"
+    "9653a708fbcf0f515c1b82db6b08977179dfc684d22fcf7bd5c12222ab63ffd9"
+    "d2bc46176d144ae98ad93416894822ac5064065f92995a6f052fa3a731703657"
+    "817ea7a8de73148661768f7f62098fb45c0a9dde04a9cf1aa4206f13dd055df3"
+    "ed5fa681bbf876e362ad9c0a68d2b5266c79aa806cbfe6113b933d0937002120"
+    "718cd8f22e8ed71d1a23f7c88f63d45487afe58157cbc57e66bd1323e41a8cd8";
+/* Transcript-Hash(truncated ClientHello) (32 octets) */
+static const char S4_BINDER_HASH[] =
+    "6fd17487908d45ca0bb7d5e5a968f94aa43296b3fd578d0c102540c380a23e68";
+/* binder (32 octets) */
+static const char S4_BINDER[] =
+    "718cd8f22e8ed71d1a23f7c88f63d45487afe58157cbc57e66bd1323e41a8cd8";
+/* ServerHello (96 octets) */
+static const char S4_SH[] =
+    "0200005c0303f79e0c03e63dcb0fafdc441f79065e0409a2ef2360f3c6549682"
+    "ffb72395f9d200130100003400290002000000330024001d00207abd53026c45"
+    "bd7be12f6c4db9d226a9b1527a76c825c07722201a314ae90d21002b00020304";
+/* x25519 shared secret (32 octets) */
+static const char S4_DHE[] =
+    "18d56663008e5df98a5c89577de96076e304383265de56ddb61184006bdf8545";
+/* client handshake traffic secret (32 octets) */
+static const char S4_C_HS[] =
+    "74739327edf99fadd88155fc8e9817a15ef1a3c5091c968bdf4a46201f6eecd8";
+/* server handshake traffic secret (32 octets) */
+static const char S4_S_HS[] =
+    "147abd48f114534ec0d6db3c8de5145aa90f668f8777fd373601bfe93be4c96e";
+
 #endif
