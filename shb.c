@@ -9,6 +9,7 @@
  * (the current target's run ends and is reported, no further one starts)
  * and one more, a second or more later, into an immediate exit. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@
 #include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/credentials.h"
+#include "tls13/trust.h"
 #include "worker/worker.h"
 
 #ifdef SHB_TEST_KNOBS
@@ -258,6 +260,7 @@ struct engines {
     uint8_t h3control[64];
     struct h3_config h3cfg;
     struct tls_config tlscfg;
+    struct tls13_verify_config verify; /* --cacert without -k: what each connection's verifier starts from */
     struct h2_config h2cfg;
     struct hpack_request_blocks indexed;
     uint8_t *connect;   /* through a proxy's tunnel: the CONNECT request, or NULL */
@@ -267,10 +270,29 @@ struct engines {
 
 static const uint8_t alpn_h3[] = "\x02h3", alpn_h2[] = "\x02h2", alpn_h1[] = "\x08http/1.1";
 
+/* --cacert: the anchors and the name each connection checks: the URL's
+ * host, also through --connect-to/--resolve (their point is to reach
+ * another address under the same name). An IP literal is checked against
+ * the certificate's iPAddress entries. */
+static const struct tls13_verify_config *verify_build(struct engines *e, const struct shb_target *t,
+                                                      const struct tls13_trust *trust)
+{
+    if (!trust)
+        return NULL;
+    e->verify.trust = trust;
+    e->verify.host = t->url.host;
+    if (inet_pton(AF_INET, t->url.host, e->verify.ip) == 1)
+        e->verify.ip_len = 4;
+    else if (inet_pton(AF_INET6, t->url.host, e->verify.ip) == 1)
+        e->verify.ip_len = 16;
+    return &e->verify;
+}
+
 static void engines_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t,
-                          const struct tls13_credential *cred)
+                          const struct tls13_credential *cred, const struct tls13_trust *trust)
 {
     memset(e, 0, sizeof *e);
+    const struct tls13_verify_config *verify = verify_build(e, t, trust);
     /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
      * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
      * references and literals). */
@@ -312,6 +334,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
                 .idle_timeout_ns = 30000000000ull,
                 .tls = &o->tls,
                 .cred = cred,
+                .verify = verify,
             },
         };
     }
@@ -324,6 +347,7 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
         .alpn_len = o->http2 ? sizeof alpn_h2 - 1 : sizeof alpn_h1 - 1,
         .choice = &o->tls,
         .cred = cred,
+        .verify = verify,
     };
     e->h2cfg = (struct h2_config){
         .request_block = e->req,
@@ -724,6 +748,11 @@ int main(int argc, char **argv)
     static struct tls13_credential cred;
     if (o.cert)
         load_client_cert(&o, &cred);
+    /* --cacert: the anchors, loaded once (and checked even under -k, which
+     * then wins: nothing is verified, as with curl). */
+    static struct tls13_trust trust;
+    if (o.cacert)
+        load_cacert(&o, &trust);
     struct plan pl;
     plan_run(&o, &pl);
     struct target_addr *addrs = calloc(o.ntargets, sizeof *addrs);
@@ -759,7 +788,7 @@ int main(int argc, char **argv)
         else if (several)
             snprintf(who, sizeof who, "target %zu: ", done + 1);
         struct engines e;
-        engines_build(&e, &o, t, o.cert ? &cred : NULL);
+        engines_build(&e, &o, t, o.cert ? &cred : NULL, o.cacert && !o.insecure ? &trust : NULL);
         struct target_result res;
         run_target(&o, &pl, t, &addrs[done], &e, who, hdr_log, &res);
         if (res.ran)

@@ -463,6 +463,7 @@ enum opt_id {
     OPT_TLS_RESUME,
     OPT_EARLY_DATA,
     OPT_INSECURE,
+    OPT_CACERT,
     OPT_HTTP2,
     OPT_HTTP3,
     OPT_CERT,
@@ -610,7 +611,11 @@ static const struct opt_spec opt_specs[] = {
               "requests sent early, accepted, and resent after a rejection"}},
     {OPT_INSECURE, "-k/--insecure",
      {.short_name = 'k', .long_name = "insecure",
-      .help = "Do not verify the server's certificate (as curl; shb never does, so this changes nothing)"}},
+      .help = "Do not verify the server's certificate (the default; as curl, it also wins over --cacert)"}},
+    {OPT_CACERT, "--cacert",
+     {.long_name = "cacert", .value_name = "FILE",
+      .help = "Verify every https server's chain and name against these CA certificates (PEM, one or more); a "
+              "failed verification is a tls handshake error"}},
     {OPT_HTTP2, "--http2",
      {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
     {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
@@ -1344,6 +1349,12 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_TLS_RESUME: o->tls_resume = true; break;
     case OPT_EARLY_DATA: o->early_data = o->tls_resume = true; break;
     case OPT_INSECURE: o->insecure = true; break;
+    case OPT_CACERT:
+        if (!*v)
+            fail(p, "invalid value '' for %s: expected a file name", s->display);
+        else
+            o->cacert = v;
+        break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
     case OPT_CERT:
@@ -1553,6 +1564,20 @@ static void check_client_cert(struct parser *p)
         fail(p, "--tls-resume needs an https:// URL (it resumes TLS sessions)");
 }
 
+/* --cacert verifies https servers: with none among the targets it would
+ * verify nothing, which is not what was asked. */
+static void check_cacert(struct parser *p)
+{
+    const struct shb_opts *o = p->o;
+    bool tls = false;
+    if (p->failed || !o->cacert)
+        return;
+    for (size_t i = 0; i < o->ntargets; i++)
+        tls = tls || o->targets[i].url.https;
+    if (!tls)
+        fail(p, "--cacert needs an https:// URL (it verifies the server's certificate)");
+}
+
 /* A URL starts with its scheme, which is what tells "URL" from
  * "label=URL" (a URL may hold '=' in its query). */
 static bool has_http_scheme(const char *s)
@@ -1661,6 +1686,7 @@ static void check_urls(struct parser *p)
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
     check_client_cert(p);
+    check_cacert(p);
     /* Each target's proxy (cli/proxy.h), before --bind's family is checked
      * against the address connections go to. */
     for (size_t i = 0; i < o->ntargets && !p->failed; i++)

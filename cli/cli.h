@@ -85,7 +85,8 @@ struct shb_opts {
     struct tls_choice tls;       /* --tls-max, --tlsv1.2/--tlsv1.3, --tls13-ciphers, --ciphers, --curves */
     bool tls_resume;             /* --tls-resume: each slot resumes with its newest session ticket */
     bool early_data;             /* --early-data: 0-RTT requests on resumed handshakes (implies tls_resume) */
-    bool insecure;               /* -k/--insecure: accepted; every certificate is trusted anyway */
+    bool insecure;               /* -k/--insecure: trust every certificate (the default), even with --cacert */
+    const char *cacert;          /* --cacert FILE (argv's): CA certificates (PEM) to verify servers against; NULL: none */
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     struct threshold *thresholds; /* --fail-if, in the order given; malloc'd */

@@ -25,6 +25,7 @@
 
 #include "tls13/credentials.h"
 #include "tls13/keysched.h" /* tls13_wipe */
+#include "tls13/trust.h"
 
 void shb_die(int code, const char *fmt, ...)
 {
@@ -88,6 +89,17 @@ void load_client_cert(const struct shb_opts *o, struct tls13_credential *cred)
         bool in_key = strcmp(which, "key") == 0;
         shb_die(2, "%s %s: %s", in_key ? "--key" : "--cert", in_key ? o->key : o->cert, err);
     }
+}
+
+void load_cacert(const struct shb_opts *o, struct tls13_trust *trust)
+{
+    size_t len;
+    uint8_t *pem = read_pem("--cacert", o->cacert, &len);
+    char err[256];
+    int rc = tls13_trust_load(trust, pem, len, err, sizeof err);
+    free(pem);
+    if (rc < 0)
+        shb_die(2, "--cacert %s: %s", o->cacert, err);
 }
 
 /* Multishot receive (6.0) and provided buffer rings (5.19) are used on every

@@ -22,6 +22,12 @@ struct tls13_credential; /* tls13/credentials.h */
  * 2) with one line naming the file and the problem. */
 void load_client_cert(const struct shb_opts *o, struct tls13_credential *cred);
 
+/* --cacert: reads the file and loads its certificates as trust anchors. A
+ * file that cannot be read, holds no certificate or one that does not
+ * parse: one line, exit 2. */
+struct tls13_trust; /* tls13/trust.h */
+void load_cacert(const struct shb_opts *o, struct tls13_trust *trust);
+
 /* Linux 6.0 or newer (io_uring multishot receive). */
 void require_kernel(void);
 

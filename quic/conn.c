@@ -272,6 +272,7 @@ struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config
         .ngroups = cfg->tls ? cfg->tls->ngroups : 0,
         .cred = cfg->cred,
         .resume = resume,
+        .verifier = cfg->verifier,
     };
     if (c->tparams_len == 0 || tls13_hs_start(&c->hs, &hc, entropy + 2 * CID_LEN, &tls_cb, c) != 0)
         return NULL;

@@ -35,6 +35,8 @@
 #include "tls13/negotiated.h"
 
 struct tls13_credential; /* tls13/credentials.h */
+struct tls13_verify_config; /* tls13/verify.h */
+struct tls13_verifier;
 
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
  * size every path must carry; the Initial padding minimum too). */
@@ -91,6 +93,11 @@ struct quic_conn_config {
     uint64_t idle_timeout_ns;  /* our max_idle_timeout */
     const struct tls_choice *tls; /* TLS 1.3 suites and groups chosen (RFC 9001 §4: QUIC's TLS); NULL: all */
     const struct tls13_credential *cred; /* --cert/--key for a server that asks (tls13/credentials.h), or NULL */
+    /* --cacert (tls13/verify.h): what the worker makes each slot's verifier
+     * from, or NULL; and the connection's verifier, set on the worker's
+     * per-slot copy of this config (NULL: trust every certificate). */
+    const struct tls13_verify_config *verify;
+    struct tls13_verifier *verifier;
     /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
      * 0 means the default. key_update_after: 1-RTT packets we send per key
      * phase before we update our keys (default 2^22, RFC 9001 §6.6).

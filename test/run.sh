@@ -30,6 +30,8 @@
 # request as echo servers of all three protocols record it; refused headers)
 # and test/e2e/e2e_mtls.sh (--cert/--key: nginx, s_server, Caddy and ngtcp2
 # requiring a client certificate; every bad file refused) and
+# test/e2e/e2e_cacert.sh (--cacert: good chains pass, a wrong name, an
+# expired certificate and an unknown CA fail with the reason),
 # test/e2e/e2e_gates.sh (--fail-if thresholds held and failed, exit statuses
 # 0, 1 and 3) and test/e2e/e2e_resume.sh (--tls-resume: nginx and ngtcp2
 # resuming with their tickets, counted on both sides) and
@@ -305,6 +307,7 @@ suite e2e-request 180 test/e2e/e2e_request.sh "the request as servers see it (Co
 suite e2e-auth 180 test/e2e/e2e_auth.sh "credentials (-u, user:password@, --netrc-file), the password in no output" together
 suite e2e-mtls 240 test/e2e/e2e_mtls.sh "client certificates (--cert, --key: mutual TLS)" together
 suite e2e-gates 180 test/e2e/e2e_gates.sh "gates for CI (--fail-if) and the exit status a run's figures call for" together
+suite e2e-cacert 240 test/e2e/e2e_cacert.sh "verifying the server (--cacert: chain, name, expiry; nginx, Caddy)" together
 suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 suite e2e-resume 180 test/e2e/e2e_resume.sh "resumed handshakes (--tls-resume: nginx over h1 and h2, ngtcp2 over h3)" together
 suite e2e-early 180 test/e2e/e2e_early.sh "0-RTT (--early-data: nginx over h1 and h2, accepted and rejected)" together

@@ -165,6 +165,7 @@ struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
         .tls13_only = ch && ch->min_version == TLS_VERSION_13,
         .cred = cfg->cred,
         .resume = resume,
+        .verifier = cfg->verifier,
     };
     int rc = tls13_hs_start(&t->hs, &hc, entropy, &callbacks, t);
     if (rc < 0) {

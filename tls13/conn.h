@@ -20,6 +20,7 @@
 #include "tls13/choice.h"
 #include "tls13/handshake.h"
 #include "tls13/negotiated.h"
+#include "tls13/verify.h"
 
 struct tls_config {
     const char *server_name; /* SNI, NULL for an IP literal */
@@ -27,6 +28,12 @@ struct tls_config {
     size_t alpn_len;
     const struct tls_choice *choice; /* versions, suites and groups chosen; NULL: the defaults */
     const struct tls13_credential *cred; /* --cert/--key for a server that asks (both engines), or NULL */
+    /* --cacert (tls13/verify.h): what each slot's verifier is made from,
+     * or NULL to trust every certificate; and the connection's own
+     * verifier, set on a per-connection copy of this config (read only by
+     * tls_conn_init, which hands it to either engine). */
+    const struct tls13_verify_config *verify;
+    struct tls13_verifier *verifier;
 };
 
 /* Results of tls_conn_recv (negative: the connection is finished). */
@@ -47,7 +54,8 @@ size_t tls_conn_size(void);
 
 /* Starts a handshake in mem: the ClientHello is queued in the output.
  * tls12: offer TLS 1.2 only, through BearSSL's engine (the same SNI and
- * ALPN list; certificates are not validated either way). */
+ * ALPN list; certificates are validated by either engine only when
+ * cfg->verifier is set). */
 struct tls_conn *tls_conn_init(void *mem, const struct tls_config *cfg, const uint8_t entropy[TLS13_ENTROPY_LEN],
                                bool tls12);
 /* The same with --tls-resume: for the 1.3 engine the ticket to offer and

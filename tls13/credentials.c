@@ -80,9 +80,10 @@ static enum pem_kind pem_kind_of(const struct pem_scan *s, const char *name)
     return PEM_OTHER; /* e.g. "EC PARAMETERS" before an openssl ecparam key */
 }
 
-static void pem_begin(struct pem_scan *s, br_pem_decoder_context *pc)
+static void pem_begin(void *ctx, const char *name)
 {
-    s->kind = pem_kind_of(s, br_pem_decoder_name(pc));
+    struct pem_scan *s = ctx;
+    s->kind = pem_kind_of(s, name);
     if (s->kind == PEM_ENCRYPTED_KEY)
         s->encrypted = true;
     if (s->kind == PEM_CERT) {
@@ -96,8 +97,9 @@ static void pem_begin(struct pem_scan *s, br_pem_decoder_context *pc)
         s->key_len = 0;
 }
 
-static void pem_end(struct pem_scan *s)
+static void pem_end(void *ctx)
 {
+    struct pem_scan *s = ctx;
     if (s->kind == PEM_CERT && !s->overflow && s->c->der_len > s->cert_start) {
         br_x509_certificate *x = &s->c->chain[s->c->chain_len++];
         x->data = s->c->der + s->cert_start;
@@ -120,17 +122,13 @@ static bool has_proc_type_encrypted(const uint8_t *p, size_t n)
     return false;
 }
 
-/* Returns 0, or -1 when the text is not PEM at all (malformed base64, an
- * object cut short). */
-static int pem_scan(struct pem_scan *s, const uint8_t *p, size_t n)
+int tls13_pem_walk(const uint8_t *p, size_t n, const struct tls13_pem_walker *w)
 {
     br_pem_decoder_context pc;
     bool inside = false;
 
-    if (has_proc_type_encrypted(p, n))
-        s->encrypted = true;
     br_pem_decoder_init(&pc);
-    br_pem_decoder_setdest(&pc, pem_sink, s);
+    br_pem_decoder_setdest(&pc, w->data, w->ctx);
     while (n > 0) {
         /* CR+LF line ends (a file from Windows): BearSSL's decoder takes a
          * CR for part of the line, so the decoder is fed around them. */
@@ -145,11 +143,11 @@ static int pem_scan(struct pem_scan *s, const uint8_t *p, size_t n)
         n -= used;
         switch (br_pem_decoder_event(&pc)) {
         case BR_PEM_BEGIN_OBJ:
-            pem_begin(s, &pc);
+            w->begin(w->ctx, br_pem_decoder_name(&pc));
             inside = true;
             break;
         case BR_PEM_END_OBJ:
-            pem_end(s);
+            w->end(w->ctx);
             inside = false;
             break;
         case BR_PEM_ERROR:
@@ -164,10 +162,21 @@ static int pem_scan(struct pem_scan *s, const uint8_t *p, size_t n)
     if (inside) {
         br_pem_decoder_push(&pc, "\n", 1);
         if (br_pem_decoder_event(&pc) == BR_PEM_END_OBJ)
-            pem_end(s), inside = false;
+            w->end(w->ctx), inside = false;
     }
     tls13_wipe(&pc, sizeof pc);
     return inside ? -1 : 0;
+}
+
+/* Returns 0, or -1 when the text is not PEM at all (malformed base64, an
+ * object cut short). */
+static int pem_scan(struct pem_scan *s, const uint8_t *p, size_t n)
+{
+    const struct tls13_pem_walker w = {pem_begin, pem_sink, pem_end, s};
+
+    if (has_proc_type_encrypted(p, n))
+        s->encrypted = true;
+    return tls13_pem_walk(p, n, &w);
 }
 
 /* Finds an OID's DER encoding (tag, length, value) in a key object. */
@@ -389,13 +398,14 @@ void tls13_credential_wipe(struct tls13_credential *c) { tls13_wipe(c, sizeof *c
 
 /* ---- signature schemes ----------------------------------------------------- */
 
-static const br_hash_class *scheme_hash(uint16_t scheme)
+const br_hash_class *tls13_scheme_hash(uint16_t scheme)
 {
     switch (scheme) {
     case TLS13_SIG_ECDSA_P256_SHA256:
     case TLS13_SIG_RSA_PSS_RSAE_SHA256: return &br_sha256_vtable;
     case TLS13_SIG_ECDSA_P384_SHA384:
     case TLS13_SIG_RSA_PSS_RSAE_SHA384: return &br_sha384_vtable;
+    case TLS13_SIG_ECDSA_P521_SHA512:
     case TLS13_SIG_RSA_PSS_RSAE_SHA512: return &br_sha512_vtable;
     default: return NULL;
     }
@@ -481,6 +491,50 @@ int tls13_emsa_pss_encode(const br_hash_class *hash, const uint8_t *mhash, const
     return 0;
 }
 
+int tls13_emsa_pss_verify(const br_hash_class *hash, const uint8_t *mhash, const uint8_t *em, size_t em_bits,
+                          uint8_t *salt_out)
+{
+    size_t hlen = (hash->desc >> BR_HASHDESC_OUT_OFF) & BR_HASHDESC_OUT_MASK, slen = hlen;
+    size_t em_len = (em_bits + 7) / 8, top_bits = 8 * em_len - em_bits;
+    uint8_t db[TLS13_CRED_SIG_MAX], h2[64];
+    br_hash_compat_context hc;
+    static const uint8_t zeros[8];
+    int r = -1;
+
+    /* Steps 3-4: emLen < hLen + sLen + 2, or no 0xbc trailer. */
+    if (em_len < hlen + slen + 2 || em_len > sizeof db || em[em_len - 1] != 0xbc)
+        return -1;
+    /* Step 6: the leftmost 8*emLen - emBits bits of maskedDB are zero. */
+    if (top_bits && (em[0] & (uint8_t)(0xff << (8 - top_bits))))
+        return -1;
+    /* Steps 7-9: DB = maskedDB xor MGF1(H, emLen - hLen - 1), top bits cleared. */
+    size_t db_len = em_len - hlen - 1;
+    const uint8_t *h = em + db_len;
+    memcpy(db, em, db_len);
+    mgf1_xor(hash, h, hlen, db, db_len);
+    db[0] &= (uint8_t)(0xff >> top_bits);
+    /* Step 10: PS (zeros) then 0x01 before the salt. */
+    size_t ps_len = db_len - slen - 1;
+    uint8_t bad = db[ps_len] ^ 0x01;
+    for (size_t i = 0; i < ps_len; i++)
+        bad |= db[i];
+    if (bad)
+        goto out;
+    /* Steps 11-14: H' = Hash(0x00 * 8 || mHash || salt) must be H. */
+    hash->init(&hc.vtable);
+    hash->update(&hc.vtable, zeros, sizeof zeros);
+    hash->update(&hc.vtable, mhash, hlen);
+    hash->update(&hc.vtable, db + db_len - slen, slen);
+    hash->out(&hc.vtable, h2);
+    if (memcmp(h2, h, hlen) != 0)
+        goto out;
+    if (salt_out)
+        memcpy(salt_out, db + db_len - slen, slen);
+    r = 0;
+out:
+    return r;
+}
+
 /* RSASSA-PSS-SIGN (RFC 8017 §8.1.1) with emBits = modBits - 1; the
  * signature is k = modulus bytes long. */
 static size_t sign_pss(const struct tls13_credential *c, const br_hash_class *h, const uint8_t *mhash,
@@ -502,7 +556,7 @@ static size_t sign_pss(const struct tls13_credential *c, const br_hash_class *h,
 size_t tls13_credential_sign(const struct tls13_credential *c, uint16_t scheme, const uint8_t *content,
                              size_t content_len, const uint8_t *salt, uint8_t *sig)
 {
-    const br_hash_class *h = scheme_hash(scheme);
+    const br_hash_class *h = tls13_scheme_hash(scheme);
     uint8_t mhash[64];
     size_t n;
 

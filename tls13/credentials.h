@@ -26,6 +26,7 @@
 /* SignatureScheme (RFC 8446 §4.2.3) values a credential can sign with. */
 #define TLS13_SIG_ECDSA_P256_SHA256 0x0403
 #define TLS13_SIG_ECDSA_P384_SHA384 0x0503
+#define TLS13_SIG_ECDSA_P521_SHA512 0x0603 /* verified only (a server's, --cacert), never made */
 #define TLS13_SIG_RSA_PSS_RSAE_SHA256 0x0804
 #define TLS13_SIG_RSA_PSS_RSAE_SHA384 0x0805
 #define TLS13_SIG_RSA_PSS_RSAE_SHA512 0x0806
@@ -52,6 +53,19 @@ struct tls13_credential {
 int tls13_credential_load(struct tls13_credential *c, const uint8_t *cert_pem, size_t cert_len,
                           const uint8_t *key_pem, size_t key_len, const char **which, char *err, size_t errlen);
 
+/* A PEM text's objects, in order (RFC 7468): begin with the label
+ * ("CERTIFICATE"), the decoded bytes in pieces, end. CR+LF line ends and a
+ * missing final newline are taken. Returns 0, or -1 when the text is not
+ * PEM (malformed base64, an object cut short). Shared by --cert/--key and
+ * --cacert (tls13/trust.c). */
+struct tls13_pem_walker {
+    void (*begin)(void *ctx, const char *name);
+    void (*data)(void *ctx, const void *p, size_t n);
+    void (*end)(void *ctx);
+    void *ctx;
+};
+int tls13_pem_walk(const uint8_t *p, size_t n, const struct tls13_pem_walker *w);
+
 /* Wipes the key (at exit; nothing needs it afterwards). */
 void tls13_credential_wipe(struct tls13_credential *c);
 
@@ -71,11 +85,23 @@ uint16_t tls13_credential_scheme(const struct tls13_credential *c, const uint8_t
 size_t tls13_credential_sign(const struct tls13_credential *c, uint16_t scheme, const uint8_t *content,
                              size_t content_len, const uint8_t *salt, uint8_t *sig);
 
+/* The hash of a signature scheme above (RFC 8446 §4.2.3), or NULL. */
+const br_hash_class *tls13_scheme_hash(uint16_t scheme);
+
 /* EMSA-PSS-ENCODE (RFC 8017 §9.1.1) with MGF1 over the same hash (§B.2.1)
  * and a salt as long as the hash: em receives emLen = ceil(em_bits / 8)
  * bytes. Returns 0, or -1 when em_bits is too small for the hash and salt
  * ("encoding error"). Exposed for the tests' known answers. */
 int tls13_emsa_pss_encode(const br_hash_class *hash, const uint8_t *mhash, const uint8_t *salt, size_t em_bits,
                           uint8_t *em);
+
+/* EMSA-PSS-VERIFY (RFC 8017 §9.1.2) with MGF1 over the same hash and a
+ * salt as long as the hash (RFC 8446 §4.2.3): em is emLen = ceil(em_bits /
+ * 8) bytes (at most TLS13_CRED_SIG_MAX), the RSA public operation's result.
+ * Returns 0 when it is the encoding of mhash ("consistent"; the salt goes
+ * to salt_out unless NULL), or -1. The server's CertificateVerify is checked
+ * with it (tls13/verify.c); the tests check our encoder with it. */
+int tls13_emsa_pss_verify(const br_hash_class *hash, const uint8_t *mhash, const uint8_t *em, size_t em_bits,
+                          uint8_t *salt_out);
 
 #endif

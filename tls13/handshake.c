@@ -13,9 +13,10 @@
  *            their handling decides what goes into the transcript when;
  *   STREAM   Certificate, CertificateRequest, CertificateVerify: hashed as
  *            they pass, never stored beyond the first sizeof msg bytes, so a
- *            long chain costs no memory (certificates are not verified: the
- *            help text says so; their framing is checked by a resumable
- *            walker, and the server's Finished is always verified);
+ *            long chain costs no memory (their framing is checked by a
+ *            resumable walker; certificates are verified only with
+ *            --cacert, each entry going to the caller's X.509 verifier as
+ *            it passes; the server's Finished is always verified);
  *   SKIP     NewSessionTicket without --tls-resume (cfg.resume.on_ticket):
  *            post-handshake, ignored at any size; with it, collected and
  *            handed out with its PSK unless longer than msg.
@@ -52,6 +53,7 @@
 #include <string.h>
 
 #include "tls13/credentials.h"
+#include "tls13/verify.h"
 #include "tls13/x25519.h"
 
 /* Alerts (RFC 8446 §6), negated. */
@@ -207,13 +209,24 @@ static const uint8_t hrr_random[32] = {
 static const uint8_t downgrade_prefix[7] = {0x44, 0x4f, 0x57, 0x4e, 0x47, 0x52, 0x44};
 
 /* signature_algorithms (§4.2.3): everything a server might sign with, since
- * no signature is checked anyway. */
+ * no signature is checked anyway (unless --cacert: sig_algs_verified). */
 static const uint8_t sig_algs[] = {
     0x04, 0x03, 0x05, 0x03, 0x06, 0x03, /* ecdsa_secp256r1_sha256 .. secp521r1_sha512 */
     0x08, 0x04, 0x08, 0x05, 0x08, 0x06, /* rsa_pss_rsae_sha256 .. sha512 */
     0x08, 0x09, 0x08, 0x0a, 0x08, 0x0b, /* rsa_pss_pss_sha256 .. sha512 */
     0x08, 0x07, 0x08, 0x08,             /* ed25519, ed448 */
     0x04, 0x01, 0x05, 0x01, 0x06, 0x01, /* rsa_pkcs1_sha256 .. sha512 (certificates, §4.2.3) */
+};
+
+/* With a verifier: only what tls13/verify.c can check (no EdDSA, and no
+ * rsa_pss_pss_*, whose id-RSASSA-PSS keys BearSSL's X.509 code cannot
+ * read); rsa_pkcs1_* stay for the chain's signatures (§4.2.3), never a
+ * CertificateVerify's (§4.4.3: "RSA signatures MUST use an RSASSA-PSS
+ * algorithm"). */
+static const uint8_t sig_algs_verified[] = {
+    0x04, 0x03, 0x05, 0x03, 0x06, 0x03, /* ecdsa_secp256r1_sha256 .. secp521r1_sha512 */
+    0x08, 0x04, 0x08, 0x05, 0x08, 0x06, /* rsa_pss_rsae_sha256 .. sha512 */
+    0x04, 0x01, 0x05, 0x01, 0x06, 0x01, /* rsa_pkcs1_sha256 .. sha512 (certificates only) */
 };
 
 /* What we offer unless the user chose (handshake.h: cfg.suites, cfg.groups). */
@@ -629,7 +642,10 @@ static size_t build_client_hello(struct tls13_hs *hs, const uint8_t *kx, size_t 
     put_u16(&w, EXT_SIGNATURE_ALGORITHMS);
     e = open_vec(&w, 2);
     l = open_vec(&w, 2);
-    put(&w, sig_algs, sizeof sig_algs);
+    if (hs->cfg.verifier)
+        put(&w, sig_algs_verified, sizeof sig_algs_verified);
+    else
+        put(&w, sig_algs, sizeof sig_algs);
     close_vec(&w, l, 2);
     close_vec(&w, e, 2);
 
@@ -1305,7 +1321,8 @@ static int on_encrypted_extensions(struct tls13_hs *hs)
 }
 
 /* ------------------------------------------------------------------ */
-/* Certificate (§4.4.2), framing only, walked as it streams:
+/* Certificate (§4.4.2), framing (and with --cacert, the verifier fed),
+ * walked as it streams:
  *   opaque certificate_request_context<0..2^8-1>;   (empty from a server)
  *   CertificateEntry certificate_list<0..2^24-1>;    (not empty, §4.4.2.4)
  *   CertificateEntry = opaque cert_data<1..2^24-1>; Extension extensions<0..2^16-1>;
@@ -1313,11 +1330,18 @@ static int on_encrypted_extensions(struct tls13_hs *hs)
  * skipped (cw_skip); cw_left counts what is left of certificate_list. */
 enum { CW_CTX_LEN, CW_LIST_LEN, CW_CERT_LEN, CW_CERT, CW_EXT_LEN, CW_EXT, CW_END };
 
+/* --cacert: each entry's cert_data goes to the verifier as it streams
+ * past (start_cert, append, end_cert), so a long chain still costs no
+ * memory here. */
+static const br_x509_class **x509_of(struct tls13_hs *hs) { return &hs->cfg.verifier->vtable; }
+
 static void cw_after_skip(struct tls13_hs *hs)
 {
     if (hs->cw_skip > 0)
         return;
     if (hs->cw_phase == CW_CERT) {
+        if (hs->cfg.verifier)
+            (*x509_of(hs))->end_cert(x509_of(hs));
         hs->cw_phase = CW_EXT_LEN;
         hs->cw_need = 2;
     } else if (hs->cw_phase == CW_EXT) {
@@ -1365,6 +1389,8 @@ static int cert_walk(struct tls13_hs *hs, const uint8_t *p, size_t n)
                 if ((hs->cw_phase == CW_CERT_LEN && hs->cw_acc == 0) || hs->cw_acc > hs->cw_left)
                     return E_DECODE;
                 hs->cw_skip = hs->cw_acc;
+                if (hs->cw_phase == CW_CERT_LEN && hs->cfg.verifier)
+                    (*x509_of(hs))->start_cert(x509_of(hs), hs->cw_acc);
                 hs->cw_phase = hs->cw_phase == CW_CERT_LEN ? CW_CERT : CW_EXT;
                 cw_after_skip(hs);
             }
@@ -1373,6 +1399,8 @@ static int cert_walk(struct tls13_hs *hs, const uint8_t *p, size_t n)
         case CW_CERT:
         case CW_EXT: {
             size_t take = n < hs->cw_skip ? n : hs->cw_skip;
+            if (hs->cw_phase == CW_CERT && hs->cfg.verifier && take > 0)
+                (*x509_of(hs))->append(x509_of(hs), p, take);
             hs->cw_skip -= (uint32_t)take;
             hs->cw_left -= (uint32_t)take;
             p += take;
@@ -1755,9 +1783,17 @@ static int begin_message(struct tls13_hs *hs)
         hs->cw_phase = CW_CTX_LEN;
         hs->cw_need = 1;
         hs->cw_acc = hs->cw_skip = hs->cw_left = 0;
+        /* The name checked is the SNI's (RFC 6125 §6.4); an IP literal
+         * sends none and is checked by the verifier itself. */
+        if (hs->cfg.verifier)
+            (*x509_of(hs))->start_chain(x509_of(hs), hs->cfg.server_name);
         /* fall through */
     case HT_CERTIFICATE_REQUEST:
     case HT_CERTIFICATE_VERIFY:
+        /* §4.4.3: the server signs Transcript-Hash(ClientHello ..
+         * Certificate), the transcript before this message. */
+        if (type == HT_CERTIFICATE_VERIFY && hs->cfg.verifier)
+            tls13_transcript_hash(&hs->transcript, hs->suite->hash, hs->cfg.verifier->cv_hash);
         hs->msg_mode = MODE_STREAM;
         tls13_transcript_update(&hs->transcript, hs->hdr, 4);
         break;
@@ -1766,6 +1802,57 @@ static int begin_message(struct tls13_hs *hs)
         break;
     }
     return 0;
+}
+
+/* --cacert: the chain is in; BearSSL's verdict on it and the name
+ * (RFC 5280 §6, RFC 6125 §6), as the alert §6.2 names for it. */
+static int end_chain(struct tls13_hs *hs)
+{
+    struct tls13_verifier *v = hs->cfg.verifier;
+    unsigned usages = 0;
+
+    if ((*x509_of(hs))->end_chain(x509_of(hs)) != 0)
+        return -tls13_verify_reason_alert((enum tls13_verify_reason)v->reason);
+    /* The leaf signs CertificateVerify: keyUsage, when present, must allow
+     * digitalSignature (RFC 5280 §4.2.1.3). */
+    if ((*x509_of(hs))->get_pkey(x509_of(hs), &usages) == NULL || !(usages & BR_KEYTYPE_SIGN)) {
+        tls13_verifier_fail(v, BR_ERR_X509_FORBIDDEN_KEY_USAGE);
+        return -tls13_verify_reason_alert((enum tls13_verify_reason)v->reason);
+    }
+    return 0;
+}
+
+static bool sig_offered(uint16_t scheme)
+{
+    /* The last three entries of sig_algs_verified are rsa_pkcs1_*, for
+     * certificates only (§4.4.3). */
+    for (size_t i = 0; i + 6 < sizeof sig_algs_verified; i += 2)
+        if ((uint16_t)(sig_algs_verified[i] << 8 | sig_algs_verified[i + 1]) == scheme)
+            return true;
+    return false;
+}
+
+/* --cacert: the server's CertificateVerify (§4.4.3) with the leaf's key.
+ * "If the verification fails, the receiver MUST terminate the handshake
+ * with a "decrypt_error" alert." The scheme must be one we offered
+ * (§4.4.3), else illegal_parameter. */
+static int check_certificate_verify(struct tls13_hs *hs)
+{
+    struct tls13_verifier *v = hs->cfg.verifier;
+    uint16_t scheme = (uint16_t)(hs->msg[0] << 8 | hs->msg[1]);
+    enum tls13_verify_reason r;
+
+    if (!sig_offered(scheme))
+        return E_ILLEGAL_PARAM;
+    if (hs->msg_len > sizeof hs->msg) /* longer than any signature of a key we verify */
+        r = TLS13_VERIFY_BAD_CV;
+    else
+        r = tls13_verify_certificate_verify((*x509_of(hs))->get_pkey(x509_of(hs), NULL), scheme, v->cv_hash,
+                                            tls13_hash_len(hs->suite->hash), hs->msg + 4, hs->msg_len - 4);
+    if (r == TLS13_VERIFY_OK)
+        return 0;
+    v->reason = (uint8_t)r;
+    return -tls13_verify_reason_alert(r);
 }
 
 /* The whole body is in (or has streamed past). */
@@ -1796,13 +1883,23 @@ static int end_message(struct tls13_hs *hs)
     case HT_CERTIFICATE:
         if (hs->cw_phase != CW_END)
             return E_DECODE;
+        if (hs->cfg.verifier) {
+            int r = end_chain(hs);
+            if (r < 0)
+                return r;
+        }
         hs->state = ST_WAIT_CV;
         return 0;
     case HT_CERTIFICATE_VERIFY:
         /* §4.4.3: SignatureScheme algorithm; opaque signature<0..2^16-1>.
-         * Not verified, by design; framing only. */
+         * Verified with --cacert, else framing only. */
         if (hs->msg_len < 4 || (uint32_t)(hs->msg[2] << 8 | hs->msg[3]) != hs->msg_len - 4)
             return E_DECODE;
+        if (hs->cfg.verifier) {
+            int r = check_certificate_verify(hs);
+            if (r < 0)
+                return r;
+        }
         hs->state = ST_WAIT_FINISHED;
         return 0;
     case HT_FINISHED:

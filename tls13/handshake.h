@@ -5,9 +5,9 @@
  * epoch through a callback. Over TCP the TLS connection wraps them in
  * records; under QUIC (RFC 9001 §4) they travel in CRYPTO frames.
  *
- * Certificates are parsed for framing only and never verified (a benchmarker
- * trusts every certificate: the help text says so); the server's Finished is
- * always verified. No syscalls, no clock, no allocation: randomness comes in
+ * Certificates are parsed for framing only and not verified (a benchmarker
+ * trusts every certificate) unless the config carries a verifier
+ * (--cacert, tls13/verify.h); the server's Finished is always verified. No syscalls, no clock, no allocation: randomness comes in
  * as bytes at start. */
 #ifndef SHB_TLS13_HANDSHAKE_H
 #define SHB_TLS13_HANDSHAKE_H
@@ -33,6 +33,7 @@ enum tls13_epoch {
 #define TLS13_ENTROPY_LEN (32 + 32 + 32 + 32 + 48 + 64)
 
 struct tls13_credential; /* tls13/credentials.h */
+struct tls13_verifier;   /* tls13/verify.h */
 
 /* A session ticket from NewSessionTicket (RFC 8446 §4.6.1) with its PSK
  * already derived, and what it was made under. The engine hands one out
@@ -93,6 +94,11 @@ struct tls13_hs_config {
     /* --tls-resume: a ticket to offer and where new ones go, or NULL
      * (copied at start). */
     const struct tls13_resume *resume;
+    /* --cacert: the server's chain and name are verified as the
+     * Certificate streams past, then its CertificateVerify (RFC 8446
+     * §4.4.3); NULL trusts every certificate. The caller's, one per
+     * connection (tls13_verifier_start'ed), outliving the handshake. */
+    struct tls13_verifier *verifier;
 };
 
 struct tls13_hs_callbacks {
@@ -116,7 +122,10 @@ struct tls13_hs_callbacks {
  * -50 decode_error, -51 decrypt_error (bad Finished), -10 unexpected_message,
  * -70 protocol_version, -109 missing_extension, -110 unsupported_extension,
  * -120 no_application_protocol; -40 handshake_failure also when a
- * CertificateRequest allows no signature scheme our cfg.cred can make */
+ * CertificateRequest allows no signature scheme our cfg.cred can make.
+ * With cfg.verifier: -42 bad_certificate, -43 unsupported_certificate, -45
+ * certificate_expired, -48 unknown_ca (the chain or name, the reason in the
+ * verifier), -51 decrypt_error (CertificateVerify's signature) */
 
 /* Opaque in spirit: fields are the engine's. Sized for the largest message
  * it has to hold whole (ServerHello, EncryptedExtensions, Finished,

@@ -65,7 +65,13 @@ static void x509_start_cert(const br_x509_class **ctx, uint32_t length)
 static void x509_append(const br_x509_class **ctx, const unsigned char *buf, size_t len)
 {
     struct tls12_x509 *x = x509_of(ctx);
-    if (x->certs == 1)
+    if (x->certs != 1 || x->dc.err != 0)
+        return;
+    /* BearSSL 0.6's decoder must not be fed past the certificate's end
+     * (a later push crashes it): trailing bytes fail the chain instead. */
+    if (x->dc.decoded)
+        x->dc.err = BR_ERR_X509_EXTRA_ELEMENT;
+    else
         br_x509_decoder_push(&x->dc, buf, len);
 }
 
@@ -250,6 +256,22 @@ size_t tls12_send_room(const struct tls12_conn *t)
 
 /* ---- input -------------------------------------------------------------- */
 
+/* --cacert: BearSSL ends a handshake whose chain failed without a word;
+ * RFC 5246 §7.2.2 wants the matching alert (bad_certificate,
+ * certificate_expired, unknown_ca, ...), sent here as BearSSL would: a
+ * fatal alert in a plaintext record (the Certificate comes before any
+ * keys, §7.4.2). */
+static void alert_verify_failure(struct tls12_conn *t)
+{
+    int alert = tls13_verify_reason_alert((enum tls13_verify_reason)t->verifier->reason);
+    const uint8_t rec[7] = {21 /* alert */, 3, 3, 0, 2, 2 /* fatal */, (uint8_t)alert};
+    if (t->verifier->reason == TLS13_VERIFY_OK || t->exposed || sizeof rec > sizeof t->hs_out - t->hs_len)
+        return;
+    memcpy(t->hs_out + t->hs_len, rec, sizeof rec);
+    t->hs_len += sizeof rec;
+    t->alert = alert;
+}
+
 /* The connection is over: maps BearSSL's sticky error (alerts at +256
  * received, +512 sent) onto conn.h's results. */
 static int finish(struct tls12_conn *t, int br_err)
@@ -262,6 +284,8 @@ static int finish(struct tls12_conn *t, int br_err)
         err = hs ? TLS_ERR_HANDSHAKE : TLS_CLOSED;
     else /* our alert, or a failure BearSSL sends none for (bad MAC, bad Finished, ...) */
         err = hs ? TLS_ERR_HANDSHAKE : TLS_ERR_RECORD;
+    if (hs && br_err >= BR_ERR_X509_OK && br_err < BR_ERR_X509_OK + 32 && t->verifier)
+        alert_verify_failure(t);
     t->state = ST_DONE;
     t->err = err;
     return err;
@@ -382,8 +406,11 @@ void tls12_init_resume(struct tls12_conn *t, const struct tls_config *cfg, const
         restrict_curves(t, ch);
     br_ssl_engine_set_default_rsavrfy(eng);
     br_ssl_client_set_default_rsapub(cc);
+    /* --cacert: BearSSL's X.509 validation, through the caller's verifier
+     * (tls13/verify.h), with the same anchors and time as TLS 1.3. */
     t->x509.vtable = &accept_any_vtable;
-    br_ssl_engine_set_x509(eng, &t->x509.vtable);
+    t->verifier = cfg->verifier;
+    br_ssl_engine_set_x509(eng, cfg->verifier ? &cfg->verifier->vtable : &t->x509.vtable);
     /* A client certificate, for a server that sends CertificateRequest
      * (RFC 5246 §7.4.6): BearSSL signs CertificateVerify with the key,
      * ECDSA or RSA PKCS#1 v1.5 as TLS 1.2 has them (§7.4.8). */

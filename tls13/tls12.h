@@ -8,13 +8,15 @@
  * AES-GCM, ChaCha20-Poly1305 and AES-CBC, the same SNI and ALPN list as the
  * 1.3 engine.
  *
- * Certificates are never validated, as for TLS 1.3: an accept-any X.509
- * class decodes the end-entity certificate only to hand its public key to
- * the engine (the ServerKeyExchange signature and RSA key exchange need
- * it). Sans-I/O like the rest of tls13/: no allocation (everything lives in
- * struct tls12_conn, inside the caller's block), no syscall (the engine's
- * DRBG is seeded from the caller's entropy only, never from the OS), no
- * clock (nothing is validated, so no validity dates are checked).
+ * Certificates are validated only with --cacert (cfg->verifier, BearSSL's
+ * br_x509_minimal behind tls13/verify.h), as for TLS 1.3; otherwise an
+ * accept-any X.509 class decodes the end-entity certificate only to hand
+ * its public key to the engine (the ServerKeyExchange signature and RSA key
+ * exchange need it). Sans-I/O like the rest of tls13/: no allocation
+ * (everything lives in struct tls12_conn, inside the caller's block, and the
+ * verifier in the caller's), no syscall (the engine's DRBG is seeded from
+ * the caller's entropy only, never from the OS), no clock (the verifier is
+ * given the time by the worker).
  *
  * Callers go through conn.h (tls_conn_init(..., tls12 = true)); this header
  * exists so that conn.c can size its union. */
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "tls13/conn.h"
+#include "tls13/verify.h"
 
 #define TLS12_ALPN_MAX 8       /* protocol names taken from the ALPN list */
 #define TLS12_HS_OUT_CAP 4096  /* handshake flights and alerts, gathered (see tls12.c) */
@@ -42,6 +45,7 @@ struct tls12_x509 {
 struct tls12_conn {
     br_ssl_client_context cc;
     struct tls12_x509 x509;
+    struct tls13_verifier *verifier; /* --cacert (cfg->verifier), or NULL */
     br_ec_impl ec;                /* BearSSL's, offering only the curves chosen (--curves) */
     uint8_t state;
     int err;                      /* sticky result once finished */

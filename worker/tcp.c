@@ -510,7 +510,7 @@ static int tcp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         snprintf(w->error, sizeof(w->error), "out of memory for %u %s connections", t->nconns, t->session->name);
         return -1;
     }
-    if (t->tls && !(t->tls_mem = conn_blocks(tls_conn_size(), t->nconns, &tls_each))) {
+    if (t->tls && !(t->tls_mem = conn_blocks(tcp_tls_block_size(&w->cfg), t->nconns, &tls_each))) {
         snprintf(w->error, sizeof(w->error), "out of memory for %u TLS connections", t->nconns);
         return -1;
     }

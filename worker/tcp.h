@@ -165,6 +165,9 @@ bool tcp_proxy_tick(struct loop *l, struct conn *c);
 
 /* The TLS filter (tcp_tls.c). */
 int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen);
+/* Bytes of each slot's TLS block: the connection's state, and with
+ * --cacert its certificate verifier behind it. */
+size_t tcp_tls_block_size(const struct worker_config *cfg);
 void tcp_tls_start(struct loop *l, struct conn *c);
 bool tcp_tls_data(struct loop *l, struct conn *c, uint8_t *p, size_t n);
 void tcp_tls_flush(struct loop *l, struct conn *c);

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "tcp.h"
+#include "verifier.h"
 
 /* What the target speaks, learnt by the first handshakes and shared by every
  * worker thread: a server that refuses TLS 1.3 is served by the TLS 1.2
@@ -40,6 +41,21 @@ static bool tls13_only(const struct loop *l)
 {
     const struct tls_choice *ch = choice_of(l);
     return ch && ch->min_version == TLS_VERSION_13;
+}
+
+/* --cacert: the verifier sits behind the TLS state in the slot's block
+ * (allocated only then: a run that trusts every certificate pays nothing). */
+static size_t verifier_offset(void) { return (tls_conn_size() + 63) & ~(size_t)63; }
+
+size_t tcp_tls_block_size(const struct worker_config *cfg)
+{
+    const struct tls13_verify_config *v = cfg->tls ? cfg->tls->verify : NULL;
+    return verifier_offset() + (v ? tls13_verifier_size(v->ip_len > 0) : 0);
+}
+
+static struct tls13_verifier *verifier_of(const struct loop *l, const struct conn *c)
+{
+    return l->cfg->tls->verify ? (struct tls13_verifier *)(void *)((uint8_t *)c->tls_mem + verifier_offset()) : NULL;
 }
 
 int tcp_tls_prepare(struct tcp *t, char *err, size_t errlen)
@@ -124,7 +140,12 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     const struct tls13_resume *resume = c->tls12 ? NULL : resume_for(&t->resume, c->s.idx, l->now, &r);
     if (resume)
         r.early_data = l->cfg->early_data;
-    c->tls = tls_conn_init_resume(c->tls_mem, l->cfg->tls, entropy, c->tls12, resume,
+    /* tls_conn_init_resume reads its config only while it runs: this
+     * connection's copy carries its verifier. */
+    struct tls_config cfg = *l->cfg->tls;
+    if ((cfg.verifier = verifier_of(l, c)))
+        worker_verifier_start(cfg.verifier, cfg.verify);
+    c->tls = tls_conn_init_resume(c->tls_mem, &cfg, entropy, c->tls12, resume,
                                   c->tls12 ? resume_session12(&t->resume, c->s.idx) : NULL);
     tls13_wipe(entropy, sizeof entropy);
     c->handshaking = true;
@@ -259,7 +280,11 @@ static void tls_count_alert(struct loop *l, struct conn *c, int rc)
 static void tls_why(struct loop *l, struct conn *c, enum err_kind kind)
 {
     int alert = tls_conn_alert(c->tls);
-    if (alert < 0)
+    char what[ERR_WHY_MAX];
+    /* --cacert: the reason in words, and the alert we sent for it. */
+    if (c->handshaking && worker_verifier_why(verifier_of(l, c), alert, what, sizeof what))
+        loop_why(l, kind, what, NULL);
+    else if (alert < 0)
         loop_why(l, kind, "received alert ", tls_alert_name(-alert));
     else if (alert == 40 && !c->tls12 && l->cfg->tls->cred) /* the 1.3 engine's one handshake_failure (handshake.h) */
         loop_why(l, kind, "sent alert handshake_failure: ",

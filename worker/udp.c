@@ -35,6 +35,7 @@
 #include "loop.h"
 #include "resume.h"
 #include "slot.h"
+#include "verifier.h"
 
 /* <linux/udp.h>, which musl-gcc does not see. */
 #ifndef SOL_UDP
@@ -347,6 +348,43 @@ static void qc_hint_choice(struct loop *l, const struct quic_close_info *ci)
         loop_hint(l, ERR_TLS_HANDSHAKE, what);
 }
 
+/* Each slot's block: the QUIC connection and, with --cacert, a copy of
+ * the config carrying the slot's certificate verifier, and the verifier
+ * (allocated only then; quic_conn_init keeps the config it is given). */
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static size_t slot_block_size(const struct quic_conn_config *qc)
+{
+    size_t n = align64(quic_conn_size(qc));
+    if (qc->verify)
+        n += align64(sizeof(struct quic_conn_config)) + align64(tls13_verifier_size(qc->verify->ip_len > 0));
+    return n;
+}
+
+static struct tls13_verifier *slot_verifier(const struct loop *l, const struct qc *c)
+{
+    const struct quic_conn_config *qc = &l->cfg->h3->quic;
+    if (!qc->verify)
+        return NULL;
+    return (struct tls13_verifier *)(void *)((uint8_t *)c->qmem + align64(quic_conn_size(qc)) +
+                                             align64(sizeof(struct quic_conn_config)));
+}
+
+/* The config this connection starts from: the target's, or with --cacert
+ * the slot's copy with its verifier readied. */
+static const struct quic_conn_config *slot_config(const struct loop *l, struct qc *c)
+{
+    const struct quic_conn_config *qc = &l->cfg->h3->quic;
+    struct tls13_verifier *v = slot_verifier(l, c);
+    if (!v)
+        return qc;
+    struct quic_conn_config *mine = (void *)((uint8_t *)c->qmem + align64(quic_conn_size(qc)));
+    *mine = *qc;
+    mine->verifier = v;
+    worker_verifier_start(v, qc->verify);
+    return mine;
+}
+
 /* The connection is over (quic_conn_state QUIC_CLOSED): account for what
  * was on it and replace it. */
 static void qc_finished(struct loop *l, struct qc *c)
@@ -375,7 +413,14 @@ static void qc_finished(struct loop *l, struct qc *c)
         }
         if (handshake) {
             enum err_kind k = ci->kind == QUIC_CLOSE_PEER && ci->tls_alert == 0 ? ERR_CONNECT : ERR_TLS_HANDSHAKE;
-            qc_why_close(l, k, ci);
+            char what[ERR_WHY_MAX];
+            /* --cacert: ours, for the reason in words (RFC 9001 §4.8: the
+             * alert went as CRYPTO_ERROR). */
+            if (ci->kind == QUIC_CLOSE_HANDSHAKE &&
+                worker_verifier_why(slot_verifier(l, c), ci->tls_alert, what, sizeof what))
+                loop_why(l, k, what, NULL);
+            else
+                qc_why_close(l, k, ci);
             qc_hint_choice(l, ci);
             loop_charge(l, k);
             break;
@@ -457,7 +502,7 @@ static void qc_open(struct loop *l, struct qc *c)
     uint8_t entropy[QUIC_CONN_ENTROPY];
     br_hmac_drbg_generate(&u->drbg, entropy, sizeof entropy);
     struct tls13_resume r;
-    c->q = quic_conn_init_resume(c->qmem, &cfg->h3->quic, entropy, &qc_cb, c, l->now,
+    c->q = quic_conn_init_resume(c->qmem, slot_config(l, c), entropy, &qc_cb, c, l->now,
                                  resume_for(&u->resume, c->s.idx, l->now, &r));
     tls13_wipe(entropy, sizeof entropy);
     if (c->q == NULL) {
@@ -787,7 +832,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
     }
     l->tp_state = u;
     u->nconns = w->cfg.connections;
-    u->qsize = (quic_conn_size(&w->cfg.h3->quic) + 63) & ~(size_t)63;
+    u->qsize = slot_block_size(&w->cfg.h3->quic);
     u->conns = calloc(u->nconns, sizeof(*u->conns));
     u->qmem = aligned_alloc(64, u->qsize * u->nconns);
     u->out_mem = malloc((size_t)(SEND_DGRAMS + 1) * QUIC_DGRAM_SIZE * u->nconns);

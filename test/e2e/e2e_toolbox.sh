@@ -339,11 +339,11 @@ else
 fi
 finish
 
-# The error kinds the report can print (stats.c's err_kind_name) are each
+# The error kinds the report can print (stats/err_kind.c's err_kind_name) are each
 # an item of the page's ERRORS and a row of docs/errors.md's table.
 begin "ERRORS in the man page and docs/errors.md name every error kind the report prints"
-sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats/stats.c" | grep -vx unknown >"$T/kinds"
-[ "$(wc -l <"$T/kinds")" -ge 11 ] || want "only $(wc -l <"$T/kinds") kinds read from stats.c"
+sed -n '/^const char \*err_kind_name/,/^}/s/^ *return "\(.*\)";$/\1/p' "$ROOT/stats/err_kind.c" | grep -vx unknown >"$T/kinds"
+[ "$(wc -l <"$T/kinds")" -ge 11 ] || want "only $(wc -l <"$T/kinds") kinds read from stats/err_kind.c"
 awk '/^\.SH /{ on = ($0 == ".SH ERRORS") } on && prev == ".TP" && /^\.B /{ sub(/^\.B /, ""); print } { prev = $0 }' "$ROOT/shb.1" >"$T/man-kinds"
 while IFS= read -r k; do
     grep -qxF -- "$k" "$T/man-kinds" || want "no '$k' item in the man page's ERRORS"

@@ -438,6 +438,14 @@ static void test_flags(void)
     T_CHECK("flags: --cert alone (key in the same file), one https:// target of two", r == CLI_OK && o.cert &&
                 !o.key, "r=%d err=%s", r, err);
     cli_free(&o);
+    r = PARSE(&o, "--cacert", "ca.pem", URL, HTTPS_URL);
+    T_CHECK("flags: --cacert keeps the path (one https:// target of two)",
+            r == CLI_OK && o.cacert && strcmp(o.cacert, "ca.pem") == 0 && !o.insecure, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "-k", "--cacert=ca.pem", HTTPS_URL);
+    T_CHECK("flags: -k beside --cacert: both kept (-k wins at run time)", r == CLI_OK && o.cacert && o.insecure,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "-j", URL);
     T_CHECK("flags: -j", r == CLI_OK && o.json, "r=%d err=%s", r, err);
     cli_free(&o);
@@ -790,6 +798,8 @@ static const struct misuse misuses[] = {
     {{"--cert", "", HTTPS_URL}, "invalid value '' for --cert: expected a file name", NULL},
     {{"--cert", "c.pem", "--key", "", HTTPS_URL}, "invalid value '' for --key: expected a file name", NULL},
     {{"--cert", "c.pem", "--cert", "d.pem", HTTPS_URL}, "--cert", NULL},
+    {{"--cacert", "ca.pem", URL}, "--cacert needs an https:// URL", NULL},
+    {{"--cacert", "", HTTPS_URL}, "invalid value '' for --cacert: expected a file name", NULL},
     {{"--http2", "--http3", HTTPS_URL}, "--http2 and --http3 are mutually exclusive", NULL},
     {{"--foo", URL}, "unknown option '--foo'", NULL},
     {{"--foo=1", URL}, "unknown option '--foo'", NULL},
@@ -1327,7 +1337,10 @@ static const char expected_help[] =
     "allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts requests sent early, "
     "accepted, and resent after a rejection\n"
     "  -k, --insecure\n"
-    "          Do not verify the server's certificate (as curl; shb never does, so this changes nothing)\n"
+    "          Do not verify the server's certificate (the default; as curl, it also wins over --cacert)\n"
+    "      --cacert <FILE>\n"
+    "          Verify every https server's chain and name against these CA certificates (PEM, one or more); a "
+    "failed verification is a tls handshake error\n"
     "      --http2\n"
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"

@@ -29,6 +29,8 @@
 #include "test/vectors/credentials.h"
 #include "test/vectors/tls13_traces.h"
 #include "tls13/credentials.h"
+#include "tls13/trust.h"
+#include "tls13/verify.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 #include "tls13/handshake_internal.h"
@@ -353,6 +355,12 @@ struct srv_opts {
     bool cv_bad;            /* CertificateVerify's signature length off by one */
     const uint8_t *cr;      /* CertificateRequest body instead of one asking for rsa_pss_rsae_sha256 */
     size_t cr_len;
+    /* A real server identity (tests of --cacert): its chain in Certificate
+     * and a real CertificateVerify signature with scheme sig_scheme; cv_flip:
+     * one byte of that signature flipped. */
+    const struct tls13_credential *id;
+    uint16_t sig_scheme;
+    bool cv_flip;
 };
 
 struct srv {
@@ -488,6 +496,40 @@ static void srv_hello_retry(struct srv *s, const uint8_t *ch1, size_t n)
     s->hrr_len = put_msg(s, s->hrr, 2, body, bl);
 }
 
+/* Certificate with the identity's chain and a CertificateVerify signed
+ * with its key over the transcript so far (RFC 8446 §4.4.2-4.4.3, the
+ * server's side). */
+static void srv_identity(struct srv *s)
+{
+    static const char label[] = "TLS 1.3, server CertificateVerify";
+    const struct tls13_credential *c = s->o.id;
+    uint8_t cert[8192], content[64 + sizeof label + 48], cv[4 + TLS13_CRED_SIG_MAX], salt[64];
+    size_t at = 4;
+
+    cert[0] = 0;
+    for (size_t i = 0; i < c->chain_len; i++) {
+        be24(cert + at, c->chain[i].data_len);
+        memcpy(cert + at + 3, c->chain[i].data, c->chain[i].data_len);
+        be16(cert + at + 3 + c->chain[i].data_len, 0);
+        at += 3 + c->chain[i].data_len + 2;
+    }
+    be24(cert + 1, at - 4);
+    s->flight_len += put_msg(s, s->flight + s->flight_len, 11, cert, at);
+
+    size_t hl = tls13_hash_len(s->suite->hash);
+    memset(content, 0x20, 64);
+    memcpy(content + 64, label, sizeof label);
+    tls13_transcript_hash(&s->t, s->suite->hash, content + 64 + sizeof label);
+    memset(salt, 0x5c, sizeof salt);
+    size_t sl = tls13_credential_sign(c, s->o.sig_scheme, content, 64 + sizeof label + hl, salt, cv + 4);
+    s->ok &= sl > 0;
+    be16(cv, s->o.sig_scheme);
+    be16(cv + 2, sl);
+    if (s->o.cv_flip)
+        cv[4 + sl / 2] ^= 0x01;
+    s->flight_len += put_msg(s, s->flight + s->flight_len, 15, cv, 4 + sl);
+}
+
 static void srv_server_hello(struct srv *s, const uint8_t *ch, size_t n)
 {
     struct ch_info ci;
@@ -555,6 +597,10 @@ static void srv_server_hello(struct srv *s, const uint8_t *ch, size_t n)
         s->flight_len += put_msg(s, s->flight + s->flight_len, 13, s->o.cr ? s->o.cr : cr, s->o.cr ? s->o.cr_len : sizeof cr);
     }
 
+    if (s->o.id) {
+        srv_identity(s);
+        goto finished;
+    }
     /* Certificate: ctx 0, one entry of dummy DER-ish bytes, no extensions */
     size_t cl = s->o.cert_len ? s->o.cert_len : 300;
     uint8_t *cert = malloc(cl + 10);
@@ -587,6 +633,7 @@ static void srv_server_hello(struct srv *s, const uint8_t *ch, size_t n)
     memset(cv + 4, 0x5a, 128);
     s->flight_len += put_msg(s, s->flight + s->flight_len, 15, cv, sizeof cv);
 
+finished:
     /* Finished */
     size_t hl = tls13_hash_len(s->suite->hash);
     uint8_t vd[48];
@@ -2358,7 +2405,7 @@ static bool srv_check_cert_flight(struct srv *s, const struct tls13_credential *
         hash_of(&br_sha256_vtable, content, clen, mhash);
         memcpy(em, cv + 8, sig_len);
         ok = pk && sig_len == 256 && br_rsa_i31_public(em, sig_len, &pk->key.rsa) &&
-             pss_verify(&br_sha256_vtable, mhash, em, 2047, salt);
+             tls13_emsa_pss_verify(&br_sha256_vtable, mhash, em, 2047, salt) == 0;
     } else {
         hash_of(&br_sha256_vtable, content, clen, mhash);
         ok = pk && br_ecdsa_i31_vrfy_asn1(br_ec_get_default(), mhash, 32, &pk->key.ec, cv + 8, sig_len);
@@ -2445,8 +2492,141 @@ static void test_client_cert(void)
     tls13_credential_wipe(&ec_chain);
 }
 
+/* ------------------------------------------------------------ --cacert: verifying the server */
+
+static void test_verify(void)
+{
+    static struct tls13_credential ec_chain, rsa;
+    static struct tls13_trust trust_ca, trust_rsa;
+    static struct run r;
+    static uint8_t vmem[sizeof(struct tls13_verifier) + 64];
+    struct tls13_verifier *v = (struct tls13_verifier *)(void *)vmem;
+    const char *which;
+    char err[256], why[256];
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    for (size_t i = 0; i < sizeof ent; i++)
+        ent[i] = (uint8_t)(i * 5 + 1);
+
+    char chain_pem[4096];
+    snprintf(chain_pem, sizeof chain_pem, "%s%s", pem_p256_crt, pem_ca_crt);
+    int lr = tls13_credential_load(&ec_chain, (const uint8_t *)chain_pem, strlen(chain_pem),
+                                   (const uint8_t *)pem_p256_key, strlen(pem_p256_key), &which, err, sizeof err);
+    lr |= tls13_credential_load(&rsa, (const uint8_t *)pem_rsa_crt, strlen(pem_rsa_crt), (const uint8_t *)pem_rsa_key,
+                                strlen(pem_rsa_key), &which, err, sizeof err);
+    lr |= tls13_trust_load(&trust_ca, (const uint8_t *)pem_ca_crt, strlen(pem_ca_crt), err, sizeof err);
+    lr |= tls13_trust_load(&trust_rsa, (const uint8_t *)pem_rsa_crt, strlen(pem_rsa_crt), err, sizeof err);
+    T_CHECK("verify: test identities and anchors load", lr == 0, "%s", err);
+
+    /* 2027-01-15: inside every test certificate's validity (2026-12-05 .. 2126). */
+    const uint64_t now = 1800000000;
+    static const struct {
+        const char *name;
+        const struct tls13_credential *id;
+        const struct tls13_trust *trust;
+        uint16_t scheme;
+        bool flip, quic;
+        uint64_t now;
+        int want;
+        enum tls13_verify_reason reason;
+    } cases[] = {
+        {"verify: P-256 leaf + CA, CA anchor, good ecdsa_secp256r1_sha256 CertificateVerify -> done", &ec_chain,
+         &trust_ca, TLS13_SIG_ECDSA_P256_SHA256, false, false, now, TLS13_HS_DONE, TLS13_VERIFY_OK},
+        {"verify: the same under QUIC -> done", &ec_chain, &trust_ca, TLS13_SIG_ECDSA_P256_SHA256, false, true, now,
+         TLS13_HS_DONE, TLS13_VERIFY_OK},
+        {"verify: one flipped byte in the ECDSA signature -> decrypt_error, bad CertificateVerify signature",
+         &ec_chain, &trust_ca, TLS13_SIG_ECDSA_P256_SHA256, true, false, now, -51, TLS13_VERIFY_BAD_CV},
+        {"verify: self-signed RSA-2048 anchor, good rsa_pss_rsae_sha256 CertificateVerify -> done", &rsa, &trust_rsa,
+         TLS13_SIG_RSA_PSS_RSAE_SHA256, false, false, now, TLS13_HS_DONE, TLS13_VERIFY_OK},
+        {"verify: rsa_pss_rsae_sha512 -> done", &rsa, &trust_rsa, TLS13_SIG_RSA_PSS_RSAE_SHA512, false, false, now,
+         TLS13_HS_DONE, TLS13_VERIFY_OK},
+        {"verify: one flipped byte in the RSA-PSS signature -> decrypt_error", &rsa, &trust_rsa,
+         TLS13_SIG_RSA_PSS_RSAE_SHA256, true, false, now, -51, TLS13_VERIFY_BAD_CV},
+        {"verify: a chain the anchors do not reach -> unknown_ca", &ec_chain, &trust_rsa,
+         TLS13_SIG_ECDSA_P256_SHA256, false, false, now, -48, TLS13_VERIFY_UNKNOWN_CA},
+        {"verify: the year 2200, past every notAfter -> certificate_expired", &ec_chain, &trust_ca,
+         TLS13_SIG_ECDSA_P256_SHA256, false, false, 7258118400ull, -45, TLS13_VERIFY_EXPIRED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct tls13_hs_config cfg = cases[i].quic ? cfg_quic() : cfg_tcp();
+        cfg.server_name = NULL; /* the test certificates name no host: the name check has e2e tests */
+        struct tls13_verify_config vc = {.trust = cases[i].trust};
+        tls13_verifier_init(v, &vc);
+        tls13_verifier_start(v, cases[i].now);
+        cfg.verifier = v;
+        struct srv_opts o = {.id = cases[i].id, .sig_scheme = cases[i].scheme, .cv_flip = cases[i].flip,
+                             .quic_tp = cases[i].quic};
+        loopback(&r, &cfg, ent, &o, i % 2 ? 23 : 0, 0);
+        why[0] = 0;
+        if (v->reason)
+            tls13_verifier_why(v, why, sizeof why);
+        T_CHECK(cases[i].name, r.srv.ok && r.flight_r == cases[i].want && v->reason == cases[i].reason,
+                "flight=%d reason=%d (%s)", r.flight_r, v->reason, why);
+    }
+    T_CHECK("verify: the reason in words", strcmp(why, "certificate verify failed: expired (or not yet valid)") == 0,
+            "%s", why);
+
+    /* The same flipped signature without a verifier: not checked (the default trusts every certificate). */
+    struct tls13_hs_config cfg = cfg_tcp();
+    struct srv_opts o = {.id = &ec_chain, .sig_scheme = TLS13_SIG_ECDSA_P256_SHA256, .cv_flip = true};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("verify: no verifier, a flipped CertificateVerify signature is not checked -> done",
+            r.flight_r == TLS13_HS_DONE, "flight=%d", r.flight_r);
+
+    /* A scheme we did not offer (rsa_pkcs1_sha256 is for certificates only, §4.4.3) -> illegal_parameter. */
+    cfg.verifier = v;
+    cfg.server_name = NULL;
+    struct tls13_verify_config vc = {.trust = &trust_rsa};
+    tls13_verifier_init(v, &vc);
+    tls13_verifier_start(v, now);
+    o = (struct srv_opts){.id = &rsa, .sig_scheme = TLS13_SIG_RSA_PSS_RSAE_SHA256};
+    srv_init(&r.srv, &o);
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    size_t cv_at = 0;
+    for (size_t i = 0; i + 4 < r.srv.flight_len; i += 4 + (size_t)(r.srv.flight[i + 1] << 16 | r.srv.flight[i + 2] << 8 | r.srv.flight[i + 3]))
+        if (r.srv.flight[i] == 15)
+            cv_at = i;
+    T_CHECK("verify: the good RSA flight has a CertificateVerify", cv_at > 0 && r.flight_r == TLS13_HS_DONE,
+            "flight=%d", r.flight_r);
+    /* The same ClientHello (same entropy) gets the same server flight: replayed
+     * with its CertificateVerify's scheme made rsa_pkcs1_sha256. */
+    static uint8_t bad_flight[sizeof r.srv.flight];
+    memcpy(bad_flight, r.srv.flight, r.srv.flight_len);
+    bad_flight[cv_at + 4] = 0x04;
+    bad_flight[cv_at + 5] = 0x01;
+    tls13_verifier_init(v, &vc);
+    tls13_verifier_start(v, now);
+    memset(&r.rec, 0, sizeof r.rec);
+    int rs = tls13_hs_start(&r.hs, &cfg, ent, &rec_cb, &r.rec);
+    rs = rs < 0 ? rs : feed(&r.hs, TLS13_EPOCH_INITIAL, r.srv.sh, r.srv.sh_len);
+    rs = rs < 0 ? rs : feed(&r.hs, TLS13_EPOCH_HANDSHAKE, bad_flight, r.srv.flight_len);
+    T_CHECK("verify: a CertificateVerify with rsa_pkcs1_sha256 (not offered for it, §4.4.3) -> illegal_parameter",
+            rs == -47, "r=%d", rs);
+
+    /* The ClientHello offers no EdDSA (nor rsa_pss_pss) when verifying. */
+    struct rec rec;
+    struct tls13_hs hs;
+    memset(&rec, 0, sizeof rec);
+    tls13_hs_start(&hs, &cfg, ent, &rec_cb, &rec);
+    const struct ev *ch = rec_find(&rec, 'e', TLS13_EPOCH_INITIAL, -1, 0);
+    static const uint8_t ed25519[] = {0x08, 0x07}, pss_pss[] = {0x08, 0x09}, ecdsa[] = {0x04, 0x03};
+    bool offers_ed = false, offers_pss_pss = false, offers_ecdsa = false;
+    for (size_t i = 0; ch && i + 1 < ch->len; i++) {
+        /* signature_algorithms' list: every entry is at an even offset from
+         * its start; the byte pairs are searched at any offset, which can
+         * only over-report, never miss one. */
+        offers_ed |= memcmp(rec.buf + ch->off + i, ed25519, 2) == 0;
+        offers_pss_pss |= memcmp(rec.buf + ch->off + i, pss_pss, 2) == 0;
+        offers_ecdsa |= memcmp(rec.buf + ch->off + i, ecdsa, 2) == 0;
+    }
+    T_CHECK("verify: signature_algorithms offers ECDSA but neither ed25519 nor rsa_pss_pss",
+            ch && offers_ecdsa && !offers_ed && !offers_pss_pss, "ed=%d pss_pss=%d", offers_ed, offers_pss_pss);
+    tls13_credential_wipe(&ec_chain);
+    tls13_credential_wipe(&rsa);
+}
+
 int main(void)
 {
+    test_verify();
     test_client_cert();
     test_trace_simple();
     test_trace_hrr();
