@@ -83,15 +83,20 @@ void threshold_judge(const struct threshold *t, const struct report_info *ri, co
     out->failed = holds(t->op, out->value, t->limit);
 }
 
-bool thresholds_failed(const struct report_info *ri, const struct stats *s)
+static size_t failed_count(const struct report_info *ri, const struct stats *s)
 {
+    size_t failed = 0;
     for (size_t i = 0; i < ri->nthresholds; i++) {
         struct threshold_verdict v;
         threshold_judge(&ri->thresholds[i], ri, s, &v);
-        if (v.failed)
-            return true;
+        failed += v.failed;
     }
-    return false;
+    return failed;
+}
+
+bool thresholds_failed(const struct report_info *ri, const struct stats *s)
+{
+    return failed_count(ri, s) > 0;
 }
 
 /* "Thresholds:   1 of 3 failed (exit status 3)", then one line each:
@@ -101,11 +106,8 @@ void thresholds_text(FILE *f, const struct report_info *ri, const struct stats *
 {
     if (!ri->nthresholds)
         return;
-    size_t failed = 0, width = 0;
+    size_t failed = failed_count(ri, s), width = 0;
     for (size_t i = 0; i < ri->nthresholds; i++) {
-        struct threshold_verdict v;
-        threshold_judge(&ri->thresholds[i], ri, s, &v);
-        failed += v.failed;
         size_t n = strlen(ri->thresholds[i].text);
         width = n > width ? n : width;
     }

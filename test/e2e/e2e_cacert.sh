@@ -264,18 +264,7 @@ fi
 # --- refusals: one line, exit 2, nothing sent ---------------------------------------------
 # refused WHAT LINE ARGS...: shb ARGS exits 2 with exactly LINE on stderr,
 # and nginx saw no connection.
-refused() {
-    local what=$1 line=$2
-    shift 2
-    : >"$ND/access.log"
-    begin "refused before any traffic: $what"
-    shb -n 5 -c 1 "$@"
-    one_line_exit 2
-    [ "$ERR_LINE" = "$line" ] || want "stderr: '$ERR_LINE', expected '$line'"
-    lines_settled "$ND/access.log" >/dev/null
-    [ -s "$ND/access.log" ] && want "nginx logged requests"
-    finish
-}
+refused() { refused_before_traffic "$ND/access.log" "$@"; }
 URL13="https://127.0.0.1:$NGINX_PORT/"
 refused "a missing file" "shb: --cacert $CD/none.crt: cannot read it: No such file or directory" \
     --cacert "$CD/none.crt" "$URL13"

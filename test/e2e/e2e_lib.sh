@@ -406,6 +406,22 @@ one_line_exit() {
     ERR_LINE=$(head -n 1 "$ERR")
 }
 
+# refused_before_traffic LOG WHAT LINE ARG...: shb -n 5 -c 1 ARG... is
+# refused with exactly LINE on stderr and exit status 2, and the server
+# whose access log is LOG saw no request.
+refused_before_traffic() {
+    local log=$1 what=$2 line=$3
+    shift 3
+    : >"$log"
+    begin "refused before any traffic: $what"
+    shb -n 5 -c 1 "$@"
+    one_line_exit 2
+    [ "$ERR_LINE" = "$line" ] || want "stderr: '$ERR_LINE', expected '$line'"
+    lines_settled "$log" >/dev/null
+    [ -s "$log" ] && want "the server logged requests"
+    finish
+}
+
 # err_case ERROR_SUBSTRING ARGS...: shb ARGS gives one line containing it, exit 2.
 err_case() {
     local sub=$1

@@ -281,17 +281,7 @@ fi
 # --- refusals: one line, exit 2, nothing sent --------------------------------------------
 # refused WHAT LINE ARGS...: shb ARGS exits 2 with exactly LINE on stderr,
 # and nginx saw no connection.
-refused() {
-    local what=$1 line=$2
-    shift 2
-    : >"$ND/access-13.log"
-    begin "refused before any traffic: $what"
-    shb -n 5 -c 1 "$@"
-    one_line_exit 2
-    [ "$ERR_LINE" = "$line" ] || want "stderr: '$ERR_LINE', expected '$line'"
-    [ -s "$ND/access-13.log" ] && want "nginx logged requests"
-    finish
-}
+refused() { refused_before_traffic "$ND/access-13.log" "$@"; }
 refused "a missing file" "shb: --cert $CC/none.crt: cannot read it: No such file or directory" \
     --cert "$CC/none.crt" "$N13"
 refused "an unreadable key file (a directory)" "shb: --key $CC: cannot read it: Is a directory" \
