@@ -10,8 +10,18 @@
 #include "worker/pace.h"
 #include "stats/stats.h"
 
+/* A request list's target as the reports name it. */
+struct report_target_name {
+    const char *method;
+    const char *url;      /* its password as "***" */
+};
+
+/* The text report lists this many targets; the JSON has them all. */
+#define REPORT_TARGETS_SHOWN 20
+
 struct report_info {
     const char *url;      /* as the user typed it */
+    const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
     const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
     unsigned threads;
     unsigned connections;
