@@ -1337,7 +1337,8 @@ static int block_complete(struct h2_conn *c)
     s->flags |= SF_FINAL;
     /* 204, 304 and HEAD responses have no content whatever their
      * content-length says (§8.1.1, RFC 9110 §6.4.1). */
-    s->clen = st == 204 || st == 304 || c->reqs[s->req].head ? -1 : c->hp->scan.content_length;
+    s->clen = st == 204 || st == 304 || (c->cfg->requests ? c->reqs[s->req].head : c->cfg->head) ? -1
+                                                                      : c->hp->scan.content_length;
     if (!c->block_es)
         return 0;
     return clen_differs(s) ? stream_error(c, s, EC_PROTOCOL) : complete(c, s);

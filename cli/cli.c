@@ -526,9 +526,8 @@ static const struct opt_spec opt_specs[] = {
       .default_text = "seq", .complete = CLI_COMPLETE_WORDS, .words = "seq random"}},
     {OPT_SEED, "--seed",
      {.long_name = "seed", .value_name = "N",
-      .help = "The seed of --targets-order random: the same seed, -n, -c and -t send the same number of requests "
-              "to each target",
-      .default_text = "0"}},
+      .help = "The seed of --targets-order random (1 or more; without it the generator starts from 0): the same "
+              "seed, -n, -c and -t send the same number of requests to each target"}},
     {OPT_USER, "-u/--user",
      {.short_name = 'u', .long_name = "user", .value_name = "USER[:PASSWORD]",
       .help = "Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes from "
@@ -1519,9 +1518,10 @@ static void check_tls(struct parser *p)
 static void check_combinations(struct parser *p)
 {
     const struct shb_opts *o = p->o;
-    if ((p->given[OPT_TARGETS_ORDER] || p->given[OPT_SEED]) && !p->targets_file)
+    /* seq given explicitly is the default, harmless without a list. */
+    if ((o->targets_random || p->given[OPT_SEED]) && !p->targets_file)
         fail(p, "%s applies to a request list: add --targets FILE",
-             p->given[OPT_TARGETS_ORDER] ? "--targets-order" : "--seed");
+             o->targets_random ? "--targets-order random" : "--seed");
     else if (p->given[OPT_SEED] && !o->targets_random)
         fail(p, "--seed applies to --targets-order random (seq needs none)");
     if (p->given[OPT_REQUESTS] && p->given[OPT_DURATION])

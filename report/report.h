@@ -21,7 +21,6 @@ struct report_target_name {
 
 struct report_info {
     const char *url;      /* as the user typed it */
-    const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
     const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
     unsigned threads;
     unsigned connections;
@@ -41,6 +40,7 @@ struct report_info {
     const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
     const struct threshold *thresholds; /* --fail-if (report/thresholds.h), judged in the report */
     size_t nthresholds;
+    const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */
