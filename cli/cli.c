@@ -2008,47 +2008,6 @@ void cli_hide_secrets(int argc, char **argv)
     }
 }
 
-/* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
- * @file does. Returns -1 with errno set on a read error. */
-static int read_stripped(int fd, uint8_t **out, size_t *out_len)
-{
-    size_t cap = 4096, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return -1;
-    for (;;) {
-        if (cap - len < 4096) {
-            uint8_t *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                free(buf);
-                errno = ENOMEM;
-                return -1;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        /* Compact the new bytes in place; the write index never passes the read one. */
-        const uint8_t *src = buf + len, *end = src + n;
-        for (; src < end; src++)
-            if (*src != '\r' && *src != '\n')
-                buf[len++] = *src;
-    }
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
-
 static void load_body(struct parser *p)
 {
     struct shb_opts *o = p->o;
@@ -2068,7 +2027,7 @@ static void load_body(struct parser *p)
     const char *path = d + 1;
     bool from_stdin = strcmp(path, "-") == 0;
     int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read_stripped(fd, &o->body, &o->body_len) < 0) {
+    if (fd < 0 || cli_read_fd(fd, SIZE_MAX, true, &o->body, &o->body_len) < 0) {
         int saved = errno;
         if (from_stdin)
             fail(p, "-d @-: cannot read stdin: %s", strerror(saved));

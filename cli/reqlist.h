@@ -66,6 +66,10 @@ void reqlist_free(struct reqlist *l);
  * err set to one line. */
 int reqlist_load(const char *file, struct reqlist *l, char *err, size_t errlen);
 
+/* All of fd, at most max bytes (malloc'd), CR and LF dropped with
+ * strip_crlf (-d @file). 0, or -1 with errno set (EFBIG: above max). */
+int cli_read_fd(int fd, size_t max, bool strip_crlf, uint8_t **out, size_t *out_len);
+
 /* The order requests take their targets in (--targets-order). */
 enum reqlist_order { REQLIST_SEQ, REQLIST_RANDOM };
 

@@ -11,17 +11,18 @@
 
 #include "cli/reqlist.h"
 
-/* All of fd, at most REQLIST_FILE_MAX bytes, malloc'd. 0, or -1 with errno
- * set (EFBIG: larger than that). */
-static int read_all(int fd, uint8_t **out, size_t *out_len)
+/* All of fd, at most max bytes, malloc'd; with strip_crlf without its CR
+ * and LF bytes (-d @file, as curl). 0, or -1 with errno set (EFBIG: larger
+ * than max). */
+int cli_read_fd(int fd, size_t max, bool strip_crlf, uint8_t **out, size_t *out_len)
 {
     size_t cap = 4096, len = 0;
     uint8_t *buf = malloc(cap);
     if (!buf)
         return -1;
     for (;;) {
-        if (len == cap) {
-            if (cap >= REQLIST_FILE_MAX) {
+        if (cap - len < 4096) {
+            if (cap >= max) {
                 free(buf);
                 errno = EFBIG;
                 return -1;
@@ -46,11 +47,24 @@ static int read_all(int fd, uint8_t **out, size_t *out_len)
         }
         if (n == 0)
             break;
-        len += (size_t)n;
+        if (!strip_crlf) {
+            len += (size_t)n;
+            continue;
+        }
+        /* Compact the new bytes in place; the write index never passes the read one. */
+        const uint8_t *src = buf + len, *end = src + n;
+        for (; src < end; src++)
+            if (*src != '\r' && *src != '\n')
+                buf[len++] = *src;
     }
     *out = buf;
     *out_len = len;
     return 0;
+}
+
+static int read_all(int fd, uint8_t **out, size_t *out_len)
+{
+    return cli_read_fd(fd, REQLIST_FILE_MAX, false, out, out_len);
 }
 
 static const char *why(int e)

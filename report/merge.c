@@ -180,6 +180,27 @@ static void get_hist(struct reader *rd, const struct json *obj, const char *what
         h->sum = 0; /* the schedule lag: no mean is printed from it */
 }
 
+/* An entry's histogram (a timeline entry's, a target's: the timeline's
+ * resolution) decoded from b64 into e's buckets, through scratch (left
+ * empty); it must hold e->ok latencies. 0, or -1 with rd failed. */
+static int entry_hist(struct reader *rd, const struct json *b64, const char *what, struct tl_entry *e,
+                      struct hist *scratch)
+{
+    char why[160];
+    if (hdr_decode_base64_add(b64->text, b64->len, scratch, why, sizeof why) < 0) {
+        bad(rd, "%shistogram: %s", what, why);
+        return -1;
+    }
+    uint64_t counted = scratch->count;
+    tl_entry_add_hist(e, scratch); /* empties scratch */
+    if (counted != e->ok) {
+        bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
+            (unsigned long long)e->ok);
+        return -1;
+    }
+    return 0;
+}
+
 /* The report's timeline, laid on the merged one: an entry that began
  * offset_ns + its "start" after the earliest report's start joins the
  * merged entry holding that instant, so shards begun together line up
@@ -226,18 +247,8 @@ static void get_timeline(struct reader *rd, const struct json *r, struct stats *
             bad(rd, "%shistogram is missing: the timeline's latencies cannot be merged", what);
             return;
         }
-        char why[160];
-        if (hdr_decode_base64_add(b64->text, b64->len, &m->scratch, why, sizeof why) < 0) {
-            bad(rd, "%shistogram: %s", what, why);
+        if (entry_hist(rd, b64, what, &entry, &m->scratch) < 0)
             return;
-        }
-        uint64_t counted = m->scratch.count;
-        tl_entry_add_hist(&entry, &m->scratch); /* empties scratch */
-        if (counted != entry.ok) {
-            bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
-                (unsigned long long)entry.ok);
-            return;
-        }
         tl_add_at(&s->timeline, offset_ns + start, shift, &entry);
     }
 }
@@ -801,16 +812,7 @@ static void get_targets(struct reader *rd, const struct json *r, struct stats *s
             m->targets_dropped = "a report has no per-target histograms (run with --histograms or --shard)";
             return;
         }
-        char why[160];
-        if (hdr_decode_base64_add(b64->text, b64->len, &m->scratch, why, sizeof why) < 0) {
-            bad(rd, "%shistogram: %s", what, why);
-            return;
-        }
-        uint64_t counted = m->scratch.count;
-        tl_entry_add_hist(&t->e, &m->scratch); /* empties scratch */
-        if (counted != t->e.ok)
-            bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
-                (unsigned long long)t->e.ok);
+        entry_hist(rd, b64, what, &t->e, &m->scratch);
     }
 }
 
