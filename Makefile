@@ -98,7 +98,8 @@ build/glibc/shb: $(glibc_OBJ)
 # tls13/choice.c and names.c) and manpage.c and writes shb.1;
 # the completions are what `./shb completions SHELL` prints.
 MKMAN_OBJ = $(patsubst %.c,build/glibc/%.o,scripts/mkman.c cli/manpage.c cli/cli.c cli/auth.c cli/override.c \
-            cli/proxy.c cli/fail_if.c cli/version.c stats/err_kind.c tls13/choice.c tls13/names.c)
+            cli/proxy.c cli/fail_if.c cli/reqlist.c cli/reqlist_file.c cli/version.c stats/err_kind.c \
+            tls13/choice.c tls13/names.c)
 build/mkman: $(MKMAN_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -o $@ $(MKMAN_OBJ)

@@ -161,7 +161,8 @@ struct h2_stream {
     uint64_t first_at;     /* SF_STARTED: the `now` of the h2_recv call that brought its first HEADERS */
     int64_t clen;          /* the final response's content-length, -1: none or not checked (§8.1.1) */
     uint64_t data;         /* DATA payload received, padding excluded */
-    size_t body_off;       /* request body bytes queued so far */
+    uint32_t body_off;     /* request body bytes queued so far */
+    uint32_t req;          /* which request (h2_config.requests) it sends */
     int64_t send_window;   /* peer's window for this stream; may go negative (§6.9.2) */
     uint32_t head_bytes;   /* the response's field blocks so far, 1xx included (H2_MAX_FIELD_BLOCK) */
     uint32_t id;           /* 0: slot free */
@@ -176,6 +177,8 @@ enum { PK_SKIP, PK_DATA, PK_BLOCK, PK_FIXED };
 
 struct h2_conn {
     const struct h2_config *cfg;
+    const struct h2_request *reqs; /* cfg->requests, or &single: the one request */
+    struct h2_request single;
     struct h2_stream *slots;
     uint8_t *out;
     size_t out_len;
@@ -280,6 +283,9 @@ static const uint8_t size_update_0 = 0x20; /* RFC 7541 §6.3: 001, max size 0 */
 static size_t max_block_len(const struct h2_config *cfg)
 {
     size_t n = cfg->request_block_len + 1; /* + the size update */
+    for (uint32_t i = 0; i < cfg->nrequests; i++)
+        if (cfg->requests[i].block_len + 1 > n)
+            n = cfg->requests[i].block_len + 1;
     if (cfg->request_first && cfg->request_first_len > n)
         n = cfg->request_first_len;
     if (cfg->request_first && cfg->request_next_len > n)
@@ -312,8 +318,11 @@ static void layout(const struct h2_config *cfg, struct h2_layout *l)
 
     size_t hdr = framed_len(max_block_len(cfg), H2_MIN_MAX_FRAME);
     size_t per_req = hdr + 32;
-    if (cfg->has_body)
-        per_req += H2_FRAME_HDR + min_sz(cfg->body_len, H2_MIN_MAX_FRAME);
+    size_t body_max = cfg->has_body ? H2_FRAME_HDR + min_sz(cfg->body_len, H2_MIN_MAX_FRAME) : 0;
+    for (uint32_t i = 0; i < cfg->nrequests; i++)
+        if (cfg->requests[i].has_body && H2_FRAME_HDR + min_sz(cfg->requests[i].body_len, H2_MIN_MAX_FRAME) > body_max)
+            body_max = H2_FRAME_HDR + min_sz(cfg->requests[i].body_len, H2_MIN_MAX_FRAME);
+    per_req += body_max;
     uint64_t normal = (uint64_t)p * per_req;
     if (normal < H2_OUT_NORMAL_MIN)
         normal = H2_OUT_NORMAL_MIN;
@@ -363,7 +372,7 @@ static inline __attribute__((always_inline)) struct h2_event event_of(const stru
 {
     bool started = s->flags & SF_STARTED;
     return (struct h2_event){
-        .kind = kind, .tag = s->tag, .tag2 = s->tag2, .stream_id = s->id,
+        .kind = kind, .tag = s->tag, .tag2 = s->tag2, .req = s->req, .stream_id = s->id,
         .status = kind == H2_EV_RESPONSE ? s->status : 0, .error_code = code,
         .response_started = started, .first_byte_at = started ? s->first_at : 0,
         /* A GOAWAY that kept some stream of ours says the server works; it
@@ -408,7 +417,7 @@ static void q_remove(struct h2_conn *c, struct h2_stream *s)
 
 static inline bool body_pending(const struct h2_conn *c, const struct h2_stream *s)
 {
-    return c->cfg->has_body && !(s->flags & SF_LOCAL_DONE);
+    return c->reqs[s->req].has_body && !(s->flags & SF_LOCAL_DONE);
 }
 
 /* A stream with body left and a positive window joins the queue. */
@@ -442,11 +451,11 @@ static int ctl32(struct h2_conn *c, uint8_t type, uint32_t id, uint32_t v)
 /* Request DATA: round-robin over the queue, one frame per stream per turn. */
 static void pump(struct h2_conn *c)
 {
-    const struct h2_config *cfg = c->cfg;
     size_t limit = c->out_normal - c->hdr_reserve;
     while (c->qhead != H2_NONE) {
         struct h2_stream *s = &c->slots[c->qhead];
-        size_t left = cfg->body_len - s->body_off;
+        const struct h2_request *req = &c->reqs[s->req];
+        size_t left = req->body_len - s->body_off;
         size_t room = limit > c->out_len ? limit - c->out_len : 0;
         if (room < H2_FRAME_HDR + (left ? 1 : 0))
             return; /* h2_out_ack calls again */
@@ -469,9 +478,9 @@ static void pump(struct h2_conn *c)
         k = min_sz(k, room - H2_FRAME_HDR);
         bool last = k == left;
         uint8_t *o = put_head(c->out + c->out_len, (uint32_t)k, FT_DATA, last ? FL_END_STREAM : 0, s->id);
-        memcpy(o, cfg->body + s->body_off, k);
+        memcpy(o, req->body + s->body_off, k);
         c->out_len += H2_FRAME_HDR + k;
-        s->body_off += k;
+        s->body_off += (uint32_t)k;
         s->send_window -= (int64_t)k;
         c->send_window -= (int64_t)k;
         q_remove(c, s);
@@ -632,7 +641,10 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->peer_initial_window = H2_DEFAULT_WINDOW;
     c->send_window = H2_DEFAULT_WINDOW;
     c->hdr_reserve = c->hdr_bytes = framed_len(max_block_len(cfg), H2_MIN_MAX_FRAME);
-    c->enc = cfg->request_first ? ENC_FIRST : ENC_PLAIN;
+    c->single = (struct h2_request){ cfg->request_block, cfg->request_block_len, cfg->body, cfg->body_len,
+                                     cfg->has_body, cfg->head };
+    c->reqs = cfg->requests ? cfg->requests : &c->single;
+    c->enc = cfg->request_first && !cfg->requests ? ENC_FIRST : ENC_PLAIN;
     /* The peer's table starts at the protocol's 4096 whatever we advertise
      * (see the top of the file). */
     hpack_decoder_init(&c->hp->rtable, HPACK_TABLE_MAX);
@@ -666,11 +678,14 @@ bool h2_can_start(const struct h2_conn *c)
            slot_of(c, c->next_id)->id == 0 && c->out_len + c->hdr_bytes <= c->out_normal;
 }
 
-uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2)
+uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2, uint32_t req)
 {
     if (!h2_can_start(c))
         return 0;
     const struct h2_config *cfg = c->cfg;
+    if (!cfg->requests)
+        req = 0;
+    const struct h2_request *rq = &c->reqs[req];
     uint32_t id = c->next_id;
     c->next_id += 2;
     struct h2_stream *s = slot_of(c, id);
@@ -678,14 +693,15 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2)
     s->id = id;
     s->tag = tag;
     s->tag2 = tag2;
+    s->req = req;
     s->clen = -1;
     s->send_window = c->peer_initial_window;
     c->open++;
 
     /* The block (see h2_config), with a one-byte prefix when the table
      * size update is due. */
-    const uint8_t *b = cfg->request_block, *pre = NULL;
-    size_t blen = cfg->request_block_len;
+    const uint8_t *b = rq->block, *pre = NULL;
+    size_t blen = rq->block_len;
     switch (c->enc) {
     case ENC_FIRST:
         b = cfg->request_first;
@@ -707,7 +723,7 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2)
      * MAX_FRAME_SIZE (§4.2, §6.10); END_STREAM rides on HEADERS (§8.1). */
     size_t left = blen + (pre ? 1 : 0);
     uint8_t type = FT_HEADERS;
-    uint8_t flags = cfg->has_body ? 0 : FL_END_STREAM;
+    uint8_t flags = rq->has_body ? 0 : FL_END_STREAM;
     do {
         size_t k = min_sz(left, c->peer_max_frame);
         left -= k;
@@ -725,7 +741,7 @@ uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2)
         flags = 0;
     } while (left);
 
-    if (cfg->has_body) {
+    if (rq->has_body) {
         maybe_queue(c, s);
         pump(c);
     } else {
@@ -753,6 +769,12 @@ void h2_out_ack(struct h2_conn *c, size_t n)
 }
 
 uint32_t h2_open_streams(const struct h2_conn *c) { return c->open; }
+
+uint32_t h2_stream_req(const struct h2_conn *c, uint32_t id)
+{
+    const struct h2_stream *s = find(c, id);
+    return s ? s->req : 0;
+}
 
 bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag)
 {
@@ -1315,7 +1337,8 @@ static int block_complete(struct h2_conn *c)
     s->flags |= SF_FINAL;
     /* 204, 304 and HEAD responses have no content whatever their
      * content-length says (§8.1.1, RFC 9110 §6.4.1). */
-    s->clen = st == 204 || st == 304 || c->cfg->head ? -1 : c->hp->scan.content_length;
+    s->clen = st == 204 || st == 304 || (c->cfg->requests ? c->reqs[s->req].head : c->cfg->head) ? -1
+                                                                      : c->hp->scan.content_length;
     if (!c->block_es)
         return 0;
     return clen_differs(s) ? stream_error(c, s, EC_PROTOCOL) : complete(c, s);

@@ -18,6 +18,16 @@
 
 #include "hpack.h"
 
+/* One request of a list (--targets): its header block and body. */
+struct h2_request {
+    const uint8_t *block;         /* hpack_encode_request() output */
+    size_t block_len;
+    const uint8_t *body;
+    size_t body_len;              /* at most 4 GiB (a stream counts what it sent in 32 bits) */
+    bool has_body;
+    bool head;
+};
+
 /* What every connection of a run shares (read-only, built once by main). */
 struct h2_config {
     const uint8_t *request_block; /* hpack_encode_request() output */
@@ -37,6 +47,13 @@ struct h2_config {
      * update to 0 (RFC 7541 §4.2). */
     const uint8_t *request_first, *request_next;
     size_t request_first_len, request_next_len;
+    /* A request list (--targets): h2_start's `req` picks the one a stream
+     * sends; request_block, body, has_body, head and the indexed blocks are
+     * then unused (each stream sends its plain block: one dynamic table
+     * cannot index many requests' fields at once). NULL: the one request
+     * above, whatever `req` is. */
+    const struct h2_request *requests;
+    uint32_t nrequests;
     /* The first stream id of every connection: 0 means 1. Odd, at most
      * 2^31-1. Only tests set it (the test build's SHB_TEST_H2_FIRST_STREAM_ID,
      * shb.c), to reach stream id exhaustion in a few requests. */
@@ -89,6 +106,7 @@ struct h2_event {
     enum h2_event_kind kind;
     uint32_t stream_id;
     uint64_t tag, tag2;   /* what the caller passed to h2_start */
+    uint32_t req;         /* ... and its req */
     uint64_t first_byte_at; /* response_started: the `now` of the h2_recv call that brought the first
                                response HEADERS (the caller times the first byte with it); else 0 */
     uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code; H2_EV_MALFORMED: the code we sent */
@@ -116,8 +134,9 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg);
 bool h2_can_start(const struct h2_conn *c);
 
 /* Opens the next stream and queues its HEADERS (and DATA as the windows
- * allow). Returns the stream id, or 0 if !h2_can_start. */
-uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2);
+ * allow): request req of cfg->requests (0 without a list). Returns the
+ * stream id, or 0 if !h2_can_start. */
+uint32_t h2_start(struct h2_conn *c, uint64_t tag, uint64_t tag2, uint32_t req);
 
 /* Feeds received bytes (any split). Calls fn for every stream outcome.
  * now: when the bytes arrived, in the caller's units; the engine only hands
@@ -146,6 +165,9 @@ uint32_t h2_open_streams(const struct h2_conn *c);
 /* The oldest open stream (the lowest id: streams open in id order): true
  * and its id and tag, or false when none is open. Amortised O(1). */
 bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag);
+
+/* The req h2_start gave open stream id (0 when it is not open). */
+uint32_t h2_stream_req(const struct h2_conn *c, uint32_t id);
 
 /* Gives up on an open stream (the caller's request timed out): RST_STREAM
  * CANCEL is queued (§8.7, §6.4) and the stream is closed without an event;

@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "cli/completions.h"
 #include "cli/preflight.h"
+#include "cli/reqlist.h"
 #include "cli/version.h"
 #include "h1.h"
 #include "h2.h"
@@ -256,7 +257,14 @@ static void plan_run(struct shb_opts *o, struct plan *pl)
 struct engines {
     uint8_t *req;
     size_t req_len;
-    struct h3_request h3req;
+    /* Every target's request (one without --targets), by target: HTTP/1.1
+     * bytes or HTTP/2 blocks (list[i].bytes, owned), HTTP/3 streams. */
+    uint32_t n;
+    struct wire_request *list;
+    struct h2_request *h2list;          /* --http2 with a list */
+    struct h3_request *h3reqs;          /* --http3 */
+    struct wire_request *h3list;
+    struct report_target_name *names;   /* --targets: what the reports call each */
     uint8_t h3control[64];
     struct h3_config h3cfg;
     struct tls_config tlscfg;
@@ -288,32 +296,72 @@ static const struct tls13_verify_config *verify_build(struct engines *e, const s
     return &e->verify;
 }
 
+static void *alloc_or_die(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        shb_die(1, "out of memory");
+    return p;
+}
+
+/* Each target's request, built once (a run without --targets has one):
+ * HTTP/1.1 bytes, or the HTTP/2 header block every stream sends (RFC 9113
+ * §8.3.1 pseudo-headers, HPACK static references and literals), and for
+ * HTTP/3 its stream's bytes (a HEADERS frame of QPACK static references,
+ * the body as DATA). */
+static void requests_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t)
+{
+    e->n = o->reqlist ? (uint32_t)o->reqlist->n : 1;
+    e->list = alloc_or_die(e->n, sizeof *e->list);
+    if (o->http2 && o->reqlist)
+        e->h2list = alloc_or_die(e->n, sizeof *e->h2list);
+    if (o->http3) {
+        e->h3reqs = alloc_or_die(e->n, sizeof *e->h3reqs);
+        e->h3list = alloc_or_die(e->n, sizeof *e->h3list);
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        struct shb_request r = o->reqlist ? cli_reqlist_request(o, t, i) : cli_request(o, t);
+        bool head = strcmp(shb_request_method(&r), "HEAD") == 0;
+        size_t len;
+        uint8_t *b = o->http2 ? hpack_encode_request(&r, &len) : h1_build_request(&r, &len);
+        if (!b)
+            shb_die(1, "out of memory");
+        e->list[i] = (struct wire_request){ b, len, head };
+        if (e->h2list)
+            e->h2list[i] = (struct h2_request){ b, len, r.body, r.body_len, r.has_body, head };
+        if (o->reqlist) {
+            if (!e->names)
+                e->names = alloc_or_die(e->n, sizeof *e->names);
+            e->names[i] = (struct report_target_name){ shb_request_method(&r), o->reqlist->e[i].url_text };
+        }
+        if (o->http3) {
+            if (h3_request_build(&e->h3reqs[i], &r) < 0)
+                shb_die(1, "out of memory");
+            e->h3list[i] = (struct wire_request){ e->h3reqs[i].bytes, e->h3reqs[i].len, head };
+        }
+    }
+}
+
 static void engines_build(struct engines *e, const struct shb_opts *o, const struct shb_target *t,
                           const struct tls13_credential *cred, const struct tls13_trust *trust)
 {
     memset(e, 0, sizeof *e);
     const struct tls13_verify_config *verify = verify_build(e, t, trust);
-    /* The request, built once: HTTP/1.1 bytes, or the HTTP/2 header block
-     * every stream sends (RFC 9113 §8.3.1 pseudo-headers, HPACK static
-     * references and literals). */
+    requests_build(e, o, t);
+    e->req = (uint8_t *)e->list[0].bytes;
+    e->req_len = e->list[0].len;
     struct shb_request request = cli_request(o, t);
-    e->req = o->http2 ? hpack_encode_request(&request, &e->req_len) : h1_build_request(&request, &e->req_len);
-    if (!e->req)
-        shb_die(1, "out of memory");
     /* Through a proxy's tunnel, every connection's first bytes. */
     const struct shb_proxy *px = t->proxy;
     if (px && px->tunnel &&
         !(e->connect = proxy_connect_request(t->url.host, t->url.host_is_ipv6, t->url.port, px->authorization,
                                              &e->connect_len)))
         shb_die(1, "out of memory");
-    /* HTTP/3: each request stream's bytes (a HEADERS frame of QPACK static
-     * references, the body as DATA) and our control stream, built once. */
+    /* HTTP/3: each request stream's bytes (requests_build) and our
+     * control stream, built once. */
     if (o->http3) {
-        if (h3_request_build(&e->h3req, &request) < 0)
-            shb_die(1, "out of memory");
         e->h3cfg = (struct h3_config){
-            .request = e->h3req.bytes,
-            .request_len = e->h3req.len,
+            .requests = e->h3list,
             .control = e->h3control,
             .control_len = h3_control_stream(e->h3control, sizeof e->h3control),
             .parallel = o->parallel,
@@ -355,14 +403,16 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
         .body = o->body,
         .body_len = o->body_len,
         .has_body = o->has_body,
-        .head = strcmp(o->method, "HEAD") == 0,
+        .head = e->list[0].head,
         .parallel = o->parallel,
+        .requests = e->h2list,
+        .nrequests = e->h2list ? e->n : 0,
     };
     /* HTTP/2: the first stream of each connection indexes what the static
      * table lacks and the others refer to it (hpack.h), as browsers and
      * h2load do; a request too large for the peer's table sends the plain
      * block every time. */
-    if (o->http2) {
+    if (o->http2 && !e->h2list) {
         int irc = hpack_encode_request_indexed(&request, &e->indexed);
         if (irc < 0)
             shb_die(1, "out of memory");
@@ -397,10 +447,18 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
 
 static void engines_free(struct engines *e)
 {
-    free(e->req);
+    for (uint32_t i = 0; i < e->n; i++) {
+        free((void *)e->list[i].bytes);
+        if (e->h3reqs)
+            h3_request_free(&e->h3reqs[i]);
+    }
+    free(e->list);
+    free(e->h2list);
+    free(e->h3reqs);
+    free(e->h3list);
+    free(e->names);
     free(e->connect);
     free(e->indexed.first);
-    h3_request_free(&e->h3req);
 }
 
 /* What one target's run gives back: its figures for the report, or no
@@ -466,8 +524,10 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         workers[i].cfg = (struct worker_config){
             .addr = (const struct sockaddr *)&a->addr,
             .addrlen = a->addrlen,
-            .request = e->req,
-            .request_len = e->req_len,
+            .requests = e->list,
+            .ntargets = e->n,
+            .targets_random = o->targets_random,
+            .seed = o->seed,
             .h2 = o->http2 ? &e->h2cfg : NULL,
             .h3 = o->http3 ? &e->h3cfg : NULL,
             .tls = t->url.https ? &e->tlscfg : NULL,
@@ -476,7 +536,6 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .host = t->url.host,
             .port = t->url.port,
             .connected_to = a->via ? a->text : NULL,
-            .head = strcmp(o->method, "HEAD") == 0,
             .keepalive = !o->disable_keepalive,
             .tls_resume = o->tls_resume && (t->url.https || o->http3),
             .early_data = o->early_data && t->url.https && !o->http3,
@@ -589,6 +648,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
     res->ri = (struct report_info){
         .label = t->label,
         .url = t->url_text,
+        .target_names = e->names,
         .connected_to = a->via ? a->text : NULL,
         .connected_via = a->via,
         .proxy = t->proxy ? t->proxy->url_text : NULL,

@@ -19,6 +19,7 @@
 #endif
 #include "cli/cli.h"
 #include "cli/proxy.h"
+#include "cli/reqlist.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -76,7 +77,7 @@ static bool is_tchar(unsigned char c)
     return is_alnum_ascii(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-static bool is_token(const char *s, size_t len)
+bool cli_is_token(const char *s, size_t len)
 {
     if (len == 0)
         return false;
@@ -435,6 +436,9 @@ enum opt_id {
     OPT_METHOD,
     OPT_HEADER,
     OPT_DATA,
+    OPT_TARGETS,
+    OPT_TARGETS_ORDER,
+    OPT_SEED,
     OPT_USER,
     OPT_NETRC_FILE,
     OPT_PROXY,
@@ -509,6 +513,21 @@ static const struct opt_spec opt_specs[] = {
       .help = "HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
               "are stripped from file/stdin data)",
       .complete = CLI_COMPLETE_BODY}},
+    {OPT_TARGETS, "--targets",
+     {.long_name = "targets", .value_name = "FILE",
+      .help = "Send the requests of this file (- for stdin) instead of one URL: vegeta's format (METHOD URL, "
+              "header lines, @body-file, a blank line between targets) or one URL a line. All on the first's "
+              "scheme, host and port; the report adds a table per target",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_TARGETS_ORDER, "--targets-order",
+     {.long_name = "targets-order", .value_name = "ORDER",
+      .help = "The order requests take --targets' targets in: seq (request j takes target j mod N: the mix is "
+              "exact over whole rounds) or random (see --seed)",
+      .default_text = "seq", .complete = CLI_COMPLETE_WORDS, .words = "seq random"}},
+    {OPT_SEED, "--seed",
+     {.long_name = "seed", .value_name = "N",
+      .help = "The seed of --targets-order random (1 or more; without it the generator starts from 0): the same "
+              "seed, -n, -c and -t send the same number of requests to each target"}},
     {OPT_USER, "-u/--user",
      {.short_name = 'u', .long_name = "user", .value_name = "USER[:PASSWORD]",
       .help = "Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes from "
@@ -805,6 +824,7 @@ struct parser {
     const char *data_arg; /* -d value; read after every other check */
     const char *user_arg; /* -u value (argv's: cli_hide_secrets blanks its password) */
     const char *netrc_file; /* --netrc-file */
+    const char *targets_file; /* --targets */
     const char **args;    /* the positional arguments (URL or label=URL), argc entries */
     size_t nargs;
 };
@@ -888,7 +908,7 @@ static void set_timeout(struct parser *p, const struct opt_spec *s, const char *
 
 static void set_method(struct parser *p, const struct opt_spec *s, const char *v)
 {
-    if (!is_token(v, strlen(v)))
+    if (!cli_is_token(v, strlen(v)))
         fail(p, "invalid value '%s' for %s: a method is a token such as GET or POST", v, s->display);
     else
         p->o->method = v;
@@ -900,7 +920,7 @@ static bool is_space_or_tab(char c)
 }
 
 /* Copies [b, e) with surrounding spaces and tabs removed. */
-static char *dup_trimmed(const char *b, const char *e)
+char *cli_dup_trimmed(const char *b, const char *e)
 {
     while (b < e && is_space_or_tab(*b))
         b++;
@@ -911,7 +931,7 @@ static char *dup_trimmed(const char *b, const char *e)
 
 /* A value may hold anything a field value may (RFC 9110 5.5) except the
  * control characters, CR and LF above all: they would split the request. */
-static bool field_value_ok(const char *v)
+bool cli_field_value_ok(const char *v)
 {
     for (; *v; v++) {
         unsigned char c = (unsigned char)*v;
@@ -933,8 +953,8 @@ static void add_header(struct parser *p, const struct opt_spec *s, const char *v
         return;
     }
     struct shb_opts *o = p->o;
-    char *name = dup_trimmed(v, colon);
-    char *value = dup_trimmed(colon + 1, colon + strlen(colon));
+    char *name = cli_dup_trimmed(v, colon);
+    char *value = cli_dup_trimmed(colon + 1, colon + strlen(colon));
     struct shb_header *grown = realloc(o->headers, (o->nheaders + 1) * sizeof *grown);
     if (!name || !value || !grown) {
         if (grown)
@@ -947,9 +967,9 @@ static void add_header(struct parser *p, const struct opt_spec *s, const char *v
     o->headers = grown;
     if (!*name)
         fail(p, "invalid value '%s' for %s: empty header name", v, s->display);
-    else if (!is_token(name, strlen(name)))
+    else if (!cli_is_token(name, strlen(name)))
         fail(p, "invalid value '%s' for %s: header name '%s' is not a token", v, s->display, name);
-    else if (!field_value_ok(value))
+    else if (!cli_field_value_ok(value))
         fail(p, "invalid value for %s: header value contains control characters", s->display);
     /* Kept even when refused so that cli_free owns it either way. */
     o->headers[o->nheaders++] = (struct shb_header){name, value};
@@ -1318,6 +1338,19 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_METHOD: set_method(p, s, v); break;
     case OPT_HEADER: add_header(p, s, v); break;
     case OPT_DATA: p->data_arg = v; break;
+    case OPT_TARGETS: set_path(p, s, v, &p->targets_file); break;
+    case OPT_TARGETS_ORDER:
+        if (strcmp(v, "seq") == 0 || strcmp(v, "random") == 0)
+            o->targets_random = v[0] == 'r';
+        else
+            fail(p, "invalid value '%s' for %s: expected seq or random", v, s->display);
+        break;
+    case OPT_SEED: {
+        uint64_t n;
+        if (parse_count(p, s, v, UINT64_MAX, &n))
+            o->seed = n;
+        break;
+    }
     case OPT_USER: p->user_arg = v; break;
     case OPT_NETRC_FILE: set_path(p, s, v, &p->netrc_file); break;
     case OPT_PROXY: o->proxy = v; break;
@@ -1485,6 +1518,12 @@ static void check_tls(struct parser *p)
 static void check_combinations(struct parser *p)
 {
     const struct shb_opts *o = p->o;
+    /* seq given explicitly is the default, harmless without a list. */
+    if ((o->targets_random || p->given[OPT_SEED]) && !p->targets_file)
+        fail(p, "%s applies to a request list: add --targets FILE",
+             o->targets_random ? "--targets-order random" : "--seed");
+    else if (p->given[OPT_SEED] && !o->targets_random)
+        fail(p, "--seed applies to --targets-order random (seq needs none)");
     if (p->given[OPT_REQUESTS] && p->given[OPT_DURATION])
         fail(p, "-n and -z are mutually exclusive");
     if (o->http2 && o->http3)
@@ -1643,9 +1682,92 @@ static void parse_target_url(struct parser *p, const char *arg, const char *url,
     }
 }
 
+static void check_proxies_and_connection(struct parser *p);
+
+/* --targets FILE: the list (cli/reqlist.h) in place of the URL argument;
+ * its first URL is the one target (the server every entry shares). */
+static void check_reqlist(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    if (p->nargs > 0) {
+        fail(p, "--targets gives the URLs: leave out the URL argument ('%s')", p->args[0]);
+        return;
+    }
+    if (p->failed)
+        return;
+    if (!(o->reqlist = calloc(1, sizeof *o->reqlist)) || !(o->targets = calloc(1, sizeof *o->targets))) {
+        fail(p, "out of memory");
+        return;
+    }
+    if (reqlist_load(p->targets_file, o->reqlist, p->err, p->errlen) < 0) {
+        p->failed = true;
+        return;
+    }
+    const struct reqlist *l = o->reqlist;
+    const struct reqlist_entry *first = &l->e[0];
+    struct shb_target *t = &o->targets[o->ntargets++];
+    t->url = first->url;
+    memset(&t->url.cred, 0, sizeof t->url.cred); /* each entry keeps its own; -u/--netrc-file make t's */
+    if (!(t->url.target = strdup(first->url.target)) || !(t->url_text = strdup(first->url_text))) {
+        fail(p, "out of memory");
+        return;
+    }
+    /* The HTTP format names each target's method and body. */
+    if (l->http_format && p->given[OPT_METHOD])
+        fail(p, "-m/--method applies to a list of bare URLs: this --targets file gives each target's method");
+    else if (l->http_format && p->data_arg)
+        fail(p, "-d/--data applies to a list of bare URLs: this --targets file gives each target's body (@file)");
+    else if (o->http3 && !t->url.https)
+        fail(p, "--http3 requires an https:// URL: --targets' first is %s", t->url_text);
+    for (size_t i = 0; i < l->n && !p->failed; i++) {
+        const struct reqlist_entry *e = &l->e[i];
+        /* As check_early_data: only what is safe to replay goes early (RFC 8470 §2.1). */
+        if (o->early_data && e->method && strcmp(e->method, "GET") != 0 && strcmp(e->method, "HEAD") != 0)
+            fail(p, "--targets: line %u: --early-data sends only GET and HEAD requests (RFC 8470 §2.1): not %s",
+                 e->line, e->method);
+        if (o->early_data && e->has_body)
+            fail(p, "--targets: line %u: --early-data sends no body (0-RTT data can be replayed)", e->line);
+        for (size_t h = 0; h < e->nheaders && !p->failed; h++) {
+            const char *name = e->headers[h].name;
+            /* shb frames each request itself (check_headers says why). */
+            if (strcasecmp(name, "Content-Length") == 0 || strcasecmp(name, "Transfer-Encoding") == 0)
+                fail(p, "--targets: line %u: leave %s out: shb sends each body with its length", e->line, name);
+        }
+    }
+    if (!p->failed)
+        check_proxies_and_connection(p);
+}
+
+/* Each target's request headers: -H, minus any name the target gives,
+ * then the target's own (a target's header of the same name wins). */
+static void merge_reqlist_headers(struct parser *p)
+{
+    struct shb_opts *o = p->o;
+    for (size_t i = 0; i < o->reqlist->n && !p->failed; i++) {
+        struct reqlist_entry *e = &o->reqlist->e[i];
+        if (!(e->merged = calloc(o->nheaders + e->nheaders + 1, sizeof *e->merged))) {
+            fail(p, "out of memory");
+            return;
+        }
+        for (size_t h = 0; h < o->nheaders; h++) {
+            bool own = false;
+            for (size_t k = 0; k < e->nheaders && !own; k++)
+                own = strcasecmp(e->headers[k].name, o->headers[h].name) == 0;
+            if (!own)
+                e->merged[e->nmerged++] = o->headers[h];
+        }
+        for (size_t k = 0; k < e->nheaders; k++)
+            e->merged[e->nmerged++] = e->headers[k];
+    }
+}
+
 static void check_urls(struct parser *p)
 {
     struct shb_opts *o = p->o;
+    if (p->targets_file) {
+        check_reqlist(p);
+        return;
+    }
     if (p->nargs == 0) {
         fail(p, "missing URL (usage: shb [OPTIONS] <URL>...)");
         return;
@@ -1685,6 +1807,12 @@ static void check_urls(struct parser *p)
     /* One log is one run's window; several targets' would interleave. */
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
+    check_proxies_and_connection(p);
+}
+
+static void check_proxies_and_connection(struct parser *p)
+{
+    struct shb_opts *o = p->o;
     check_client_cert(p);
     check_cacert(p);
     /* Each target's proxy (cli/proxy.h), before --bind's family is checked
@@ -1880,47 +2008,6 @@ void cli_hide_secrets(int argc, char **argv)
     }
 }
 
-/* Reads all of fd into a malloc'd buffer, dropping CR and LF as curl's -d
- * @file does. Returns -1 with errno set on a read error. */
-static int read_stripped(int fd, uint8_t **out, size_t *out_len)
-{
-    size_t cap = 4096, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return -1;
-    for (;;) {
-        if (cap - len < 4096) {
-            uint8_t *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                free(buf);
-                errno = ENOMEM;
-                return -1;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        /* Compact the new bytes in place; the write index never passes the read one. */
-        const uint8_t *src = buf + len, *end = src + n;
-        for (; src < end; src++)
-            if (*src != '\r' && *src != '\n')
-                buf[len++] = *src;
-    }
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
-
 static void load_body(struct parser *p)
 {
     struct shb_opts *o = p->o;
@@ -1940,7 +2027,7 @@ static void load_body(struct parser *p)
     const char *path = d + 1;
     bool from_stdin = strcmp(path, "-") == 0;
     int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || read_stripped(fd, &o->body, &o->body_len) < 0) {
+    if (fd < 0 || cli_read_fd(fd, SIZE_MAX, true, &o->body, &o->body_len) < 0) {
         int saved = errno;
         if (from_stdin)
             fail(p, "-d @-: cannot read stdin: %s", strerror(saved));
@@ -2119,6 +2206,12 @@ enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned de
     }
     if (!p.given[OPT_METHOD])
         o->method = o->has_body ? "POST" : "GET";
+    if (o->reqlist)
+        merge_reqlist_headers(&p);
+    if (p.failed) {
+        cli_free(o);
+        return CLI_ERROR;
+    }
     return CLI_OK;
 }
 
@@ -2142,8 +2235,31 @@ struct shb_request cli_request(const struct shb_opts *o, const struct shb_target
     };
 }
 
+struct shb_request cli_reqlist_request(const struct shb_opts *o, const struct shb_target *t, size_t i)
+{
+    const struct reqlist_entry *e = &o->reqlist->e[i];
+    struct shb_request r = cli_request(o, t);
+    r.target = e->url.target;
+    r.headers = e->merged;
+    r.nheaders = e->nmerged;
+    if (e->authorization)
+        r.authorization = e->authorization;
+    if (o->reqlist->http_format) { /* its own method and body; GET without (as vegeta) */
+        r.method = e->method;
+        r.body = e->body;
+        r.body_len = e->body_len;
+        r.has_body = e->has_body;
+    }
+    return r;
+}
+
 void cli_free(struct shb_opts *o)
 {
+    if (o->reqlist) {
+        reqlist_free(o->reqlist);
+        free(o->reqlist);
+        o->reqlist = NULL;
+    }
     for (size_t i = 0; i < o->nheaders; i++) {
         free(o->headers[i].name);
         free(o->headers[i].value);

@@ -51,6 +51,8 @@ struct shb_target {
 /* The longest label: it names a row of the comparison table. */
 #define CLI_LABEL_MAX 64
 
+struct reqlist; /* cli/reqlist.h */
+
 struct shb_opts {
     uint32_t connections;       /* -c, default 50 */
     uint64_t requests;          /* -n, default 200; ignored when duration_ns != 0 */
@@ -96,6 +98,11 @@ struct shb_opts {
     /* -x/--proxy URL, --proxy-user USER[:PASSWORD], --noproxy LIST (argv's;
      * NULL: not given): each target's proxy is its shb_target.proxy. */
     const char *proxy, *proxy_user, *noproxy;
+    /* --targets FILE: the request list (cli/reqlist.h), or NULL; targets[0]
+     * is then its first URL (the server every target shares). malloc'd */
+    struct reqlist *reqlist;
+    bool targets_random;         /* --targets-order random (default seq) */
+    uint64_t seed;               /* --seed (random order), default 0 */
     struct shb_target *targets;  /* the URL arguments, in order: at least one. malloc'd */
     size_t ntargets;
 };
@@ -127,6 +134,13 @@ bool cli_decimal(const char *v, size_t len, double *out);
 int cli_parse_url(const char *s, struct shb_url *u, char *err, size_t errlen);
 
 void cli_print_help(FILE *f, unsigned default_threads);
+
+/* RFC 9110 §5.6.2: len bytes of tchar (a method, a header name). */
+bool cli_is_token(const char *s, size_t len);
+/* A field value without control characters (RFC 9110 §5.5), tab allowed. */
+bool cli_field_value_ok(const char *v);
+/* [b, e) without leading and trailing spaces and tabs, malloc'd. */
+char *cli_dup_trimmed(const char *b, const char *e);
 
 /* ------------------------------------------------- the option table
  * One table (cli.c's opt_specs) is what the parser accepts, what -h prints,
@@ -193,6 +207,11 @@ void cli_hide_secrets(int argc, char **argv);
  * protocol engines (request.h). Its pointers borrow from o and t, which
  * must outlive it. */
 struct shb_request cli_request(const struct shb_opts *o, const struct shb_target *t);
+
+/* With --targets: the request of the list's entry i, as cli_request for t
+ * (targets[0]): its method, path, headers (-H, a name it gives itself
+ * replaced), body, and its own credentials or else t's. */
+struct shb_request cli_reqlist_request(const struct shb_opts *o, const struct shb_target *t, size_t i);
 
 /* Number of physical cores (distinct core ids per package in /sys topology);
  * online CPUs if the topology cannot be read; at least 1. */

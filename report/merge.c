@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/reqlist.h"
 #include "report/hdr.h"
 #include "report/json.h"
 #include "report/report.h"
@@ -33,6 +34,11 @@
 
 #define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
 #define NS_PER_SEC 1000000000ull
+
+struct merged_run;
+struct reader;
+static void get_targets(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m,
+                        bool first);
 
 /* A string the merged report shows only when every report has the same
  * one: the address connected to, the proxy gone through. Reports that
@@ -65,6 +71,12 @@ struct merged_run {
     struct report_merged info;
     uint32_t *shards;           /* indexes seen (sorted at the end) */
     size_t n_shards, cap_shards;
+    /* --targets: the first report's list (method and url of each); every
+     * other report must have the same, or the table is left out with a
+     * note (targets_dropped says why). */
+    struct report_target_name *tnames;
+    uint32_t ntnames;
+    const char *targets_dropped;
 };
 
 /* One report being read: where, and the first problem found. */
@@ -168,6 +180,27 @@ static void get_hist(struct reader *rd, const struct json *obj, const char *what
         h->sum = 0; /* the schedule lag: no mean is printed from it */
 }
 
+/* An entry's histogram (a timeline entry's, a target's: the timeline's
+ * resolution) decoded from b64 into e's buckets, through scratch (left
+ * empty); it must hold e->ok latencies. 0, or -1 with rd failed. */
+static int entry_hist(struct reader *rd, const struct json *b64, const char *what, struct tl_entry *e,
+                      struct hist *scratch)
+{
+    char why[160];
+    if (hdr_decode_base64_add(b64->text, b64->len, scratch, why, sizeof why) < 0) {
+        bad(rd, "%shistogram: %s", what, why);
+        return -1;
+    }
+    uint64_t counted = scratch->count;
+    tl_entry_add_hist(e, scratch); /* empties scratch */
+    if (counted != e->ok) {
+        bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
+            (unsigned long long)e->ok);
+        return -1;
+    }
+    return 0;
+}
+
 /* The report's timeline, laid on the merged one: an entry that began
  * offset_ns + its "start" after the earliest report's start joins the
  * merged entry holding that instant, so shards begun together line up
@@ -214,18 +247,8 @@ static void get_timeline(struct reader *rd, const struct json *r, struct stats *
             bad(rd, "%shistogram is missing: the timeline's latencies cannot be merged", what);
             return;
         }
-        char why[160];
-        if (hdr_decode_base64_add(b64->text, b64->len, &m->scratch, why, sizeof why) < 0) {
-            bad(rd, "%shistogram: %s", what, why);
+        if (entry_hist(rd, b64, what, &entry, &m->scratch) < 0)
             return;
-        }
-        uint64_t counted = m->scratch.count;
-        tl_entry_add_hist(&entry, &m->scratch); /* empties scratch */
-        if (counted != entry.ok) {
-            bad(rd, "%shistogram holds %llu latencies, but ok is %llu", what, (unsigned long long)counted,
-                (unsigned long long)entry.ok);
-            return;
-        }
         tl_add_at(&s->timeline, offset_ns + start, shift, &entry);
     }
 }
@@ -715,6 +738,82 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
         m->interrupted = true;
     if (!rd->failed)
         get_timeline(rd, r, s, m, start - m->anchor_ns);
+    if (!rd->failed)
+        get_targets(rd, r, s, m, m->info.reports == 0);
+}
+
+/* "targets" (--targets): each target's counts, status codes and
+ * histogram (--histograms, --shard) added to s->targets, when the list is
+ * the first report's; else the merged report goes without the table. */
+static void get_targets(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m,
+                        bool first)
+{
+    const struct json *list = json_get(r, "targets");
+    uint32_t n = 0;
+    for (const struct json *e = list && list->type == JSON_ARRAY ? list->child : NULL; e; e = e->next)
+        n++;
+    if (list && list->type != JSON_ARRAY) {
+        bad(rd, "targets is not an array");
+        return;
+    }
+    if (first && n) {
+        if (n > REQLIST_MAX || !(m->tnames = calloc(n, sizeof *m->tnames))) {
+            bad(rd, "out of memory");
+            return;
+        }
+        m->ntnames = n;
+    }
+    if (n != m->ntnames) {
+        m->targets_dropped = "the reports' request lists (--targets) differ";
+        return;
+    }
+    if (n == 0 || m->targets_dropped)
+        return;
+    if (reqstats_init(&s->targets, n) < 0) {
+        bad(rd, "out of memory");
+        return;
+    }
+    uint32_t i = 0;
+    for (const struct json *e = list->child; e && !rd->failed; e = e->next, i++) {
+        char what[48];
+        snprintf(what, sizeof what, "targets[%u].", i);
+        const struct json *method = json_get(e, "method"), *url = json_get(e, "url");
+        if (!method || method->type != JSON_STRING || !url || url->type != JSON_STRING) {
+            bad(rd, "%smethod or url is missing", what);
+            return;
+        }
+        if (first) {
+            m->tnames[i] = (struct report_target_name){ method->text, url->text };
+        } else if (strcmp(m->tnames[i].method, method->text) != 0 || strcmp(m->tnames[i].url, url->text) != 0) {
+            m->targets_dropped = "the reports' request lists (--targets) differ";
+            return;
+        }
+        struct reqstats_target *t = &s->targets.t[i];
+        t->e.ok = get_u64(rd, e, what, "ok");
+        t->e.errors = get_u64(rd, e, what, "errors");
+        const struct json *st = json_get(e, "status");
+        for (const struct json *c = st && st->type == JSON_OBJECT ? st->child : NULL; c && !rd->failed; c = c->next) {
+            uint64_t count;
+            if (json_to_u64(c, &count) < 0) {
+                bad(rd, "%sstatus.%s is not a count", what, c->key);
+                return;
+            }
+            char *end;
+            unsigned long code = strtoul(c->key, &end, 10);
+            if (strcmp(c->key, "other") == 0)
+                t->code_other += count;
+            else if (*end || end == c->key || code == 0 || code >= STATUS_MAX)
+                bad(rd, "%sstatus.%s is not a status code", what, c->key);
+            else
+                reqstats_code(t, (uint16_t)code, count);
+        }
+        const struct json *b64 = json_get(e, "histogram");
+        if (!b64 || b64->type != JSON_STRING) {
+            m->targets_dropped = "a report has no per-target histograms (run with --histograms or --shard)";
+            return;
+        }
+        entry_hist(rd, b64, what, &t->e, &m->scratch);
+    }
 }
 
 static char *read_all(const char *path, size_t *n, char *err, size_t errlen)
@@ -996,8 +1095,13 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
         m.rate.ramp_ns = m.ramp; /* only whether it was a ramp: rate_requested is summed */
         if (!m.ramp)
             m.rate.from = m.rate.to = m.info.rate_requested;
+        if (m.targets_dropped) {
+            reqstats_free(&total.targets);
+            fprintf(errf, "shb: merge: no per-target table: %s\n", m.targets_dropped);
+        }
         struct report_info ri = {
             .url = m.url,
+            .target_names = m.tnames,
             .connected_to = m.connected_to.text,
             .proxy = m.proxy.text,
             .protocol = m.protocol,
@@ -1036,5 +1140,6 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     free(m.proxy.text);
     free(m.protocol);
     free(m.shards);
+    free(m.tnames);
     return rc;
 }

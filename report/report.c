@@ -520,6 +520,51 @@ static void text_timeline(FILE *f, const struct report_info *ri, const struct ti
     fprintf(f, "%" PRIu64 " s a mark, min %.1f, max %.1f\n", secs * k.longest, lo, hi);
 }
 
+/* A target's status codes, compact: "200×98 404×2". */
+static void text_target_codes(FILE *f, const struct reqstats_target *t)
+{
+    for (unsigned c = 0; c < REQSTATS_CODES && t->code[c]; c++)
+        fprintf(f, "%s%u\u00d7%" PRIu64, c ? " " : "", t->code[c], t->code_count[c]);
+    if (t->code_other)
+        fprintf(f, " other\u00d7%" PRIu64, t->code_other);
+}
+
+/* --targets: a row per target (the first REPORT_TARGETS_SHOWN), latencies
+ * at the per-target histogram's precision (stats/reqstats.h). */
+static void text_targets(FILE *f, const struct report_info *ri, const struct stats *s)
+{
+    const struct reqstats *r = &s->targets;
+    if (r->n < 2 || !ri->target_names)
+        return;
+    size_t w = 6;
+    uint32_t shown = r->n < REPORT_TARGETS_SHOWN ? r->n : REPORT_TARGETS_SHOWN;
+    for (uint32_t i = 0; i < shown; i++) {
+        size_t k = strlen(ri->target_names[i].method) + 1 + strlen(ri->target_names[i].url);
+        if (k > w)
+            w = k;
+    }
+    if (w > 60)
+        w = 60;
+    fprintf(f, "Targets:\n  %-*s %9s %9s %7s %9s %9s  status codes\n", (int)w, "target", "requests", "ok", "errors",
+            "p50 (ms)", "p99 (ms)");
+    for (uint32_t i = 0; i < shown; i++) {
+        const struct reqstats_target *t = &r->t[i];
+        char name[512];
+        snprintf(name, sizeof name, "%s %s", ri->target_names[i].method, ri->target_names[i].url);
+        fprintf(f, "  %-*s %9" PRIu64 " %9" PRIu64 " %7" PRIu64, (int)w, name, t->e.ok + t->e.errors, t->e.ok,
+                t->e.errors);
+        if (t->e.ok)
+            fprintf(f, " %9.3f %9.3f  ", ns_to_ms((double)tl_percentile(&t->e, 50)),
+                    ns_to_ms((double)tl_percentile(&t->e, 99)));
+        else
+            fprintf(f, " %9s %9s  ", "-", "-");
+        text_target_codes(f, t);
+        fputc('\n', f);
+    }
+    if (r->n > shown)
+        fprintf(f, "  ... %u more (the JSON report (-j) has every target)\n", r->n - shown);
+}
+
 void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     text_run(f, ri, s);
@@ -535,6 +580,7 @@ void report_text(FILE *f, const struct report_info *ri, const struct stats *s)
     if (ri->rate)
         text_latency(f, "Service time", &s->pace.service);
     text_phases(f, s);
+    text_targets(f, ri, s);
     text_timeline(f, ri, &s->timeline);
     thresholds_text(f, ri, s);
 }
@@ -988,6 +1034,49 @@ static void json_timeline(FILE *f, const struct report_info *ri, struct hdr_buf 
     hist_free(&scratch);
 }
 
+/* "targets": each target of --targets' list, in the file's order: its
+ * requests, ok, errors, p50 and p99 (at the per-target histogram's
+ * precision), status codes ("other": those beyond REQSTATS_CODES
+ * distinct ones), and with --histograms its latencies (the timeline's
+ * resolution, encoded as the timeline's), what `shb merge` adds up. */
+static void json_targets(FILE *f, const struct report_info *ri, struct hdr_buf *enc, const struct stats *s)
+{
+    const struct reqstats *r = &s->targets;
+    if (r->n < 2 || !ri->target_names)
+        return;
+    struct hist scratch = { 0 };
+    bool hists = enc && hist_init(&scratch) == 0;
+    fputs(",\n  \"targets\": [", f);
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct reqstats_target *t = &r->t[i];
+        fputs(i ? ",\n    {\"method\": " : "\n    {\"method\": ", f);
+        json_string(f, ri->target_names[i].method);
+        fputs(", \"url\": ", f);
+        json_string(f, ri->target_names[i].url);
+        fprintf(f, ", \"requests\": %" PRIu64 ", \"ok\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"latency\": ",
+                t->e.ok + t->e.errors, t->e.ok, t->e.errors);
+        if (t->e.ok) {
+            fputs("{\"p50\": ", f);
+            json_seconds(f, tl_percentile(&t->e, 50));
+            fputs(", \"p99\": ", f);
+            json_seconds(f, tl_percentile(&t->e, 99));
+            fputc('}', f);
+        } else {
+            fputs("null", f);
+        }
+        fputs(", \"status\": {", f);
+        for (unsigned c = 0; c < REQSTATS_CODES && t->code[c]; c++)
+            fprintf(f, "%s\"%u\": %" PRIu64, c ? ", " : "", t->code[c], t->code_count[c]);
+        if (t->code_other)
+            fprintf(f, "%s\"other\": %" PRIu64, t->code[0] ? ", " : "", t->code_other);
+        fputc('}', f);
+        json_timeline_histogram(f, enc, hists ? &scratch : NULL, &t->e);
+        fputc('}', f);
+    }
+    fputs("\n  ]", f);
+    hist_free(&scratch);
+}
+
 /* "thresholds": each --fail-if expression, the report's figure in the
  * limit's terms (seconds for a latency, a percentage, a count, requests
  * per second; null when no response was there to measure) and whether it
@@ -1068,6 +1157,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
     }
     json_phases(f, enc, s);
     json_timeline(f, ri, enc, &s->timeline);
+    json_targets(f, ri, enc, s);
     json_thresholds(f, ri, s);
     hdr_buf_free(&buf);
     fputs("\n", f);

@@ -10,6 +10,15 @@
 #include "worker/pace.h"
 #include "stats/stats.h"
 
+/* A request list's target as the reports name it. */
+struct report_target_name {
+    const char *method;
+    const char *url;      /* its password as "***" */
+};
+
+/* The text report lists this many targets; the JSON has them all. */
+#define REPORT_TARGETS_SHOWN 20
+
 struct report_info {
     const char *url;      /* as the user typed it */
     const char *protocol; /* "HTTP/1.1", "HTTP/2", "HTTP/3" */
@@ -31,6 +40,7 @@ struct report_info {
     const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
     const struct threshold *thresholds; /* --fail-if (report/thresholds.h), judged in the report */
     size_t nthresholds;
+    const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

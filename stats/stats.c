@@ -82,6 +82,7 @@ void stats_free(struct stats *s)
     hist_free(&s->pace.service);
     hist_free(&s->pace.lag);
     tl_free(&s->timeline);
+    reqstats_free(&s->targets);
     hist_free(&s->phases.connect);
     hist_free(&s->phases.tls_handshake);
     hist_free(&s->phases.first_byte);
@@ -119,6 +120,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     hist_merge(&dst->pace.service, &src->pace.service);
     hist_merge(&dst->pace.lag, &src->pace.lag);
     tl_merge(&dst->timeline, &src->timeline);
+    if (reqstats_merge(&dst->targets, &src->targets) < 0)
+        reqstats_free(&dst->targets); /* out of memory: the run's figures stand, the table goes */
     struct quic_stats *q = &dst->quic;
     const struct quic_stats *r = &src->quic;
     q->quic |= r->quic;

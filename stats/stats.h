@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "stats/hist.h"
+#include "stats/reqstats.h"
 #include "stats/timeline.h"
 #include "tls13/negotiated.h"
 
@@ -98,6 +99,7 @@ struct stats {
     struct hist latency;            /* first byte written -> last byte received, ok responses only;
                                        with -q from when the request was due */
     struct timeline timeline;       /* the measured window, second by second */
+    struct reqstats targets;        /* --targets: each target's figures (n 0 without a list) */
     /* Where the time goes: each phase as it ended, after the warm-up. The
      * QUIC handshake is quic.handshake below (it is recorded as a connection
      * ends, over the whole run, like the rest of the QUIC figures). */

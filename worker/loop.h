@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/reqlist.h"
 #include "meter.h"
 #include "stats/stats.h"
 #include "uring/uring.h"
@@ -113,6 +114,14 @@ struct loop {
     uint64_t in_flight;             /* taken and not ended, those waiting to be retried included */
     uint64_t retry_waiting[MAX_RETRIES + 1]; /* requests to send again, by how often they were tried */
     uint64_t retry_total;
+    /* ... and their targets: a FIFO per number of tries, linked through a
+     * pool of nodes, one per request that can be in flight (connections x
+     * streams: a new request is taken only when none waits, so those
+     * waiting plus those on the wire never exceed it). */
+    struct retry_node { uint32_t target, next; } *retry_nodes;
+    uint32_t retry_free;            /* the first free node, RETRY_NONE: none */
+    uint32_t retry_head[MAX_RETRIES + 1], retry_tail[MAX_RETRIES + 1];
+    struct reqlist_picker picker;   /* which target a new request takes */
     /* -q: the open model. Requests leave when they are due (pace.h), not
      * when a connection is free; a connection with room and nothing due
      * waits in `waiters` for the pace timer (one io_uring timeout, armed
@@ -130,11 +139,20 @@ struct loop {
 #define LOOP_BUF_GROUP 0
 #define LOOP_RECV_BUF_SIZE 16384
 
+#define RETRY_NONE UINT32_MAX
+
 /* A request taken to be sent now. */
 struct taken {
     uint64_t due_ns;  /* when it was due: with -q its place on the schedule, else now */
     unsigned retries; /* how often it was tried before */
+    uint32_t target;  /* which request (worker_config.ntargets): it stays with it through retries */
 };
+
+/* The request identities (worker_prepare): the retry queue's `nodes`
+ * nodes, the target picker (cfg's ntargets, order, seed, pace_first and
+ * pace_stride), the per-target figures when there are several. 0, or -1
+ * when out of memory. */
+int loop_targets_init(struct loop *l, uint64_t nodes);
 
 /* Takes the next request to send: one waiting to be retried first (the
  * most-tried first), else a new one from the budget — with -q only once it
@@ -146,7 +164,7 @@ bool loop_take(struct loop *l, struct taken *t);
  * Does nothing without -q or when no work is left. */
 void loop_idle(struct loop *l, uint32_t conn);
 
-/* A complete response to a request due at due_ns and sent at sent_ns, whose
+/* A complete response to a request (to target) due at due_ns and sent at sent_ns, whose
  * first byte (an interim 1xx's included) came at first_ns: the latency
  * counts from due_ns (with -q the intended send time, so a request that
  * waited for a connection shows the wait: coordinated omission, as wrk2
@@ -154,7 +172,7 @@ void loop_idle(struct loop *l, uint32_t conn);
  * --warmup (and likewise for loop_error) it is counted in stats.warmup
  * only, and a -n run's budget gets the request back: -n counts the
  * measured ones. */
-void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns);
+void loop_ok(struct loop *l, uint32_t target, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns);
 
 /* A phase of a connection or a request (stats.phases) that began at
  * since_ns ended now. Like a response, one that ends during --warmup is
@@ -165,8 +183,8 @@ static inline void loop_phase(struct loop *l, struct hist *h, uint64_t since_ns)
         hist_record(h, l->now - since_ns);
 }
 
-/* The request failed: an error of this kind. */
-void loop_error(struct loop *l, enum err_kind kind);
+/* The request (to target) failed: an error of this kind. */
+void loop_error(struct loop *l, uint32_t target, enum err_kind kind);
 
 /* Why errors of `kind` happen, said where one is detected (before it is
  * counted): kept as the kind's first message (what + detail) unless it has
@@ -192,7 +210,7 @@ void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint6
  * something that says nothing about the request (a keep-alive race on a
  * connection that served others). After the run's end the request just
  * stays in flight. */
-void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind);
+void loop_retry(struct loop *l, uint32_t target, unsigned retries, bool counted, enum err_kind kind);
 
 /* A connection attempt failed, or a connection was given up before it
  * served anything: that costs one request (a retry first, else one from the

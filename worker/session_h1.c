@@ -11,6 +11,7 @@ struct h1_session {
     bool busy;           /* a request is on the wire and its response not complete */
     uint8_t retries;     /* of the request on the wire */
     uint32_t sent;       /* request bytes the socket (or TLS) has taken */
+    uint32_t target;     /* which request (worker_config.requests) */
     uint64_t due_ns;     /* when it was due (-q), or sent */
     uint64_t started_ns; /* when it was sent */
     uint64_t first_ns;   /* when its response's first byte came */
@@ -42,10 +43,11 @@ static void h1_start_next(struct loop *l, struct conn *c)
     }
     s->busy = true;
     s->retries = (uint8_t)t.retries;
+    s->target = t.target;
     s->due_ns = t.due_ns;
     s->sent = 0;
     s->started_ns = l->now;
-    h1_scanner_reset(&s->sc, l->cfg->head);
+    h1_scanner_reset(&s->sc, l->cfg->requests[t.target].head);
     tcp_flush(l, c);
 }
 
@@ -55,12 +57,13 @@ static void h1_open(struct loop *l, struct conn *c)
     h1_start_next(l, c);
 }
 
-/* The rest of the request on the wire: the one buffer main built. */
+/* The rest of the request on the wire: its target's buffer main built. */
 static const uint8_t *h1_out(struct loop *l, struct conn *c, size_t *len)
 {
     const struct h1_session *s = h1_of(c);
-    *len = s->busy ? l->cfg->request_len - s->sent : 0;
-    return l->cfg->request + s->sent;
+    const struct wire_request *req = &l->cfg->requests[s->target];
+    *len = s->busy ? req->len - s->sent : 0;
+    return req->bytes + s->sent;
 }
 
 static void h1_out_ack(struct loop *l, struct conn *c, size_t n)
@@ -74,13 +77,14 @@ static void h1_ok(struct loop *l, struct conn *c, const struct h1_response *r)
     struct h1_session *s = h1_of(c);
     s->busy = false;
     c->responses++;
-    loop_ok(l, r->status, s->due_ns, s->started_ns, s->first_ns);
+    loop_ok(l, s->target, r->status, s->due_ns, s->started_ns, s->first_ns);
 }
 
 static void h1_error(struct loop *l, struct conn *c, enum err_kind kind)
 {
-    h1_of(c)->busy = false;
-    loop_error(l, kind);
+    struct h1_session *s = h1_of(c);
+    s->busy = false;
+    loop_error(l, s->target, kind);
 }
 
 /* The connection broke with maybe a request on it. */
@@ -107,7 +111,7 @@ static void h1_lost(struct loop *l, struct conn *c, enum err_kind kind, enum los
     bool unread = how == LOST_EOF || (how == LOST_SEND && s->sent == 0);
     if (unread && c->responses > 0 && !h1_scan_started(&s->sc)) {
         s->busy = false;
-        loop_retry(l, s->retries, false, kind);
+        loop_retry(l, s->target, s->retries, false, kind);
         return;
     }
     if (how == LOST_EOF)
@@ -122,7 +126,7 @@ static void h1_lost(struct loop *l, struct conn *c, enum err_kind kind, enum los
 static void h1_sent(struct loop *l, struct conn *c)
 {
     struct h1_session *s = h1_of(c);
-    if (s->busy && s->sent < l->cfg->request_len)
+    if (s->busy && s->sent < l->cfg->requests[s->target].len)
         tcp_flush(l, c);
 }
 
@@ -194,7 +198,7 @@ static bool h1_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
         h1_ok(l, c, &r);
         /* A response that ends before its request was fully sent, or with
          * bytes behind it, leaves the connection in no state to reuse. */
-        if (r.close || !cfg->keepalive || s->sent < cfg->request_len || n > 0)
+        if (r.close || !cfg->keepalive || s->sent < cfg->requests[s->target].len || n > 0)
             return false;
         h1_start_next(l, c);
     }

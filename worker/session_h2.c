@@ -53,15 +53,15 @@ static void h2_event(void *ctx, const struct h2_event *ev)
     case H2_EV_RESPONSE:
         e->c->responses++;
         /* first_byte_at: the l->now of the receive that brought it */
-        loop_ok(l, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK), ev->first_byte_at);
+        loop_ok(l, ev->req, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK), ev->first_byte_at);
         break;
     case H2_EV_RESET:
         h2_why_code(l, ERR_STREAM_RESET, "RST_STREAM ", ev->error_code);
-        loop_error(l, ERR_STREAM_RESET);
+        loop_error(l, ev->req, ERR_STREAM_RESET);
         break;
     case H2_EV_MALFORMED:
         h2_why_code(l, ERR_PROTOCOL, "malformed response (sent RST_STREAM ", ev->error_code);
-        loop_error(l, ERR_PROTOCOL);
+        loop_error(l, ev->req, ERR_PROTOCOL);
         break;
     case H2_EV_RETRY:
         /* GOAWAY below this stream or REFUSED_STREAM: provably unprocessed
@@ -70,23 +70,23 @@ static void h2_event(void *ctx, const struct h2_event *ev)
          * server that closes every fifth request refuses the streams queued
          * behind it as a matter of course, and that is no reason to give up. */
         loop_why(l, ERR_REFUSED, "GOAWAY or REFUSED_STREAM on every try", NULL);
-        loop_retry(l, tag_retries(ev->tag), !(ev->peer_progress || e->c->responses > 0), ERR_REFUSED);
+        loop_retry(l, ev->req, tag_retries(ev->tag), !(ev->peer_progress || e->c->responses > 0), ERR_REFUSED);
         break;
     case H2_EV_ABORTED:
-        loop_error(l, e->abort_kind);
+        loop_error(l, ev->req, e->abort_kind);
         break;
     }
 }
 
 /* Opens as many streams as the engine allows and there are requests for.
  * A stream's tag holds when it was sent and its retries; the second word
- * when it was due (-q; else the same time). */
+ * when it was due (-q; else the same time); its req the target. */
 static void h2s_fill(struct loop *l, struct conn *c)
 {
     struct h2_conn *h2 = h2_of(c)->h2;
     struct taken t;
     while (h2_can_start(h2) && loop_take(l, &t))
-        h2_start(h2, tag_make(l->now - l->start_ns, t.retries), t.due_ns - l->start_ns);
+        h2_start(h2, tag_make(l->now - l->start_ns, t.retries), t.due_ns - l->start_ns, t.target);
     if (l->paced && h2_can_start(h2))
         loop_idle(l, c->s.idx);
     tcp_flush_later(l, c);
@@ -153,13 +153,13 @@ static bool h2s_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
 static void h2s_expire(struct loop *l, struct conn *c)
 {
     struct h2_conn *h2 = h2_of(c)->h2;
-    uint32_t id;
+    uint32_t id, target = 0;
     uint64_t tag;
     bool cancelled = false;
     while (h2_oldest(h2, &id, &tag) && l->now - (l->start_ns + (tag & TAG_TIME_MASK)) >= l->cfg->timeout_ns &&
-           h2_cancel(h2, id)) {
+           (target = h2_stream_req(h2, id), h2_cancel(h2, id))) {
         loop_why_within(l, ERR_TIMEOUT, "no response within ", l->cfg->timeout_ns);
-        loop_error(l, ERR_TIMEOUT);
+        loop_error(l, target, ERR_TIMEOUT);
         cancelled = true;
     }
     if (cancelled) {

@@ -60,6 +60,7 @@ struct h3_req {
     uint64_t started_ns;  /* when it was sent */
     uint8_t retries;
     bool heard;           /* some of its response arrived, at first_ns */
+    uint32_t target;      /* which request (h3_config.requests) */
     uint64_t first_ns;
     struct h3_resp resp;
 };
@@ -144,9 +145,11 @@ static void fill_streams(struct loop *l, struct qc *c)
     if (c->peer.goaway_id != UINT64_MAX)
         return; /* RFC 9114 §5.2: no new requests after GOAWAY */
     while (quic_conn_can_open(c->q) && loop_take(l, &t)) {
-        uint64_t id = quic_conn_open(c->q, h3->request, h3->request_len);
+        const struct wire_request *req = &h3->requests[t.target];
+        uint64_t id = quic_conn_open(c->q, req->bytes, req->len);
         struct h3_req *r = &c->reqs[quic_conn_slot(c->q, id)];
         r->id = id;
+        r->target = t.target;
         r->due_ns = t.due_ns;
         r->started_ns = l->now;
         r->retries = (uint8_t)t.retries;
@@ -187,7 +190,7 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         return;
     if (rc == H3_RESP_DONE) {
         c->responses++;
-        loop_ok(l, r->resp.status, r->due_ns, r->started_ns, r->first_ns);
+        loop_ok(l, r->target, r->resp.status, r->due_ns, r->started_ns, r->first_ns);
         req_end(c, r, 0);
         return;
     }
@@ -199,7 +202,7 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
     }
     /* A malformed response (RFC 9114 §4.1.2): this stream's error. */
     loop_why(l, ERR_PROTOCOL, "malformed response (sent H3_MESSAGE_ERROR)", NULL);
-    loop_error(l, ERR_PROTOCOL);
+    loop_error(l, r->target, ERR_PROTOCOL);
     req_end(c, r, H3_MESSAGE_ERROR);
 }
 
@@ -232,7 +235,7 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
          * REFUSED_STREAM). From a connection that served others it says
          * nothing about the request: not counted. */
         loop_why(l, ERR_REFUSED, "H3_REQUEST_REJECTED on every try", NULL);
-        loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
+        loop_retry(l, r->target, r->retries, c->responses == 0, ERR_REFUSED);
     } else {
         if (loop_why_wanted(l, ERR_STREAM_RESET)) {
             const char *name = h3_error_name(code);
@@ -240,7 +243,7 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
             snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)code);
             loop_why(l, ERR_STREAM_RESET, "RESET_STREAM ", name ? name : hex);
         }
-        loop_error(l, ERR_STREAM_RESET);
+        loop_error(l, r->target, ERR_STREAM_RESET);
     }
     req_end(c, r, stop_sending ? H3_REQUEST_CANCELLED : 0);
 }
@@ -310,10 +313,10 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
          * connection would otherwise have the run retry forever. */
         if (retry_above_goaway && r->id >= c->peer.goaway_id) {
             loop_why(l, ERR_REFUSED, "GOAWAY before the request on every try", NULL);
-            loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED);
+            loop_retry(l, r->target, r->retries, c->responses == 0, ERR_REFUSED);
         }
         else
-            loop_error(l, kind);
+            loop_error(l, r->target, kind);
         r->id = UINT64_MAX;
     }
 }
@@ -778,7 +781,7 @@ static void udp_tick(struct loop *l)
                 struct h3_req *r = &c->reqs[k];
                 if (r->id != UINT64_MAX && l->now - r->started_ns >= cfg->timeout_ns) {
                     loop_why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
-                    loop_error(l, ERR_TIMEOUT);
+                    loop_error(l, r->target, ERR_TIMEOUT);
                     req_end(c, r, H3_REQUEST_CANCELLED);
                     flush_later(l, c);
                 }

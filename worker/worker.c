@@ -70,6 +70,54 @@ static void pace_next(struct loop *l)
     l->pace_due = l->start_ns + pace_due_ns(l->cfg->rate, l->pace_index);
 }
 
+/* A request to send again joins the FIFO of its number of tries, with its
+ * target. false when no node is free (cannot happen: see loop.h). */
+static bool retry_push(struct loop *l, unsigned retries, uint32_t target)
+{
+    uint32_t n = l->retry_free;
+    if (n == RETRY_NONE)
+        return false;
+    l->retry_free = l->retry_nodes[n].next;
+    l->retry_nodes[n] = (struct retry_node){ target, RETRY_NONE };
+    if (l->retry_tail[retries] == RETRY_NONE)
+        l->retry_head[retries] = n;
+    else
+        l->retry_nodes[l->retry_tail[retries]].next = n;
+    l->retry_tail[retries] = n;
+    l->retry_waiting[retries]++;
+    l->retry_total++;
+    return true;
+}
+
+static uint32_t retry_pop(struct loop *l, unsigned retries)
+{
+    uint32_t n = l->retry_head[retries];
+    l->retry_head[retries] = l->retry_nodes[n].next;
+    if (l->retry_head[retries] == RETRY_NONE)
+        l->retry_tail[retries] = RETRY_NONE;
+    l->retry_nodes[n].next = l->retry_free;
+    l->retry_free = n;
+    l->retry_waiting[retries]--;
+    l->retry_total--;
+    return l->retry_nodes[n].target;
+}
+
+int loop_targets_init(struct loop *l, uint64_t nodes)
+{
+    const struct worker_config *cfg = l->cfg;
+    if (nodes >= RETRY_NONE || !(l->retry_nodes = calloc(nodes, sizeof *l->retry_nodes)) ||
+        reqstats_init(&l->w->stats.targets, cfg->ntargets > 1 ? cfg->ntargets : 0) < 0)
+        return -1;
+    for (uint32_t i = 0; i < nodes; i++)
+        l->retry_nodes[i].next = i + 1 < nodes ? i + 1 : RETRY_NONE;
+    l->retry_free = 0;
+    for (unsigned r = 0; r <= MAX_RETRIES; r++)
+        l->retry_head[r] = l->retry_tail[r] = RETRY_NONE;
+    reqlist_picker_init(&l->picker, cfg->ntargets, cfg->targets_random ? REQLIST_RANDOM : REQLIST_SEQ, cfg->seed,
+                        cfg->pace_first, cfg->pace_stride ? cfg->pace_stride : 1);
+    return 0;
+}
+
 bool loop_take(struct loop *l, struct taken *t)
 {
     if (l->stopping)
@@ -77,11 +125,11 @@ bool loop_take(struct loop *l, struct taken *t)
     if (l->retry_total) {
         /* The most-tried first: on HTTP/2 it then gets the lowest stream id
          * of its new connection, the one a server's GOAWAY keeps. Its clock
-         * starts again (with -q too: it was due when it was refused). */
+         * starts again (with -q too: it was due when it was refused). It
+         * keeps its target. */
         for (unsigned r = MAX_RETRIES + 1; r-- > 0;) {
             if (l->retry_waiting[r]) {
-                l->retry_waiting[r]--;
-                l->retry_total--;
+                t->target = retry_pop(l, r);
                 t->retries = r;
                 t->due_ns = l->now;
                 l->taken++;
@@ -108,6 +156,7 @@ bool loop_take(struct loop *l, struct taken *t)
         l->budget_left--;
     l->in_flight++;
     t->retries = 0;
+    t->target = reqlist_pick(&l->picker);
     l->taken++;
     return true;
 }
@@ -156,17 +205,21 @@ static void ended_one(struct loop *l)
         l->budget_left++;
 }
 
-void loop_ok(struct loop *l, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns)
+void loop_ok(struct loop *l, uint32_t target, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns)
 {
     uint64_t latency = l->now - due_ns;
+    if (l->w->stats.targets.n && !l->meter.warming)
+        reqstats_ok(&l->w->stats.targets, target, status, latency);
     /* A running mean (1/256 of each new latency): it paces the waits. */
     l->latency_avg_ns = (uint64_t)((int64_t)l->latency_avg_ns + ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256);
     ended_one(l);
     meter_ok(&l->meter, l->now, status, due_ns, sent_ns, first_ns); /* last: a tail call */
 }
 
-void loop_error(struct loop *l, enum err_kind kind)
+void loop_error(struct loop *l, uint32_t target, enum err_kind kind)
 {
+    if (l->w->stats.targets.n && !l->meter.warming)
+        reqstats_error(&l->w->stats.targets, target);
     ended_one(l);
     meter_error(&l->meter, kind);
 }
@@ -220,26 +273,26 @@ void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint6
     stats_why(&l->w->stats, kind, what, d, false);
 }
 
-void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind)
+void loop_retry(struct loop *l, uint32_t target, unsigned retries, bool counted, enum err_kind kind)
 {
     if (l->stopping)
         return; /* the run is over: like every request still on the wire, it stays in flight */
     if (counted) {
         if (retries >= MAX_RETRIES) {
-            loop_error(l, kind);
+            loop_error(l, target, kind);
             return;
         }
         retries++;
     }
-    l->retry_waiting[retries]++;
-    l->retry_total++;
+    if (!retry_push(l, retries, target))
+        loop_error(l, target, kind); /* never: the pool holds every request that can be in flight */
 }
 
 void loop_charge(struct loop *l, enum err_kind kind)
 {
     struct taken t;
     if (loop_take(l, &t))
-        loop_error(l, kind);
+        loop_error(l, t.target, kind);
 }
 
 bool loop_work_left(const struct loop *l)
@@ -344,6 +397,13 @@ int worker_prepare(struct worker *w)
     l->cfg = &w->cfg;
     l->tp = w->cfg.h3 ? &udp_transport : &tcp_transport;
     if (stats_init(&w->stats) < 0) {
+        snprintf(w->error, sizeof(w->error), "out of memory");
+        return -1;
+    }
+    /* The retry queue's nodes: one per request that can be in flight. */
+    const struct worker_config *cfg = &w->cfg;
+    uint64_t per_conn = cfg->h3 ? cfg->h3->parallel : cfg->h2 ? cfg->h2->parallel : 1;
+    if (loop_targets_init(l, (uint64_t)cfg->connections * (per_conn ? per_conn : 1) + 1) < 0) {
         snprintf(w->error, sizeof(w->error), "out of memory");
         return -1;
     }
@@ -464,6 +524,7 @@ void worker_release(struct worker *w)
         l->tp->release(l);
     free(l->waiters);
     free(l->waiting);
+    free(l->retry_nodes);
     free(l);
     w->state = NULL;
 }

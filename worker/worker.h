@@ -22,10 +22,17 @@
 /* Set by the first Ctrl-C; workers notice it within one tick (100 ms). */
 extern volatile int shb_stop_requested;
 
+/* One request's bytes as a protocol sends them, built once at start-up;
+ * a run sends one, or with --targets one per target (indexed by target). */
+struct wire_request {
+    const uint8_t *bytes;
+    size_t len;
+    bool head;                    /* HEAD: its response carries no body */
+};
+
 /* HTTP/3: what every connection's streams send, and the QUIC settings. */
 struct h3_config {
-    const uint8_t *request;       /* every request stream's bytes (h3_request_build) */
-    size_t request_len;
+    const struct wire_request *requests; /* each request stream's bytes (h3_request_build), by target */
     const uint8_t *control;       /* our control stream (h3_control_stream) */
     size_t control_len;
     uint32_t parallel;            /* -p */
@@ -35,8 +42,10 @@ struct h3_config {
 struct worker_config {
     const struct sockaddr *addr;  /* resolved once by main; AF_UNIX with --unix-socket */
     socklen_t addrlen;
-    const uint8_t *request;       /* HTTP/1.1: built once; every request is these bytes */
-    size_t request_len;
+    const struct wire_request *requests; /* HTTP/1.1: built once, by target; every request is one of these */
+    uint32_t ntargets;            /* 1, or --targets' count: the requests (h1, h2, h3) by target */
+    bool targets_random;          /* --targets-order random (seeded with seed, pace_first): else seq */
+    uint64_t seed;
     const struct h2_config *h2;   /* HTTP/2, or NULL for HTTP/1.1 */
     const struct h3_config *h3;   /* HTTP/3 (the UDP transport), or NULL */
     const struct tls_config *tls; /* https://, or NULL for cleartext */
@@ -48,7 +57,6 @@ struct worker_config {
     uint16_t port;
     const char *connected_to;     /* "10.0.0.7:8443" when --connect-to/--resolve chose the address: a
                                      hint names that server instead; else NULL */
-    bool head;                    /* the method is HEAD: responses carry no body */
     bool keepalive;               /* false: --disable-keepalive */
     bool tls_resume;              /* --tls-resume (https:// and HTTP/3): each slot resumes with its ticket */
     bool early_data;              /* --early-data (https:// over TCP): first requests as 0-RTT data */
@@ -63,7 +71,8 @@ struct worker_config {
     const struct pace_rate *rate; /* -q: the open model's schedule (pace.h), or NULL: each connection
                                      sends its next request as soon as it may (the closed model) */
     uint32_t pace_first;          /* -q: this worker sends requests pace_first, + pace_stride, ... */
-    uint32_t pace_stride;         /*     of the schedule (the workers interleave) */
+    uint32_t pace_stride;         /*     of the schedule (the workers interleave); --targets numbers its
+                                     requests the same way (reqlist_picker) */
     bool live;                    /* the live view runs: publish into worker.live */
     bool hdr_log;                 /* --hdr-log: record each second's latencies into worker.hdr */
     uint32_t bind_from;           /* connection slots from this one up bind(2) a local port before

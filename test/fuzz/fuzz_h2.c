@@ -165,7 +165,7 @@ static void start_streams(void)
 {
     while (h2_can_start(R.c) && R.started < MAX_TAGS) {
         uint32_t tag = R.started;
-        uint32_t id = h2_start(R.c, tag, 0);
+        uint32_t id = h2_start(R.c, tag, 0, 0);
         FZ_CHECK(id == 2 * (tag - R.tag_base) + 1, "h2_start gave id %u to tag %u (base %u)", id, tag, R.tag_base);
         R.tag_state[tag] = TAG_OPEN;
         R.start_now[tag] = R.now + !R.in_recv;

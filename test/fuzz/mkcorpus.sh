@@ -25,7 +25,7 @@ mkdir -p build/fuzz
 "$CC" -std=gnu11 -O1 -g $WARN -isystem build/inc -I. -o "$BIN" test/fuzz/mkcorpus.c \
     tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c tls13/tls12.c tls13/credentials.c tls13/verify.c \
     tls13/choice.c tls13/names.c request.c qpack.c h3.c hpack.c cli/cli.c cli/auth.c cli/override.c cli/proxy.c \
-    cli/fail_if.c stats/err_kind.c \
+    cli/fail_if.c cli/reqlist.c cli/reqlist_file.c stats/err_kind.c \
     "${BEARSSL_A:-/usr/lib/x86_64-linux-gnu/libbearssl.a}"
 "$BIN" "$OUT"
 

@@ -289,7 +289,7 @@ static uint32_t fx_start(struct fx *f)
     if (f->nstarted >= MAXTAGS)
         return 0;
     /* The second word rides along: every event must bring back both. */
-    uint32_t id = h2_start(f->c, f->tag_base + f->nstarted, ~(f->tag_base + f->nstarted));
+    uint32_t id = h2_start(f->c, f->tag_base + f->nstarted, ~(f->tag_base + f->nstarted), 0);
     if (id)
         f->start_now[f->nstarted++] = f->now + !f->in_recv;
     return id;
