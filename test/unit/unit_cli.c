@@ -366,6 +366,37 @@ static void test_string_forms(void)
 }
 
 /* The TLS choices as the engines get them (tls13/choice.h). */
+/* -w, -W, --max-frame-size, --header-table-size, --max-stream-data, --max-data. */
+static void test_knobs(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "--http2", "-w", "14", "-W16", "--max-frame-size", "1M", "--header-table-size=4k",
+                              URL);
+    T_CHECK("knobs: -w 14 -W16 --max-frame-size 1M --header-table-size=4k (k and M are 1024s)",
+            r == CLI_OK && o.h2_window_bits == 14 && o.h2_conn_window_bits == 16 && o.h2_max_frame_size == 1048576 &&
+                o.h2_header_table_size == 4096,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http2", "-w", "0", "-W", "30", "--max-frame-size", "16777215", "--header-table-size", "0", URL);
+    T_CHECK("knobs: the ends of the ranges (-w 0, -W 30, 16777215, 0)",
+            r == CLI_OK && o.h2_window_bits == 0 && o.h2_conn_window_bits == 30 && o.h2_max_frame_size == 16777215 &&
+                o.h2_header_table_size == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", "--max-data", "64k", "--max-stream-data", "1.5M", HTTPS_URL);
+    T_CHECK("knobs: --max-data 64k --max-stream-data 1.5M (1572864)",
+            r == CLI_OK && o.max_data == 65536 && o.max_stream_data == 1572864, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", "--max-data", "1G", "--max-stream-data", "1024", HTTPS_URL);
+    T_CHECK("knobs: --max-data 1G, --max-stream-data 1024: the ends", r == CLI_OK && o.max_data == 1u << 30 &&
+            o.max_stream_data == 1024, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", HTTPS_URL);
+    T_CHECK("knobs: HTTP/3 windows default to 0 (sized by -p)", r == CLI_OK && o.max_data == 0 && o.max_stream_data == 0,
+            "r=%d", r);
+    cli_free(&o);
+}
+
 static void test_tls(void)
 {
     struct shb_opts o;
@@ -693,6 +724,18 @@ static void test_file_body(void)
     cli_free(&o);
     free(data);
 
+    /* --data-binary: every byte, CR and LF included (as curl). */
+    write_file(path, text, sizeof text - 1);
+    r = PARSE(&o, "--data-binary", arg, URL);
+    T_CHECK("body @file: --data-binary keeps every byte, CR and LF too",
+            r == CLI_OK && o.has_body && o.body_len == sizeof text - 1 && memcmp(o.body, text, sizeof text - 1) == 0 &&
+                strcmp(o.method, "POST") == 0,
+            "r=%d err=%s len=%zu", r, err, o.body_len);
+    cli_free(&o);
+    r = PARSE(&o, "--data-binary", "a\r\nb", URL);
+    T_CHECK("body: --data-binary inline text as given", r == CLI_OK && o.body_len == 4 && memcmp(o.body, "a\r\nb", 4) == 0, "r=%d len=%zu", r, o.body_len);
+    cli_free(&o);
+
     write_file(path, "", 0);
     r = PARSE(&o, "-d", arg, URL);
     T_CHECK("body @file: empty file is a zero-length body", r == CLI_OK && o.has_body && o.body_len == 0,
@@ -791,6 +834,25 @@ static const struct misuse misuses[] = {
     {{"-p", "4", URL}, "-p/--parallel", "--http2"},
     {{"-p", "1", URL}, "-p/--parallel", "HTTP/2"},
     {{"--disable-keepalive", "--http2", URL}, "--disable-keepalive", "HTTP/1.1"},
+    {{"-w", "14", URL}, "-w/--window-bits only applies to HTTP/2 (add --http2)", NULL},
+    {{"-W", "16", "--http3", HTTPS_URL}, "-W/--connection-window-bits only applies to HTTP/2", "--max-data"},
+    {{"--max-frame-size", "1M", URL}, "--max-frame-size only applies to HTTP/2", NULL},
+    {{"--header-table-size", "4096", HTTPS_URL}, "--header-table-size only applies to HTTP/2", NULL},
+    {{"--max-data", "64k", "--http2", URL}, "--max-data only applies to HTTP/3", "-w and -W"},
+    {{"--max-stream-data", "64k", HTTPS_URL}, "--max-stream-data only applies to HTTP/3", NULL},
+    {{"-w", "31", "--http2", URL}, "invalid value '31' for -w/--window-bits: expected N from 0 to 30", NULL},
+    {{"-W", "-1", "--http2", URL}, "-W/--connection-window-bits", "0 to 30"},
+    {{"-w", "1k", "--http2", URL}, "-w/--window-bits", "0 to 30"},
+    {{"-w", "", "--http2", URL}, "-w/--window-bits", "0 to 30"},
+    {{"--max-frame-size", "16383", "--http2", URL}, "--max-frame-size: must be 16384 to 16777215 bytes", NULL},
+    {{"--max-frame-size", "16M", "--http2", URL}, "--max-frame-size: must be 16384 to 16777215", NULL},
+    {{"--header-table-size", "4097", "--http2", URL}, "--header-table-size: must be 0 to 4096 bytes", NULL},
+    {{"--header-table-size", "4x", "--http2", URL}, "--header-table-size", "size in bytes"},
+    {{"--max-data", "1023", "--http3", HTTPS_URL}, "--max-data: must be 1024 to 1073741824", NULL},
+    {{"--max-stream-data", "2G", "--http3", HTTPS_URL}, "--max-stream-data: must be 1024 to 1073741824", NULL},
+    {{"--max-data", "1.0001k", "--http3", HTTPS_URL}, "--max-data", "whole number of bytes"},
+    {{"-d", "a", "--data-binary", "b", URL}, "-d/--data and --data-binary both give the request body: use one", NULL},
+    {{"--data-binary", "a", "--data-binary", "b", URL}, "--data-binary given more than once", NULL},
     {{"--disable-keepalive", "--http3", HTTPS_URL}, "--disable-keepalive", "HTTP/1.1"},
     {{"--http3", URL}, "--http3 requires an https:// URL", NULL},
     {{"--key", "k.pem", HTTPS_URL}, "--key needs --cert", NULL},
@@ -1715,7 +1777,10 @@ static bool same_run(const struct shb_opts *a, const struct shb_opts *b)
            a->rate_ramp == b->rate_ramp && a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
            a->start_at_ns == b->start_at_ns && a->disable_keepalive == b->disable_keepalive &&
            a->no_progress == b->no_progress && a->http2 == b->http2 && a->http3 == b->http3 && a->json == b->json &&
-           memcmp(&a->tls, &b->tls, sizeof a->tls) == 0;
+           memcmp(&a->tls, &b->tls, sizeof a->tls) == 0 && a->h2_window_bits == b->h2_window_bits &&
+           a->h2_conn_window_bits == b->h2_conn_window_bits && a->h2_max_frame_size == b->h2_max_frame_size &&
+           a->h2_header_table_size == b->h2_header_table_size && a->max_stream_data == b->max_stream_data &&
+           a->max_data == b->max_data;
 }
 
 static void test_table(void)
@@ -1882,6 +1947,7 @@ int main(void)
     test_string_forms();
     test_flags();
     test_tls();
+    test_knobs();
     test_method_default();
     test_headers();
     test_request_refusals();
