@@ -153,39 +153,39 @@ static enum scaled scaled_decimal(const char *s, size_t len, uint64_t unit, uint
     return SCALED_OK;
 }
 
-/* Counts and rates take SI suffixes as wrk and oha users type them:
- * 10k, 2.5k, 1M, 1G (decimal multiples: k is 1000). Returns the multiple
- * and shortens *len by the suffix, or 1 when there is none. */
-static uint64_t si_suffix(const char *v, size_t *len)
+/* A number's suffix: one of n letters, each a multiple. */
+struct suffix {
+    char c;
+    uint64_t times;
+};
+
+/* The multiple of the suffix v (len bytes) ends with, shortening *len by
+ * it; 1 when there is none. */
+static uint64_t suffix_of(const char *v, size_t *len, const struct suffix *t, size_t n)
 {
-    static const struct {
-        char c;
-        uint64_t times;
-    } suffixes[] = {{'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}};
-    for (size_t i = 0; *len > 1 && i < sizeof suffixes / sizeof suffixes[0]; i++)
-        if (v[*len - 1] == suffixes[i].c) {
+    for (size_t i = 0; *len > 1 && i < n; i++)
+        if (v[*len - 1] == t[i].c) {
             (*len)--;
-            return suffixes[i].times;
+            return t[i].times;
         }
     return 1;
 }
 
+/* Counts and rates take SI suffixes as wrk and oha users type them:
+ * 10k, 2.5k, 1M, 1G (decimal multiples: k is 1000). */
+static uint64_t si_suffix(const char *v, size_t *len)
+{
+    static const struct suffix si[] = {{'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}};
+    return suffix_of(v, len, si, sizeof si / sizeof si[0]);
+}
+
 /* Byte sizes take binary suffixes as curl's --limit-rate and --max-filesize
- * do: 16k is 16384, 1M 1048576, 1G 2^30. Returns the multiple and shortens
- * *len by the suffix, or 1 when there is none. */
+ * do: 16k is 16384, 1M 1048576, 1G 2^30. */
 static uint64_t size_suffix(const char *v, size_t *len)
 {
-    static const struct {
-        char c;
-        uint64_t times;
-    } suffixes[] = {{'k', 1u << 10}, {'K', 1u << 10}, {'m', 1u << 20}, {'M', 1u << 20}, {'g', 1u << 30},
-                    {'G', 1u << 30}};
-    for (size_t i = 0; *len > 1 && i < sizeof suffixes / sizeof suffixes[0]; i++)
-        if (v[*len - 1] == suffixes[i].c) {
-            (*len)--;
-            return suffixes[i].times;
-        }
-    return 1;
+    static const struct suffix bin[] = {{'k', 1u << 10}, {'K', 1u << 10}, {'m', 1u << 20},
+                                        {'M', 1u << 20}, {'g', 1u << 30}, {'G', 1u << 30}};
+    return suffix_of(v, len, bin, sizeof bin / sizeof bin[0]);
 }
 
 /* ------------------------------------------------------------- durations */

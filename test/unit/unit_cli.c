@@ -733,7 +733,8 @@ static void test_file_body(void)
             "r=%d err=%s len=%zu", r, err, o.body_len);
     cli_free(&o);
     r = PARSE(&o, "--data-binary", "a\r\nb", URL);
-    T_CHECK("body: --data-binary inline text as given", r == CLI_OK && o.body_len == 4 && memcmp(o.body, "a\r\nb", 4) == 0, "r=%d len=%zu", r, o.body_len);
+    T_CHECK("body: --data-binary inline text as given",
+            r == CLI_OK && o.body_len == 4 && memcmp(o.body, "a\r\nb", 4) == 0, "r=%d len=%zu", r, o.body_len);
     cli_free(&o);
 
     write_file(path, "", 0);

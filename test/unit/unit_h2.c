@@ -1291,8 +1291,8 @@ static void test_local(void)
     uint32_t id = fx_start(f);
     f_headers(&b, id, EH, B200, sizeof B200);
     f_data(&b, id, 0, 16384);
-    T_CHECK("local: 16384 bytes on a 16383-byte stream window: FLOW_CONTROL_ERROR", fx_feedb(f, &b) == H2_ERR_FLOW_CONTROL,
-            "accepted");
+    T_CHECK("local: 16384 bytes on a 16383-byte stream window: FLOW_CONTROL_ERROR",
+            fx_feedb(f, &b) == H2_ERR_FLOW_CONTROL, "accepted");
     fx_end(f);
 
     /* -w 20 -W 20: the connection window raised to 2^20 - 1 after the
