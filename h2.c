@@ -52,13 +52,11 @@
  * acknowledged our SETTINGS. Some servers (h2o 2.2) never send one: they
  * insert and refer to entries with our SETTINGS long acknowledged. RFC 9113
  * §4.3.1 itself warns that reducing the setting "is not widely
- * interoperable", so we are lenient there (a strict decoder would fail
- * every such connection with COMPRESSION_ERROR): a peer that never sends a
- * size update keeps 4096. A size update itself is held to what we
- * advertised (RFC 7541 §6.3: above "the last value of the
- * SETTINGS_HEADER_TABLE_SIZE parameter received from the decoder and
- * acknowledged by the encoder" is a decoding error; the peer has our
- * SETTINGS before any request of ours). Servers that honour a setting of 0
+ * interoperable", so we are lenient rather than strict (a strict decoder
+ * would fail every such connection with COMPRESSION_ERROR): the decoder's
+ * limit stays HPACK_TABLE_MAX (4096) for the whole connection, whatever we
+ * advertise, a size update may set any capacity up to it, and a peer that
+ * never sends one keeps 4096. Servers that honour a setting of 0
  * insert nothing (nginx starts with a size update to 0), and then the
  * scanner collects nothing and costs what it did without a table (hpack.h).
  *
@@ -655,11 +653,9 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
     c->stream_window = lo->stream_window;
     c->conn_window = lo->conn_window;
     c->max_frame = lo->max_frame_size;
-    /* The peer's table starts at the protocol's 4096 whatever we advertise
-     * (see the top of the file); a size update may not go above what we
-     * advertise (RFC 7541 §6.3). */
+    /* The peer's table starts at the protocol's 4096 whatever we advertise,
+     * and a size update may go up to it (see the top of the file). */
     hpack_decoder_init(&c->hp->rtable, HPACK_TABLE_MAX);
-    hpack_decoder_set_limit(&c->hp->rtable, lo->header_table_size);
 
     /* §3.4: magic, then our SETTINGS (§6.5.2; MAX_FRAME_SIZE only when it
      * is not the default 16384), then credit for the connection window

@@ -741,11 +741,6 @@ void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit)
     d->bmemo_len = 0;
 }
 
-void hpack_decoder_set_limit(struct hpack_decoder *d, uint32_t limit)
-{
-    d->limit = limit > HPACK_TABLE_MAX ? HPACK_TABLE_MAX : limit;
-}
-
 static uint32_t slot_of(const struct hpack_decoder *d, uint32_t i) /* i: 1 = newest */
 {
     return (d->head + TABLE_SLOTS - i) % TABLE_SLOTS;
@@ -1464,8 +1459,9 @@ static int scan_int_done(struct hpack_status_scan *s)
         s->state = SS_VLEN0;
         return 0;
     case SS_SIZE:
-        /* §6.3, §4.2: a new capacity up to the limit (what we advertised:
-         * h2.c), evicting what no longer fits. */
+        /* §6.3, §4.2: a new capacity up to the limit, evicting what no longer
+         * fits. The limit is the protocol's default 4096 although we may
+         * advertise less: see h2.c for why. */
         if (v > d->limit)
             return HPACK_ERR_TABLE_SIZE;
         d->capacity = (uint32_t)v;

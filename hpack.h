@@ -186,11 +186,6 @@ struct hpack_decoder {
 };
 
 void hpack_decoder_init(struct hpack_decoder *d, uint32_t limit);
-/* From now on a size update may set at most limit (<= HPACK_TABLE_MAX),
- * while the capacity stays where it is: HTTP/2's table starts at 4096
- * whatever SETTINGS_HEADER_TABLE_SIZE we advertise, and only the encoder's
- * size update lowers it (RFC 7541 §4.2, §6.3; h2.c). */
-void hpack_decoder_set_limit(struct hpack_decoder *d, uint32_t limit);
 
 /* Called once per decoded field, in order. Non-zero return aborts decoding
  * (hpack_decode returns that value). */
@@ -217,7 +212,7 @@ int hpack_decode(struct hpack_decoder *d, const uint8_t *p, size_t n, uint8_t *s
  * indexes (Caddy's) insert fields and refer to them in later blocks. So
  * the scanner keeps the real table of the connection: `table`, a decoder
  * set up once per connection with hpack_decoder_init(table,
- * HPACK_TABLE_MAX) and hpack_decoder_set_limit, through which every block of
+ * HPACK_TABLE_MAX), through which every block of
  * the connection goes, in order (RFC 9113 §4.3). Only a literal with
  * incremental indexing (§6.2.1) is collected, into col (Huffman-decoded), and
  * only while the table's capacity can hold an entry: with capacity 0 nothing

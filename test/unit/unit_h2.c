@@ -2339,21 +2339,15 @@ static void test_dynamic_table(void)
     T_CHECK("hpack table: the same, 7-byte chunks", ff.n[FEED_CHUNKS] == 0, "differs");
     T_CHECK("hpack table: the same, split in two at every byte", ff.n[FEED_SPLIT] == 0,
             "%zu of %zu splits differ, first at %zu", ff.n[FEED_SPLIT], s.len + 1, ff.first_split);
-    /* Advertising 0 (the default), the indexing itself is still decoded
-     * (a peer that never sends a size update keeps 4096, RFC 7541 §4.2),
-     * but the size update to 256 is above what we advertised: a decoding
-     * error (RFC 7541 §6.3), so COMPRESSION_ERROR with the six responses
-     * before it counted and the last two aborted. */
+    /* Advertising 0 (the default), all of it is still decoded: the
+     * indexing (a peer that never sends a size update keeps 4096, RFC 7541
+     * §4.2) and the size update to 256, above what we advertised but within
+     * the 4096 the decoder keeps (h2.c: RFC 9113 §4.3.1 calls lowering the
+     * table "not widely interoperable"). */
     h2o_local_use = NULL;
     run_h2o(s.b, &all, &r);
-    size_t done = 0, aborted = 0;
-    for (size_t i = 0; i < r.nev; i++) {
-        done += r.ev[i].kind == H2_EV_RESPONSE;
-        aborted += r.ev[i].kind == H2_EV_ABORTED;
-    }
-    T_CHECK("hpack table: HEADER_TABLE_SIZE 0, a size update to 256: COMPRESSION_ERROR after the responses before it",
-            r.rc == H2_ERR_COMPRESSION && r.goaway && done == 5 && aborted == 2 && r.ok, "rc %d done %zu aborted %zu",
-            r.rc, done, aborted);
+    T_CHECK("hpack table: HEADER_TABLE_SIZE 0, a size update to 256: tolerated, all 8 as with 4096", h2o_run_good(&r),
+            "rc %d nev %zu", r.rc, r.nev);
     static const struct h2_local at256 = { .header_table_size = 256, .stream_window = H2_OUR_INITIAL_WINDOW,
                                            .conn_window = H2_OUR_CONN_WINDOW, .max_frame_size = 16384 };
     h2o_local_use = &at256;
