@@ -44,20 +44,21 @@
  * state: closed streams' blocks and trailers too, since any block may change
  * the table (§4.3).
  *
- * HPACK dynamic table. We advertise SETTINGS_HEADER_TABLE_SIZE 0, but the
- * table starts at the protocol's 4096 bytes (RFC 9113 §4.3.1, RFC 7541
- * §4.2), and the peer's encoder lowers it only with a size update at the
- * start of a block (RFC 7541 §4.2, §6.3), which RFC 9113 §4.3.1 requires
- * once it has acknowledged our SETTINGS. Some servers (h2o 2.2) never send
- * one: they insert and refer to entries with our SETTINGS long acknowledged.
- * RFC 9113 §4.3.1 itself warns that reducing the setting "is not widely
+ * HPACK dynamic table. We advertise SETTINGS_HEADER_TABLE_SIZE (0 unless
+ * --header-table-size says otherwise, at most 4096), but the table starts
+ * at the protocol's 4096 bytes (RFC 9113 §4.3.1, RFC 7541 §4.2), and the
+ * peer's encoder lowers it only with a size update at the start of a block
+ * (RFC 7541 §4.2, §6.3), which RFC 9113 §4.3.1 requires once it has
+ * acknowledged our SETTINGS. Some servers (h2o 2.2) never send one: they
+ * insert and refer to entries with our SETTINGS long acknowledged. RFC 9113
+ * §4.3.1 itself warns that reducing the setting "is not widely
  * interoperable", so we are lenient rather than strict (a strict decoder
  * would fail every such connection with COMPRESSION_ERROR): the decoder's
- * limit stays HPACK_TABLE_MAX (4096) for the whole connection, a size update
- * may set any capacity up to it, and a peer that never sends one keeps 4096.
- * Servers that honour the setting insert nothing (nginx starts with a size
- * update to 0), and then the scanner collects nothing and costs what it did
- * without a table (hpack.h).
+ * limit stays HPACK_TABLE_MAX (4096) for the whole connection, whatever we
+ * advertise, a size update may set any capacity up to it, and a peer that
+ * never sends one keeps 4096. Servers that honour a setting of 0
+ * insert nothing (nginx starts with a size update to 0), and then the
+ * scanner collects nothing and costs what it did without a table (hpack.h).
  *
  * Send flow control. Streams with request body left sit in a FIFO (intrusive
  * list through the ring slots). pump() walks it round-robin, one DATA frame
@@ -68,8 +69,11 @@
  *
  * Receive flow control. Every DATA payload (padding included, §6.1) is
  * counted against the connection and the stream; credit goes back in
- * batches: the connection at half of H2_OUR_CONN_WINDOW, a stream at half of
- * H2_OUR_INITIAL_WINDOW (not when that frame ends the stream). Since credit
+ * batches: the connection at half of its window (h2_local.conn_window), a
+ * stream at half of SETTINGS_INITIAL_WINDOW_SIZE (not when that frame ends
+ * the stream). A connection window below the 65,535 it starts at (§6.9.2)
+ * is reached by holding credit back: the first WINDOW_UPDATE goes out when
+ * the peer's remaining window has fallen to half of ours. Since credit
  * is returned as bytes are counted, a peer cannot overrun us with legal frame
  * sizes; the FLOW_CONTROL_ERROR checks are there for a peer that ignores our
  * windows altogether.
@@ -132,7 +136,7 @@ enum {
 #define H2_MAX_STREAM_ID 0x7fffffffu      /* §5.1.1 */
 #define H2_DEFAULT_WINDOW 65535           /* §6.9.2 */
 #define H2_MIN_MAX_FRAME 16384            /* §6.5.2 */
-#define H2_MAX_MAX_FRAME 16777215
+#define H2_MAX_MAX_FRAME H2_MAX_FRAME_SIZE_MAX
 /* Until the peer's first SETTINGS we assume the smallest limit §6.5.2
  * recommends, rather than "unlimited", so a -p above it does not start a
  * burst of streams a typical server would refuse. */
@@ -201,7 +205,12 @@ struct h2_conn {
     uint32_t new_initial_window; /* INITIAL_WINDOW_SIZE seen in the SETTINGS frame being read */
     bool initial_window_changed;
     int64_t send_window;
-    uint64_t recv_unacked; /* connection DATA bytes since our last WINDOW_UPDATE */
+
+    /* our receive side (h2_local) */
+    uint32_t stream_window;  /* SETTINGS_INITIAL_WINDOW_SIZE we sent */
+    uint32_t conn_window;    /* the connection window we keep the peer to */
+    uint32_t max_frame;      /* SETTINGS_MAX_FRAME_SIZE we sent */
+    int64_t recv_avail;      /* connection DATA the peer may still send: its view of our window */
 
     uint32_t goaway_last;
     bool goaway;
@@ -303,6 +312,13 @@ static size_t framed_len(size_t len, uint32_t maxf)
 struct h2_layout {
     uint32_t parallel, nslots;
     size_t slots_off, out_off, out_normal, out_cap, hp_off, total;
+};
+
+const struct h2_local h2_local_defaults = {
+    .header_table_size = H2_OUR_HEADER_TABLE_SIZE,
+    .stream_window = H2_OUR_INITIAL_WINDOW,
+    .conn_window = H2_OUR_CONN_WINDOW,
+    .max_frame_size = H2_OUR_MAX_FRAME_SIZE,
 };
 
 static void layout(const struct h2_config *cfg, struct h2_layout *l)
@@ -645,28 +661,39 @@ struct h2_conn *h2_conn_init(void *mem, const struct h2_config *cfg)
                                      cfg->has_body, cfg->head };
     c->reqs = cfg->requests ? cfg->requests : &c->single;
     c->enc = cfg->request_first && !cfg->requests ? ENC_FIRST : ENC_PLAIN;
-    /* The peer's table starts at the protocol's 4096 whatever we advertise
-     * (see the top of the file). */
+    const struct h2_local *lo = cfg->local ? cfg->local : &h2_local_defaults;
+    c->stream_window = lo->stream_window;
+    c->conn_window = lo->conn_window;
+    c->max_frame = lo->max_frame_size;
+    /* The peer's table starts at the protocol's 4096 whatever we advertise,
+     * and a size update may go up to it (see the top of the file). */
     hpack_decoder_init(&c->hp->rtable, HPACK_TABLE_MAX);
 
-    /* §3.4: magic, then our SETTINGS (§6.5.2; MAX_FRAME_SIZE stays at its
-     * default 16384), then credit for the connection window (§6.9.2: only
-     * WINDOW_UPDATE can change it). */
+    /* §3.4: magic, then our SETTINGS (§6.5.2; MAX_FRAME_SIZE only when it
+     * is not the default 16384), then credit for the connection window
+     * (§6.9.2: only WINDOW_UPDATE can change it; a window below 65,535 is
+     * reached by holding credit back, begin_data). */
     uint8_t *o = c->out;
     memcpy(o, preface, sizeof preface);
-    o = put_head(o + sizeof preface, 18, FT_SETTINGS, 0, 0);
-    static const struct { uint16_t id; uint32_t v; } ours[3] = {
-        { S_HEADER_TABLE_SIZE, H2_OUR_HEADER_TABLE_SIZE },
+    const struct { uint16_t id; uint32_t v; } ours[4] = {
+        { S_HEADER_TABLE_SIZE, lo->header_table_size },
         { S_ENABLE_PUSH, 0 },
-        { S_INITIAL_WINDOW_SIZE, H2_OUR_INITIAL_WINDOW },
+        { S_INITIAL_WINDOW_SIZE, lo->stream_window },
+        { S_MAX_FRAME_SIZE, lo->max_frame_size },
     };
-    for (int i = 0; i < 3; i++) {
+    int n = lo->max_frame_size != H2_MIN_MAX_FRAME ? 4 : 3;
+    o = put_head(o + sizeof preface, (uint32_t)(6 * n), FT_SETTINGS, 0, 0);
+    for (int i = 0; i < n; i++) {
         *o++ = (uint8_t)(ours[i].id >> 8);
         *o++ = (uint8_t)ours[i].id;
         o = wr32(o, ours[i].v);
     }
-    o = put_head(o, 4, FT_WINDOW_UPDATE, 0, 0);
-    o = wr32(o, H2_OUR_CONN_WINDOW - H2_DEFAULT_WINDOW);
+    c->recv_avail = H2_DEFAULT_WINDOW;
+    if (c->conn_window > H2_DEFAULT_WINDOW) {
+        o = put_head(o, 4, FT_WINDOW_UPDATE, 0, 0);
+        o = wr32(o, c->conn_window - H2_DEFAULT_WINDOW);
+        c->recv_avail = c->conn_window;
+    }
     c->out_len = (size_t)(o - c->out);
     return c;
 }
@@ -841,27 +868,33 @@ static int begin_data(struct h2_conn *c)
         return H2_ERR_FRAME_SIZE; /* too small for its Pad Length (§4.2) */
     /* The whole payload counts, padding included (§6.1), and on the
      * connection even for a closed stream (§6.9). */
-    c->recv_unacked += c->left;
-    if (c->recv_unacked > H2_OUR_CONN_WINDOW)
-        return H2_ERR_FLOW_CONTROL;
+    c->recv_avail -= c->left;
+    if (c->recv_avail < 0)
+        return H2_ERR_FLOW_CONTROL; /* §6.9.1: beyond the window we gave */
     if (s) {
         if (!(s->flags & SF_FINAL))
             return H2_ERR_PROTOCOL; /* DATA before the final HEADERS (§8.1) */
         if (c->left)
             c->ctl_flood = 0; /* response progress */
         s->recv_unacked += c->left;
-        if (s->recv_unacked > H2_OUR_INITIAL_WINDOW)
+        if (s->recv_unacked > c->stream_window)
             return H2_ERR_FLOW_CONTROL;
-        if (!(c->fflags & FL_END_STREAM) && s->recv_unacked >= H2_OUR_INITIAL_WINDOW / 2) {
+        /* Not for an empty frame: an increment of 0 is a PROTOCOL_ERROR
+         * (§6.9), and with a window of 0 or 1 half of it is 0. */
+        if (!(c->fflags & FL_END_STREAM) && s->recv_unacked && s->recv_unacked >= c->stream_window / 2) {
             if ((rc = ctl32(c, FT_WINDOW_UPDATE, s->id, s->recv_unacked)))
                 return rc;
             s->recv_unacked = 0;
         }
     }
-    if (c->recv_unacked >= H2_OUR_CONN_WINDOW / 2) {
-        if ((rc = ctl32(c, FT_WINDOW_UPDATE, 0, (uint32_t)c->recv_unacked)))
+    /* Half the window used: back to a whole window. Below 65,535 the first
+     * credit comes only once the peer is under the window we want (§6.9.2:
+     * the window starts at 65,535 and cannot be lowered). */
+    int64_t credit = (int64_t)c->conn_window - c->recv_avail;
+    if (credit > 0 && credit >= c->conn_window / 2) {
+        if ((rc = ctl32(c, FT_WINDOW_UPDATE, 0, (uint32_t)credit)))
             return rc;
-        c->recv_unacked = 0;
+        c->recv_avail = c->conn_window;
     }
     c->need_pad = c->fflags & FL_PADDED;
     c->pkind = PK_DATA;
@@ -1028,8 +1061,8 @@ static int frame_begin(struct h2_conn *c, const uint8_t *h)
     c->left = len;
     c->flen = len;
     c->pkind = PK_SKIP;
-    if (len > H2_OUR_MAX_FRAME_SIZE)
-        return H2_ERR_FRAME_SIZE; /* §4.2 */
+    if (len > c->max_frame)
+        return H2_ERR_FRAME_SIZE; /* §4.2: above the SETTINGS_MAX_FRAME_SIZE we sent */
     /* Nothing, not even an unknown type, may sit inside a field block
      * (§4.3, §5.5, §6.10). */
     if (c->cont_id && (type != FT_CONTINUATION || c->fid != c->cont_id))

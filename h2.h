@@ -58,15 +58,37 @@ struct h2_config {
      * 2^31-1. Only tests set it (the test build's SHB_TEST_H2_FIRST_STREAM_ID,
      * shb.c), to reach stream id exhaustion in a few requests. */
     uint32_t first_stream_id;
+    /* What we advertise and enforce on receive (-w, -W, --max-frame-size,
+     * --header-table-size); NULL: h2_local_defaults. */
+    const struct h2_local *local;
 };
 
-/* Our SETTINGS (RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0 asks the peer not to
- * index, so responses normally decode without a dynamic table; peers that
- * index anyway are decoded with a real table (h2.c, hpack.h). */
+/* Our side of the connection (RFC 9113 §6.5.2, §6.9.2), chosen once per
+ * run. Every value is what the SETTINGS or the WINDOW_UPDATE we send say,
+ * and what the receive path holds the peer to. */
+struct h2_local {
+    uint32_t header_table_size; /* SETTINGS_HEADER_TABLE_SIZE: our HPACK decoder's table, 0..HPACK_TABLE_MAX.
+                                   The table still starts at 4096 (RFC 7541 §4.2) until the peer's encoder
+                                   signals a size update; an update above this is a COMPRESSION_ERROR (§6.3) */
+    uint32_t stream_window;     /* SETTINGS_INITIAL_WINDOW_SIZE, 0..2^31-1 (§6.5.2) */
+    uint32_t conn_window;       /* the connection's receive window, 0..2^31-1: it starts at 65,535 and only
+                                   WINDOW_UPDATE moves it (§6.9.2), so one after the preface raises it, and a
+                                   smaller one is reached by holding credit back until the peer is under it */
+    uint32_t max_frame_size;    /* SETTINGS_MAX_FRAME_SIZE, 16384..2^24-1 (§6.5.2): the largest frame we take */
+};
+extern const struct h2_local h2_local_defaults;
+
+/* Our defaults (h2_local_defaults; RFC 9113 §6.5.2). HEADER_TABLE_SIZE 0
+ * asks the peer not to index, so responses normally decode without a
+ * dynamic table; peers that index anyway are decoded with a real table
+ * (h2.c, hpack.h). The windows are 2^N - 1 as h2load's -w/-W N make them:
+ * -w 24 and -W 30 are the defaults. */
 #define H2_OUR_HEADER_TABLE_SIZE 0
-#define H2_OUR_INITIAL_WINDOW (16u << 20)      /* per stream */
-#define H2_OUR_CONN_WINDOW (1u << 30)          /* connection, raised by a WINDOW_UPDATE after the preface */
+#define H2_OUR_INITIAL_WINDOW ((1u << 24) - 1) /* per stream */
+#define H2_OUR_CONN_WINDOW ((1u << 30) - 1)    /* connection, raised by a WINDOW_UPDATE after the preface */
 #define H2_OUR_MAX_FRAME_SIZE 16384
+#define H2_WINDOW_BITS_MAX 30                  /* -w/-W N: 0..30, as h2load (2^31-1 is §6.9.1's ceiling) */
+#define H2_MAX_FRAME_SIZE_MAX 16777215         /* §6.5.2: 2^24-1 */
 
 /* Connection-level failures: h2_recv returns one of these (negative) after
  * queueing a GOAWAY with the matching error code (§7), and reports every open

@@ -1460,8 +1460,8 @@ static int scan_int_done(struct hpack_status_scan *s)
         return 0;
     case SS_SIZE:
         /* §6.3, §4.2: a new capacity up to the limit, evicting what no longer
-         * fits. The limit is the protocol's default 4096 although we
-         * advertise 0: see h2.c for why. */
+         * fits. The limit is the protocol's default 4096 although we may
+         * advertise less: see h2.c for why. */
         if (v > d->limit)
             return HPACK_ERR_TABLE_SIZE;
         d->capacity = (uint32_t)v;

@@ -204,13 +204,15 @@ int hpack_decode(struct hpack_decoder *d, const uint8_t *p, size_t n, uint8_t *s
  * blocks split across HEADERS and CONTINUATION frames are fed fragment by
  * fragment; any split gives the same result.
  *
- * Dynamic table. shb advertises SETTINGS_HEADER_TABLE_SIZE 0. Most servers
- * honour it: they insert nothing, usually after a size update to 0 at the
- * start of their first block (nginx 1.22 does). Some ignore it and keep the
- * protocol's default of 4096 bytes (h2o 2.2): they insert fields and refer
- * to them in later blocks. So the scanner keeps the real table of the
- * connection: `table`, a decoder set up once per connection with
- * hpack_decoder_init(table, HPACK_TABLE_MAX), through which every block of
+ * Dynamic table. shb advertises SETTINGS_HEADER_TABLE_SIZE 0 unless told
+ * otherwise (--header-table-size). Most servers honour 0: they insert
+ * nothing, usually after a size update to 0 at the start of their first
+ * block (nginx 1.22 does). Some ignore it and keep the protocol's default
+ * of 4096 bytes (h2o 2.2); with a larger setting, servers whose encoder
+ * indexes (Caddy's) insert fields and refer to them in later blocks. So
+ * the scanner keeps the real table of the connection: `table`, a decoder
+ * set up once per connection with hpack_decoder_init(table,
+ * HPACK_TABLE_MAX), through which every block of
  * the connection goes, in order (RFC 9113 §4.3). Only a literal with
  * incremental indexing (§6.2.1) is collected, into col (Huffman-decoded), and
  * only while the table's capacity can hold an entry: with capacity 0 nothing

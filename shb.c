@@ -270,6 +270,7 @@ struct engines {
     struct tls_config tlscfg;
     struct tls13_verify_config verify; /* --cacert without -k: what each connection's verifier starts from */
     struct h2_config h2cfg;
+    struct h2_local h2local; /* -w, -W, --max-frame-size, --header-table-size */
     struct hpack_request_blocks indexed;
     uint8_t *connect;   /* through a proxy's tunnel: the CONNECT request, or NULL */
     size_t connect_len;
@@ -377,8 +378,9 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
                  * 64 KiB to 1 MiB (at a 1 ms round trip, 64 MB/s to 1 GB/s
                  * per connection). Credit is granted as data is consumed. A
                  * stream may use all of it. */
-                .stream_window = quic_window(o->parallel),
-                .conn_window = quic_window(o->parallel),
+                .stream_window = o->max_stream_data ? o->max_stream_data : quic_window(o->parallel),
+                .conn_window = o->max_data ? o->max_data : quic_window(o->parallel),
+                .uni_window = o->max_stream_data, /* 0: quic/conn.h's default */
                 .idle_timeout_ns = 30000000000ull,
                 .tls = &o->tls,
                 .cred = cred,
@@ -407,6 +409,13 @@ static void engines_build(struct engines *e, const struct shb_opts *o, const str
         .parallel = o->parallel,
         .requests = e->h2list,
         .nrequests = e->h2list ? e->n : 0,
+        .local = &e->h2local,
+    };
+    e->h2local = (struct h2_local){
+        .header_table_size = o->h2_header_table_size,
+        .stream_window = (1u << o->h2_window_bits) - 1,
+        .conn_window = (1u << o->h2_conn_window_bits) - 1,
+        .max_frame_size = o->h2_max_frame_size,
     };
     /* HTTP/2: the first stream of each connection indexes what the static
      * table lacks and the others refer to it (hpack.h), as browsers and

@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/proxy.h"
 #include "cli/reqlist.h"
+#include "h2.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -36,6 +37,11 @@
 #define DEFAULT_PARALLEL 1u
 #define DEFAULT_CONNECT_TIMEOUT_NS 5000000000ull
 #define DEFAULT_TIMEOUT_NS 30000000000ull
+/* HTTP/2's defaults are h2.c's (h2.h): -w 24 and -W 30 are its windows. */
+#define DEFAULT_WINDOW_BITS 24u
+#define DEFAULT_CONN_WINDOW_BITS 30u
+_Static_assert(H2_OUR_INITIAL_WINDOW == (1u << DEFAULT_WINDOW_BITS) - 1, "-w's default is h2.c's window");
+_Static_assert(H2_OUR_CONN_WINDOW == (1u << DEFAULT_CONN_WINDOW_BITS) - 1, "-W's default is h2.c's window");
 
 /* ---------------------------------------------------------------- errors */
 
@@ -148,21 +154,39 @@ static enum scaled scaled_decimal(const char *s, size_t len, uint64_t unit, uint
     return SCALED_OK;
 }
 
-/* Counts and rates take SI suffixes as wrk and oha users type them:
- * 10k, 2.5k, 1M, 1G (decimal multiples: k is 1000). Returns the multiple
- * and shortens *len by the suffix, or 1 when there is none. */
-static uint64_t si_suffix(const char *v, size_t *len)
+/* A number's suffix: one of n letters, each a multiple. */
+struct suffix {
+    char c;
+    uint64_t times;
+};
+
+/* The multiple of the suffix v (len bytes) ends with, shortening *len by
+ * it; 1 when there is none. */
+static uint64_t suffix_of(const char *v, size_t *len, const struct suffix *t, size_t n)
 {
-    static const struct {
-        char c;
-        uint64_t times;
-    } suffixes[] = {{'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}};
-    for (size_t i = 0; *len > 1 && i < sizeof suffixes / sizeof suffixes[0]; i++)
-        if (v[*len - 1] == suffixes[i].c) {
+    for (size_t i = 0; *len > 1 && i < n; i++)
+        if (v[*len - 1] == t[i].c) {
             (*len)--;
-            return suffixes[i].times;
+            return t[i].times;
         }
     return 1;
+}
+
+/* Counts and rates take SI suffixes as wrk and oha users type them:
+ * 10k, 2.5k, 1M, 1G (decimal multiples: k is 1000). */
+static uint64_t si_suffix(const char *v, size_t *len)
+{
+    static const struct suffix si[] = {{'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}};
+    return suffix_of(v, len, si, sizeof si / sizeof si[0]);
+}
+
+/* Byte sizes take binary suffixes as curl's --limit-rate and --max-filesize
+ * do: 16k is 16384, 1M 1048576, 1G 2^30. */
+static uint64_t size_suffix(const char *v, size_t *len)
+{
+    static const struct suffix bin[] = {{'k', 1u << 10}, {'K', 1u << 10}, {'m', 1u << 20},
+                                        {'M', 1u << 20}, {'g', 1u << 30}, {'G', 1u << 30}};
+    return suffix_of(v, len, bin, sizeof bin / sizeof bin[0]);
 }
 
 /* ------------------------------------------------------------- durations */
@@ -439,6 +463,7 @@ enum opt_id {
     OPT_TARGETS,
     OPT_TARGETS_ORDER,
     OPT_SEED,
+    OPT_DATA_BINARY,
     OPT_USER,
     OPT_NETRC_FILE,
     OPT_PROXY,
@@ -470,6 +495,12 @@ enum opt_id {
     OPT_CACERT,
     OPT_HTTP2,
     OPT_HTTP3,
+    OPT_WINDOW_BITS,
+    OPT_CONN_WINDOW_BITS,
+    OPT_MAX_FRAME_SIZE,
+    OPT_HEADER_TABLE_SIZE,
+    OPT_MAX_STREAM_DATA,
+    OPT_MAX_DATA,
     OPT_CERT,
     OPT_KEY,
     OPT_JSON,
@@ -503,7 +534,8 @@ static const struct opt_spec opt_specs[] = {
       .help = "Run for this long instead of a fixed request count (e.g. 10s, 1m30s)"}},
     {OPT_METHOD, "-m/--method",
      {.short_name = 'm', .long_name = "method", .value_name = "METHOD",
-      .help = "HTTP method (defaults to GET, or POST when -d is given, like curl)", .complete = CLI_COMPLETE_WORDS,
+      .help = "HTTP method (defaults to GET, or POST when -d or --data-binary is given, like curl)",
+      .complete = CLI_COMPLETE_WORDS,
       .words = METHODS}},
     {OPT_HEADER, "-H/--header",
      {.short_name = 'H', .long_name = "header", .value_name = "HEADER",
@@ -512,6 +544,11 @@ static const struct opt_spec opt_specs[] = {
      {.short_name = 'd', .long_name = "data", .value_name = "BODY",
       .help = "HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
               "are stripped from file/stdin data)",
+      .complete = CLI_COMPLETE_BODY}},
+    {OPT_DATA_BINARY, "--data-binary",
+     {.long_name = "data-binary", .value_name = "BODY",
+      .help = "HTTP request body sent byte for byte (as curl): @file reads the file, @- reads stdin, nothing "
+              "stripped. Otherwise as -d, which it replaces",
       .complete = CLI_COMPLETE_BODY}},
     {OPT_TARGETS, "--targets",
      {.long_name = "targets", .value_name = "FILE",
@@ -638,6 +675,34 @@ static const struct opt_spec opt_specs[] = {
     {OPT_HTTP2, "--http2",
      {.long_name = "http2", .help = "Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)"}},
     {OPT_HTTP3, "--http3", {.long_name = "http3", .help = "Use HTTP/3 over QUIC (https:// URLs only)"}},
+    {OPT_WINDOW_BITS, "-w/--window-bits",
+     {.short_name = 'w', .long_name = "window-bits", .value_name = "N",
+      .help = "HTTP/2: each stream's receive window is 2^N - 1 bytes (SETTINGS_INITIAL_WINDOW_SIZE; N 0-30, as "
+              "h2load)",
+      .default_text = "24"}},
+    {OPT_CONN_WINDOW_BITS, "-W/--connection-window-bits",
+     {.short_name = 'W', .long_name = "connection-window-bits", .value_name = "N",
+      .help = "HTTP/2: the connection's receive window is 2^N - 1 bytes (N 0-30, as h2load; below 16 shb holds "
+              "back credit until the server is under it)",
+      .default_text = "30"}},
+    {OPT_MAX_FRAME_SIZE, "--max-frame-size",
+     {.long_name = "max-frame-size", .value_name = "BYTES",
+      .help = "HTTP/2: the largest frame the server may send us (SETTINGS_MAX_FRAME_SIZE, 16384 to 16777215; 16k, "
+              "1M: k is 1024)",
+      .default_text = "16384"}},
+    {OPT_HEADER_TABLE_SIZE, "--header-table-size",
+     {.long_name = "header-table-size", .value_name = "BYTES",
+      .help = "HTTP/2: the HPACK dynamic table the server may use for response headers (SETTINGS_HEADER_TABLE_SIZE, "
+              "0 to 4096; 4k is 4096). 0 asks it to index nothing",
+      .default_text = "0"}},
+    {OPT_MAX_STREAM_DATA, "--max-stream-data",
+     {.long_name = "max-stream-data", .value_name = "BYTES",
+      .help = "HTTP/3: each stream's receive window (QUIC initial_max_stream_data; 1k to 1G, k is 1024; default: "
+              "--max-data's default)"}},
+    {OPT_MAX_DATA, "--max-data",
+     {.long_name = "max-data", .value_name = "BYTES",
+      .help = "HTTP/3: the connection's receive window (QUIC initial_max_data; 1k to 1G, k is 1024; default: 4k "
+              "per -p stream, 64k to 1M). Each connection reserves about 1.5 bytes per byte of it"}},
     {OPT_CERT, "--cert",
      {.long_name = "cert", .value_name = "FILE",
       .help = "Client certificate (PEM; a chain, leaf first) for servers that ask for one (mutual TLS); EC "
@@ -696,6 +761,14 @@ static const struct opt_spec *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < NSPECS; i++)
         if (strlen(opt_specs[i].o.long_name) == len && memcmp(opt_specs[i].o.long_name, name, len) == 0)
+            return &opt_specs[i];
+    return NULL;
+}
+
+static const struct opt_spec *spec_of(enum opt_id id)
+{
+    for (size_t i = 0; i < NSPECS; i++)
+        if (opt_specs[i].id == id)
             return &opt_specs[i];
     return NULL;
 }
@@ -821,7 +894,7 @@ struct parser {
     bool failed; /* err holds the first problem; later ones are not recorded */
     bool help, version;
     bool given[OPT_COUNT];
-    const char *data_arg; /* -d value; read after every other check */
+    const char *data_arg; /* -d or --data-binary value; read after every other check */
     const char *user_arg; /* -u value (argv's: cli_hide_secrets blanks its password) */
     const char *netrc_file; /* --netrc-file */
     const char *targets_file; /* --targets */
@@ -870,6 +943,46 @@ static bool parse_count(struct parser *p, const struct opt_spec *s, const char *
     }
     *out = n;
     return true;
+}
+
+/* -w/-W N: window bits, 0 to H2_WINDOW_BITS_MAX (h2load's range). */
+static void set_window_bits(struct parser *p, const struct opt_spec *s, const char *v, uint8_t *field)
+{
+    size_t len = strlen(v);
+    if (len == 0 || len > 2 || strspn(v, "0123456789") != len || (unsigned)atoi(v) > H2_WINDOW_BITS_MAX)
+        fail(p, "invalid value '%s' for %s: expected N from 0 to %u (a window of 2^N - 1 bytes)", v, s->display,
+             H2_WINDOW_BITS_MAX);
+    else
+        *field = (uint8_t)atoi(v);
+}
+
+/* A byte size from min to max: digits, maybe a decimal point, and a
+ * binary suffix (size_suffix: 16k, 1.5M). */
+static bool parse_size(struct parser *p, const struct opt_spec *s, const char *v, uint64_t min, uint64_t max,
+                       uint64_t *out)
+{
+    size_t len = strlen(v);
+    uint64_t times = size_suffix(v, &len), n = 0;
+    enum scaled r = scaled_decimal(v, len, times, &n);
+    if (r == SCALED_SYNTAX)
+        fail(p, "invalid value '%s' for %s: expected a size in bytes (e.g. 65536, 64k, 1M; k is 1024)", v,
+             s->display);
+    else if (r == SCALED_FRACTION)
+        fail(p, "invalid value '%s' for %s: not a whole number of bytes", v, s->display);
+    else if (r == SCALED_TOO_LARGE || n < min || n > max)
+        fail(p, "invalid value '%s' for %s: must be %llu to %llu bytes", v, s->display, (unsigned long long)min,
+             (unsigned long long)max);
+    else
+        *out = n;
+    return !p->failed;
+}
+
+static void set_size32(struct parser *p, const struct opt_spec *s, const char *v, uint64_t min, uint64_t max,
+                       uint32_t *field)
+{
+    uint64_t n;
+    if (parse_size(p, s, v, min, max, &n))
+        *field = (uint32_t)n;
 }
 
 static void set_u32(struct parser *p, const struct opt_spec *s, const char *v, uint32_t *field)
@@ -1337,7 +1450,8 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_THREADS: set_u32(p, s, v, &o->threads); break;
     case OPT_METHOD: set_method(p, s, v); break;
     case OPT_HEADER: add_header(p, s, v); break;
-    case OPT_DATA: p->data_arg = v; break;
+    case OPT_DATA:
+    case OPT_DATA_BINARY: p->data_arg = v; break;
     case OPT_TARGETS: set_path(p, s, v, &p->targets_file); break;
     case OPT_TARGETS_ORDER:
         if (strcmp(v, "seq") == 0 || strcmp(v, "random") == 0)
@@ -1390,6 +1504,12 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
         break;
     case OPT_HTTP2: o->http2 = true; break;
     case OPT_HTTP3: o->http3 = true; break;
+    case OPT_WINDOW_BITS: set_window_bits(p, s, v, &o->h2_window_bits); break;
+    case OPT_CONN_WINDOW_BITS: set_window_bits(p, s, v, &o->h2_conn_window_bits); break;
+    case OPT_MAX_FRAME_SIZE: set_size32(p, s, v, 16384, H2_MAX_FRAME_SIZE_MAX, &o->h2_max_frame_size); break;
+    case OPT_HEADER_TABLE_SIZE: set_size32(p, s, v, 0, HPACK_TABLE_MAX, &o->h2_header_table_size); break;
+    case OPT_MAX_STREAM_DATA: parse_size(p, s, v, CLI_QUIC_WINDOW_MIN, CLI_QUIC_WINDOW_MAX, &o->max_stream_data); break;
+    case OPT_MAX_DATA: parse_size(p, s, v, CLI_QUIC_WINDOW_MIN, CLI_QUIC_WINDOW_MAX, &o->max_data); break;
     case OPT_CERT:
     case OPT_KEY:
         if (!*v)
@@ -1514,6 +1634,24 @@ static void check_tls(struct parser *p)
         fail(p, "--ciphers sets TLS 1.2's suites, which --tlsv1.3 never uses: use --tls13-ciphers");
 }
 
+/* A protocol's knobs without that protocol would change nothing: the run
+ * would not be the one asked for (h2load ignores them; shb says so). */
+static void check_protocol_knobs(struct parser *p)
+{
+    static const enum opt_id h2_knobs[] = {OPT_WINDOW_BITS, OPT_CONN_WINDOW_BITS, OPT_MAX_FRAME_SIZE,
+                                           OPT_HEADER_TABLE_SIZE};
+    static const enum opt_id h3_knobs[] = {OPT_MAX_STREAM_DATA, OPT_MAX_DATA};
+    const struct shb_opts *o = p->o;
+    for (size_t i = 0; i < sizeof h2_knobs / sizeof h2_knobs[0]; i++)
+        if (p->given[h2_knobs[i]] && !o->http2)
+            fail(p, "%s only applies to HTTP/2 (add --http2%s)", spec_of(h2_knobs[i])->display,
+                 o->http3 ? "; for HTTP/3's windows use --max-stream-data and --max-data" : "");
+    for (size_t i = 0; i < sizeof h3_knobs / sizeof h3_knobs[0]; i++)
+        if (p->given[h3_knobs[i]] && !o->http3)
+            fail(p, "%s only applies to HTTP/3 (QUIC's flow control: add --http3%s)", spec_of(h3_knobs[i])->display,
+                 o->http2 ? "; for HTTP/2's windows use -w and -W" : "");
+}
+
 /* The combinations the spec rules out, once every option is known. */
 static void check_combinations(struct parser *p)
 {
@@ -1539,6 +1677,11 @@ static void check_combinations(struct parser *p)
         fail(p, "-q/--rate FROM..TO ramps over the run's duration: add -z/--duration");
     if (p->given[OPT_IPV4] && p->given[OPT_IPV6])
         fail(p, "-4/--ipv4 and -6/--ipv6 are mutually exclusive");
+    /* curl joins several -d with '&'; shb sends one body, so two sources
+     * of it are a mistake to point out. */
+    if (p->given[OPT_DATA] && p->given[OPT_DATA_BINARY])
+        fail(p, "-d/--data and --data-binary both give the request body: use one");
+    check_protocol_knobs(p);
     check_tls(p);
 }
 
@@ -2025,14 +2168,15 @@ static void load_body(struct parser *p)
         return;
     }
     const char *path = d + 1;
-    bool from_stdin = strcmp(path, "-") == 0;
+    bool from_stdin = strcmp(path, "-") == 0, binary = p->given[OPT_DATA_BINARY];
+    const char *flag = binary ? "--data-binary" : "-d";
     int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || cli_read_fd(fd, SIZE_MAX, true, &o->body, &o->body_len) < 0) {
+    if (fd < 0 || cli_read_fd(fd, SIZE_MAX, !binary, &o->body, &o->body_len) < 0) {
         int saved = errno;
         if (from_stdin)
-            fail(p, "-d @-: cannot read stdin: %s", strerror(saved));
+            fail(p, "%s @-: cannot read stdin: %s", flag, strerror(saved));
         else
-            fail(p, "-d @%s: cannot read '%s': %s", path, path, strerror(saved));
+            fail(p, "%s @%s: cannot read '%s': %s", flag, path, path, strerror(saved));
     } else {
         o->has_body = true;
     }
@@ -2156,6 +2300,10 @@ static void set_defaults(struct shb_opts *o, unsigned default_threads)
     tls_choice_init(&o->tls);
     o->connect_timeout_ns = DEFAULT_CONNECT_TIMEOUT_NS;
     o->timeout_ns = DEFAULT_TIMEOUT_NS;
+    o->h2_window_bits = DEFAULT_WINDOW_BITS;
+    o->h2_conn_window_bits = DEFAULT_CONN_WINDOW_BITS;
+    o->h2_max_frame_size = H2_OUR_MAX_FRAME_SIZE;
+    o->h2_header_table_size = H2_OUR_HEADER_TABLE_SIZE;
 }
 
 enum cli_result cli_parse(int argc, char **argv, struct shb_opts *o, unsigned default_threads, FILE *out,

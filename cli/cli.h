@@ -62,7 +62,8 @@ struct shb_opts {
     const char *method;         /* -m; default GET, or POST when -d is given */
     struct shb_header *headers; /* -H, in the order given; names and values malloc'd */
     size_t nheaders;
-    uint8_t *body;              /* -d: inline text, @file or @- (stdin); CR and LF stripped from file/stdin */
+    uint8_t *body;              /* -d or --data-binary: inline text, @file or @- (stdin); -d strips CR and LF
+                                   from file/stdin data, --data-binary keeps every byte */
     size_t body_len;
     bool has_body;
     uint64_t connect_timeout_ns; /* --connect-timeout, default 5s */
@@ -84,6 +85,14 @@ struct shb_opts {
     bool disable_keepalive;
     bool no_progress;            /* --no-progress: no live view even on a terminal */
     bool http2, http3, json;
+    /* HTTP/2's side of the connection (h2.h's struct h2_local): -w and -W
+     * as h2load (windows of 2^N - 1 bytes), --max-frame-size,
+     * --header-table-size. Defaults: h2.h's H2_OUR_*. */
+    uint8_t h2_window_bits, h2_conn_window_bits;
+    uint32_t h2_max_frame_size, h2_header_table_size;
+    /* HTTP/3: --max-stream-data and --max-data (QUIC's initial_max_stream_data_*
+     * and initial_max_data, RFC 9000 §18.2), bytes; 0: sized by -p (shb.c). */
+    uint64_t max_stream_data, max_data;
     struct tls_choice tls;       /* --tls-max, --tlsv1.2/--tlsv1.3, --tls13-ciphers, --ciphers, --curves */
     bool tls_resume;             /* --tls-resume: each slot resumes with its newest session ticket */
     bool early_data;             /* --early-data: 0-RTT requests on resumed handshakes (implies tls_resume) */
@@ -110,6 +119,8 @@ struct shb_opts {
 #define CLI_RATE_MAX 1e8 /* -q: requests per second */
 #define CLI_SHARDS_MAX 65536u /* --shard I/N */
 #define CLI_BIND_MAX 4096u    /* --bind: addresses */
+#define CLI_QUIC_WINDOW_MIN 1024u           /* --max-stream-data, --max-data: bytes */
+#define CLI_QUIC_WINDOW_MAX (1ull << 30)    /* what quic/stream.c's reassembly pool is sized for */
 
 enum cli_result { CLI_OK = 0, CLI_HELP = 1, CLI_VERSION = 2, CLI_ERROR = -1 };
 

@@ -245,7 +245,7 @@ struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config
     tp.max_udp_payload_size = POOL_DATA_MAX;
     tp.initial_max_data = cfg->conn_window;
     tp.initial_max_stream_data_bidi_local = cfg->stream_window;
-    tp.initial_max_stream_data_uni = 1u << 16;
+    tp.initial_max_stream_data_uni = QUIC_UNI_WINDOW_OF(cfg);
     tp.initial_max_streams_uni = UNI_MAX;
     tp.active_connection_id_limit = CID_SLOTS + 1;
     tp.max_ack_delay = OUR_MAX_ACK_DELAY_MS;

@@ -41,6 +41,9 @@ struct tls13_verifier;
 /* Every datagram we send is at most this long (RFC 9000 §14: 1200 is the
  * size every path must carry; the Initial padding minimum too). */
 #define QUIC_DGRAM_SIZE 1200
+/* The window of each unidirectional stream the server opens, unless the
+ * config sets one: HTTP/3's control and QPACK streams carry little. */
+#define QUIC_UNI_WINDOW (64u << 10)
 /* Randomness per connection: our SCID, the first DCID, the TLS entropy. */
 #define QUIC_CONN_ENTROPY 256
 
@@ -90,6 +93,8 @@ struct quic_conn_config {
     uint32_t max_streams;      /* request streams open at once (-p); the ring holds twice that */
     uint64_t stream_window;    /* receive window per request stream (initial_max_stream_data_bidi_local) */
     uint64_t conn_window;      /* connection receive window (initial_max_data) */
+    uint64_t uni_window;       /* receive window per server unidirectional stream (initial_max_stream_data_uni);
+                                  0: QUIC_UNI_WINDOW */
     uint64_t idle_timeout_ns;  /* our max_idle_timeout */
     const struct tls_choice *tls; /* TLS 1.3 suites and groups chosen (RFC 9001 §4: QUIC's TLS); NULL: all */
     const struct tls13_credential *cred; /* --cert/--key for a server that asks (tls13/credentials.h), or NULL */

@@ -37,6 +37,7 @@
 #define POOL_BYTES_PER_SLOT 1024  /* frames are rarely smaller, and contiguous ones share a slot */
 #define POOL_SLOTS_MIN 32         /* CRYPTO data ahead (§7.5: at least 4096 bytes), and slack for
                                      overlapping retransmissions */
+#define QUIC_UNI_WINDOW_OF(cfg) ((cfg)->uni_window ? (cfg)->uni_window : QUIC_UNI_WINDOW)
 #define UNI_MAX 16                /* server unidirectional streams we allow (initial_max_streams_uni) */
 #define OUR_UNI_MAX 3             /* HTTP/3: control, QPACK encoder, QPACK decoder */
 #define CHUNK_CAP 4096u           /* stream frames remembered for retransmission (ApplicationData) */

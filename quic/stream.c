@@ -267,7 +267,7 @@ int quic_stream_recv(struct quic_conn *c, uint64_t id, uint64_t off, const uint8
     /* Stream-level credit (§4.2) for streams still open. */
     if (recv_state_of(c, id, &rs) && !*rs.fin_recv) {
         bool need = false;
-        consumed(rs.recv_max, *rs.recv_off, (id & 3) == 0 ? c->cfg->stream_window : 1u << 16, &need);
+        consumed(rs.recv_max, *rs.recv_off, (id & 3) == 0 ? c->cfg->stream_window : QUIC_UNI_WINDOW_OF(c->cfg), &need);
         if (need) {
             if ((id & 3) == 0) {
                 struct rstream *st = stream_of(c, id >> 2);

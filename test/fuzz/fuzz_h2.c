@@ -7,6 +7,10 @@
  * callback starts streams itself (bit 5, which h2.c allows), whether output
  * is acknowledged in part (bit 6), and whether the connection's memory is
  * first used by another connection (bit 7: h2_conn_init on a used block).
+ * The body length byte's bits 3-4 pick our side's settings (h2.h's struct
+ * h2_local: the defaults; -w 14 -W 16 with MAX_FRAME_SIZE 1 MiB and a 4096
+ * table; -w 0 -W 14, credit held back below 65,535; a 256-byte table with
+ * windows of 1 byte and the largest MAX_FRAME_SIZE).
  *
  * The engine runs as the worker drives it: streams are started while
  * h2_can_start, the server's bytes go in through h2_recv in the pieces the
@@ -40,6 +44,11 @@ static struct h2_config configs[4];
 static uint8_t body[BODY_MAX];
 static const uint32_t parallels[8] = { 1, 2, 3, 4, 8, 16, 100, 128 };
 static const size_t body_lens[8] = { 0, 1, 100, 16384, 16385, 65535, 65536, BODY_MAX };
+static const struct h2_local locals[3] = {
+    { .header_table_size = 4096, .stream_window = 16383, .conn_window = 65535, .max_frame_size = 1u << 20 },
+    { .header_table_size = 0, .stream_window = 0, .conn_window = 16383, .max_frame_size = 16384 },
+    { .header_table_size = 256, .stream_window = 1, .conn_window = 1, .max_frame_size = 16777215 },
+};
 /* :method GET, :scheme http, :path /, :authority "a" (literal without indexing, §6.2.2) */
 static const uint8_t tiny_block[] = { 0x82, 0x86, 0x84, 0x01, 0x01, 'a' };
 static char big_header[20000 + 8];
@@ -450,6 +459,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         R.cfg.body = body;
         R.cfg.body_len = body_lens[blen & 7];
     }
+    uint8_t lo = (blen >> 3) & 3;
+    R.cfg.local = lo ? &locals[lo - 1] : NULL;
     R.start_in_callback = conf & 0x20;
     bool partial = conf & 0x40;
 

@@ -366,6 +366,37 @@ static void test_string_forms(void)
 }
 
 /* The TLS choices as the engines get them (tls13/choice.h). */
+/* -w, -W, --max-frame-size, --header-table-size, --max-stream-data, --max-data. */
+static void test_knobs(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "--http2", "-w", "14", "-W16", "--max-frame-size", "1M", "--header-table-size=4k",
+                              URL);
+    T_CHECK("knobs: -w 14 -W16 --max-frame-size 1M --header-table-size=4k (k and M are 1024s)",
+            r == CLI_OK && o.h2_window_bits == 14 && o.h2_conn_window_bits == 16 && o.h2_max_frame_size == 1048576 &&
+                o.h2_header_table_size == 4096,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http2", "-w", "0", "-W", "30", "--max-frame-size", "16777215", "--header-table-size", "0", URL);
+    T_CHECK("knobs: the ends of the ranges (-w 0, -W 30, 16777215, 0)",
+            r == CLI_OK && o.h2_window_bits == 0 && o.h2_conn_window_bits == 30 && o.h2_max_frame_size == 16777215 &&
+                o.h2_header_table_size == 0,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", "--max-data", "64k", "--max-stream-data", "1.5M", HTTPS_URL);
+    T_CHECK("knobs: --max-data 64k --max-stream-data 1.5M (1572864)",
+            r == CLI_OK && o.max_data == 65536 && o.max_stream_data == 1572864, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", "--max-data", "1G", "--max-stream-data", "1024", HTTPS_URL);
+    T_CHECK("knobs: --max-data 1G, --max-stream-data 1024: the ends", r == CLI_OK && o.max_data == 1u << 30 &&
+            o.max_stream_data == 1024, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--http3", HTTPS_URL);
+    T_CHECK("knobs: HTTP/3 windows default to 0 (sized by -p)", r == CLI_OK && o.max_data == 0 && o.max_stream_data == 0,
+            "r=%d", r);
+    cli_free(&o);
+}
+
 static void test_tls(void)
 {
     struct shb_opts o;
@@ -693,6 +724,19 @@ static void test_file_body(void)
     cli_free(&o);
     free(data);
 
+    /* --data-binary: every byte, CR and LF included (as curl). */
+    write_file(path, text, sizeof text - 1);
+    r = PARSE(&o, "--data-binary", arg, URL);
+    T_CHECK("body @file: --data-binary keeps every byte, CR and LF too",
+            r == CLI_OK && o.has_body && o.body_len == sizeof text - 1 && memcmp(o.body, text, sizeof text - 1) == 0 &&
+                strcmp(o.method, "POST") == 0,
+            "r=%d err=%s len=%zu", r, err, o.body_len);
+    cli_free(&o);
+    r = PARSE(&o, "--data-binary", "a\r\nb", URL);
+    T_CHECK("body: --data-binary inline text as given",
+            r == CLI_OK && o.body_len == 4 && memcmp(o.body, "a\r\nb", 4) == 0, "r=%d len=%zu", r, o.body_len);
+    cli_free(&o);
+
     write_file(path, "", 0);
     r = PARSE(&o, "-d", arg, URL);
     T_CHECK("body @file: empty file is a zero-length body", r == CLI_OK && o.has_body && o.body_len == 0,
@@ -791,6 +835,25 @@ static const struct misuse misuses[] = {
     {{"-p", "4", URL}, "-p/--parallel", "--http2"},
     {{"-p", "1", URL}, "-p/--parallel", "HTTP/2"},
     {{"--disable-keepalive", "--http2", URL}, "--disable-keepalive", "HTTP/1.1"},
+    {{"-w", "14", URL}, "-w/--window-bits only applies to HTTP/2 (add --http2)", NULL},
+    {{"-W", "16", "--http3", HTTPS_URL}, "-W/--connection-window-bits only applies to HTTP/2", "--max-data"},
+    {{"--max-frame-size", "1M", URL}, "--max-frame-size only applies to HTTP/2", NULL},
+    {{"--header-table-size", "4096", HTTPS_URL}, "--header-table-size only applies to HTTP/2", NULL},
+    {{"--max-data", "64k", "--http2", URL}, "--max-data only applies to HTTP/3", "-w and -W"},
+    {{"--max-stream-data", "64k", HTTPS_URL}, "--max-stream-data only applies to HTTP/3", NULL},
+    {{"-w", "31", "--http2", URL}, "invalid value '31' for -w/--window-bits: expected N from 0 to 30", NULL},
+    {{"-W", "-1", "--http2", URL}, "-W/--connection-window-bits", "0 to 30"},
+    {{"-w", "1k", "--http2", URL}, "-w/--window-bits", "0 to 30"},
+    {{"-w", "", "--http2", URL}, "-w/--window-bits", "0 to 30"},
+    {{"--max-frame-size", "16383", "--http2", URL}, "--max-frame-size: must be 16384 to 16777215 bytes", NULL},
+    {{"--max-frame-size", "16M", "--http2", URL}, "--max-frame-size: must be 16384 to 16777215", NULL},
+    {{"--header-table-size", "4097", "--http2", URL}, "--header-table-size: must be 0 to 4096 bytes", NULL},
+    {{"--header-table-size", "4x", "--http2", URL}, "--header-table-size", "size in bytes"},
+    {{"--max-data", "1023", "--http3", HTTPS_URL}, "--max-data: must be 1024 to 1073741824", NULL},
+    {{"--max-stream-data", "2G", "--http3", HTTPS_URL}, "--max-stream-data: must be 1024 to 1073741824", NULL},
+    {{"--max-data", "1.0001k", "--http3", HTTPS_URL}, "--max-data", "whole number of bytes"},
+    {{"-d", "a", "--data-binary", "b", URL}, "-d/--data and --data-binary both give the request body: use one", NULL},
+    {{"--data-binary", "a", "--data-binary", "b", URL}, "--data-binary given more than once", NULL},
     {{"--disable-keepalive", "--http3", HTTPS_URL}, "--disable-keepalive", "HTTP/1.1"},
     {{"--http3", URL}, "--http3 requires an https:// URL", NULL},
     {{"--key", "k.pem", HTTPS_URL}, "--key needs --cert", NULL},
@@ -1245,9 +1308,9 @@ static const char expected_help[] =
     "  completions  Print the completion script for SHELL on standard output\n"
     "\n"
     "Arguments:\n"
-    "  <URL>...  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every certificate: "
-    "this is a benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run one after another "
-    "with the same options, each with its report, then a table compares them\n"
+    "  <URL>...  Target URL, e.g. http://127.0.0.1:8080/ or https://example.com/ (TLS trusts every "
+    "certificate: this is a benchmarker); label=URL names it (e.g. nginx=http://127.0.0.1:8080/). Several run "
+    "one after another with the same options, each with its report, then a table compares them\n"
     "\n"
     "Options:\n"
     "  -c, --connections <CONNECTIONS>\n"
@@ -1257,12 +1320,15 @@ static const char expected_help[] =
     "  -z, --duration <DURATION>\n"
     "          Run for this long instead of a fixed request count (e.g. 10s, 1m30s)\n"
     "  -m, --method <METHOD>\n"
-    "          HTTP method (defaults to GET, or POST when -d is given, like curl)\n"
+    "          HTTP method (defaults to GET, or POST when -d or --data-binary is given, like curl)\n"
     "  -H, --header <HEADER>\n"
     "          Custom HTTP header (repeatable). Example: -H \"Accept: application/json\"\n"
     "  -d, --data <BODY>\n"
-    "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and newlines "
-    "are stripped from file/stdin data)\n"
+    "          HTTP request body. @file reads the file, @- reads stdin (like curl; carriage returns and "
+    "newlines are stripped from file/stdin data)\n"
+    "      --data-binary <BODY>\n"
+    "          HTTP request body sent byte for byte (as curl): @file reads the file, @- reads stdin, nothing "
+    "stripped. Otherwise as -d, which it replaces\n"
     "      --targets <FILE>\n"
     "          Send the requests of this file (- for stdin) instead of one URL: vegeta's format (METHOD URL, header lines, @body-file, a blank line between targets) or one URL a line. All on the first's scheme, host and port; the report adds a table per target\n"
     "      --targets-order <ORDER>\n"
@@ -1270,21 +1336,22 @@ static const char expected_help[] =
     "      --seed <N>\n"
     "          The seed of --targets-order random (1 or more; without it the generator starts from 0): the same seed, -n, -c and -t send the same number of requests to each target\n"
     "  -u, --user <USER[:PASSWORD]>\n"
-    "          Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes from "
-    "$SHB_PASSWORD or --netrc-file, so that it need not stand on the command line. Outputs show it as ***\n"
+    "          Send HTTP Basic credentials (as curl) to every target; without :PASSWORD the password comes "
+    "from $SHB_PASSWORD or --netrc-file, so that it need not stand on the command line. Outputs show it as "
+    "***\n"
     "      --netrc-file <FILE>\n"
     "          Take credentials from this netrc file (as curl): the entry whose machine is the target's host\n"
     "  -x, --proxy <URL>\n"
-    "          Go through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (as curl; port 1080 unless given): "
-    "https:// and HTTP/2 through a CONNECT tunnel, http:// HTTP/1.1 as absolute-form requests. Without it, "
-    "https_proxy, HTTPS_PROXY, http_proxy, all_proxy and ALL_PROXY are used as curl does; \"\" goes direct. Not "
-    "with --http3\n"
+    "          Go through this HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (as curl; port 1080 unless "
+    "given): https:// and HTTP/2 through a CONNECT tunnel, http:// HTTP/1.1 as absolute-form requests. "
+    "Without it, https_proxy, HTTPS_PROXY, http_proxy, all_proxy and ALL_PROXY are used as curl does; \"\" goes "
+    "direct. Not with --http3\n"
     "      --proxy-user <USER[:PASSWORD]>\n"
-    "          The proxy's Basic credentials, sent as Proxy-Authorization (as curl); without :PASSWORD the password "
-    "comes from $SHB_PROXY_PASSWORD. Outputs show it as ***\n"
+    "          The proxy's Basic credentials, sent as Proxy-Authorization (as curl); without :PASSWORD the "
+    "password comes from $SHB_PROXY_PASSWORD. Outputs show it as ***\n"
     "      --noproxy <LIST>\n"
-    "          Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under it (as "
-    "curl; in place of no_proxy and NO_PROXY); '*' for every host\n"
+    "          Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under "
+    "it (as curl; in place of no_proxy and NO_PROXY); '*' for every host\n"
     "      --connect-timeout <CONNECT_TIMEOUT>\n"
     "          Connection establishment timeout (e.g. 5s, 500ms) [default: 5s]\n"
     "      --timeout <TIMEOUT>\n"
@@ -1298,50 +1365,50 @@ static const char expected_help[] =
     "          Send requests for this long first, and keep the ones that complete meanwhile out of the report "
     "(e.g. 2s; inside -z's duration, on top of -n's count)\n"
     "      --shard <I/N>\n"
-    "          Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one machine "
-    "or many) together make the one run [default: 0/1]\n"
+    "          Run shard I (from 0) of N: this process's share of -c, -n and -q, so that N processes (on one "
+    "machine or many) together make the one run [default: 0/1]\n"
     "      --start-at <TIME>\n"
-    "          Start the measured run at this wall-clock time, so that shards started apart measure the same window: "
-    "Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)\n"
+    "          Start the measured run at this wall-clock time, so that shards started apart measure the same "
+    "window: Unix seconds (fractions allowed) or RFC 3339 (e.g. 2026-12-02T18:00:00Z)\n"
     "  -t, --threads <THREADS>\n"
     "          Number of worker threads [default: 16]\n"
     "  -j, --json\n"
     "          Print the report as JSON\n"
     "      --histograms\n"
-    "          Put each latency histogram in the JSON report, whole (HdrHistogram's base64 encoding), so that shb "
-    "merge can add reports together; --shard always does\n"
+    "          Put each latency histogram in the JSON report, whole (HdrHistogram's base64 encoding), so that "
+    "shb merge can add reports together; --shard always does\n"
     "      --hdr-log <FILE>\n"
-    "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
-    "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
+    "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram "
+    "a second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
     "      --fail-if <EXPR>\n"
     "          Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
-    "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). The report "
-    "says which held\n"
+    "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). The "
+    "report says which held\n"
     "      --tls-max <VERSION>\n"
-    "          The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS 1.2 "
-    "[default: 1.3]\n"
+    "          The highest TLS version to offer (1.2 or 1.3; as curl): 1.2 starts every handshake with TLS "
+    "1.2 [default: 1.3]\n"
     "      --tlsv1.2\n"
     "          Use TLS 1.2 or later (as curl; the default: TLS 1.3, or 1.2 for a server that refuses 1.3)\n"
     "      --tlsv1.3\n"
-    "          Use TLS 1.3 or later (as curl): a server that offers only TLS 1.2 fails every request, its alert "
-    "named\n"
+    "          Use TLS 1.3 or later (as curl): a server that offers only TLS 1.2 fails every request, its "
+    "alert named\n"
     "      --tls13-ciphers <LIST>\n"
     "          The TLS 1.3 cipher suites to offer, colon-separated, in order of preference (e.g. "
     "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256; also HTTP/3)\n"
     "      --ciphers <LIST>\n"
-    "          The TLS 1.2 cipher suites to offer, colon-separated OpenSSL names, in order of preference (e.g. "
-    "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305)\n"
+    "          The TLS 1.2 cipher suites to offer, colon-separated OpenSSL names, in order of preference "
+    "(e.g. ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305)\n"
     "      --curves <LIST>\n"
-    "          The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS 1.3's "
-    "key share)\n"
+    "          The key exchange groups to offer, colon-separated: x25519, P-256, P-384 (the first gets TLS "
+    "1.3's key share)\n"
     "      --tls-resume\n"
     "          Resume TLS sessions: after its first full handshake, each connection slot reconnects with the "
-    "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and resumed "
-    "handshakes\n"
+    "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and "
+    "resumed handshakes\n"
     "      --early-data\n"
-    "          Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's ticket "
-    "allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts requests sent early, "
-    "accepted, and resent after a rejection\n"
+    "          Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's "
+    "ticket allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts "
+    "requests sent early, accepted, and resent after a rejection\n"
     "  -k, --insecure\n"
     "          Do not verify the server's certificate (the default; as curl, it also wins over --cacert)\n"
     "      --cacert <FILE>\n"
@@ -1351,24 +1418,42 @@ static const char expected_help[] =
     "          Use HTTP/2 (prior knowledge on http://, ALPN \"h2\" on https://)\n"
     "      --http3\n"
     "          Use HTTP/3 over QUIC (https:// URLs only)\n"
+    "  -w, --window-bits <N>\n"
+    "          HTTP/2: each stream's receive window is 2^N - 1 bytes (SETTINGS_INITIAL_WINDOW_SIZE; N 0-30, "
+    "as h2load) [default: 24]\n"
+    "  -W, --connection-window-bits <N>\n"
+    "          HTTP/2: the connection's receive window is 2^N - 1 bytes (N 0-30, as h2load; below 16 shb "
+    "holds back credit until the server is under it) [default: 30]\n"
+    "      --max-frame-size <BYTES>\n"
+    "          HTTP/2: the largest frame the server may send us (SETTINGS_MAX_FRAME_SIZE, 16384 to 16777215; "
+    "16k, 1M: k is 1024) [default: 16384]\n"
+    "      --header-table-size <BYTES>\n"
+    "          HTTP/2: the HPACK dynamic table the server may use for response headers "
+    "(SETTINGS_HEADER_TABLE_SIZE, 0 to 4096; 4k is 4096). 0 asks it to index nothing [default: 0]\n"
+    "      --max-stream-data <BYTES>\n"
+    "          HTTP/3: each stream's receive window (QUIC initial_max_stream_data; 1k to 1G, k is 1024; "
+    "default: --max-data's default)\n"
+    "      --max-data <BYTES>\n"
+    "          HTTP/3: the connection's receive window (QUIC initial_max_data; 1k to 1G, k is 1024; default: "
+    "4k per -p stream, 64k to 1M). Each connection reserves about 1.5 bytes per byte of it\n"
     "      --cert <FILE>\n"
     "          Client certificate (PEM; a chain, leaf first) for servers that ask for one (mutual TLS); EC "
     "P-256/P-384 or RSA 2048-4096 key, read from --key or else from this file\n"
     "      --key <FILE>\n"
     "          Private key of --cert (PEM, unencrypted: PKCS#8, EC or RSA)\n"
     "      --unix-socket <PATH>\n"
-    "          Connect to this unix domain socket instead of the URL's host and port, which still give the Host "
-    "header and the path (http:// only: HTTP/1.1, or HTTP/2 with --http2)\n"
+    "          Connect to this unix domain socket instead of the URL's host and port, which still give the "
+    "Host header and the path (http:// only: HTTP/1.1, or HTTP/2 with --http2)\n"
     "      --bind <ADDR>\n"
-    "          Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take them in "
-    "turn, and each address brings its own local ports\n"
+    "          Source addresses, IPv4 or IPv6, comma-separated (e.g. 127.0.0.2,127.0.0.3): connections take "
+    "them in turn, and each address brings its own local ports\n"
     "      --connect-to <HOST1:PORT1:HOST2:PORT2>\n"
-    "          Connect to HOST2:PORT2 instead of a URL's HOST1:PORT1, as curl: Host, :authority and SNI stay the URL's "
-    "(repeatable; the first that matches wins; an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps "
-    "the URL's; IPv6 in brackets)\n"
+    "          Connect to HOST2:PORT2 instead of a URL's HOST1:PORT1, as curl: Host, :authority and SNI stay "
+    "the URL's (repeatable; the first that matches wins; an empty HOST1 or PORT1 matches any, an empty HOST2 "
+    "or PORT2 keeps the URL's; IPv6 in brackets)\n"
     "      --resolve <HOST:PORT:ADDR[,ADDR...]>\n"
-    "          Use these addresses for HOST:PORT instead of asking DNS, as curl (repeatable; * as HOST is any host; "
-    "after --connect-to, it applies to the host connected to)\n"
+    "          Use these addresses for HOST:PORT instead of asking DNS, as curl (repeatable; * as HOST is any "
+    "host; after --connect-to, it applies to the host connected to)\n"
     "  -4, --ipv4\n"
     "          Resolve names to IPv4 addresses only\n"
     "  -6, --ipv6\n"
@@ -1699,7 +1784,10 @@ static bool same_run(const struct shb_opts *a, const struct shb_opts *b)
            a->rate_ramp == b->rate_ramp && a->shard_index == b->shard_index && a->shard_count == b->shard_count &&
            a->start_at_ns == b->start_at_ns && a->disable_keepalive == b->disable_keepalive &&
            a->no_progress == b->no_progress && a->http2 == b->http2 && a->http3 == b->http3 && a->json == b->json &&
-           memcmp(&a->tls, &b->tls, sizeof a->tls) == 0;
+           memcmp(&a->tls, &b->tls, sizeof a->tls) == 0 && a->h2_window_bits == b->h2_window_bits &&
+           a->h2_conn_window_bits == b->h2_conn_window_bits && a->h2_max_frame_size == b->h2_max_frame_size &&
+           a->h2_header_table_size == b->h2_header_table_size && a->max_stream_data == b->max_stream_data &&
+           a->max_data == b->max_data;
 }
 
 static void test_table(void)
@@ -1866,6 +1954,7 @@ int main(void)
     test_string_forms();
     test_flags();
     test_tls();
+    test_knobs();
     test_method_default();
     test_headers();
     test_request_refusals();
