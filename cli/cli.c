@@ -1859,7 +1859,8 @@ static void check_reqlist(struct parser *p)
     if (l->http_format && p->given[OPT_METHOD])
         fail(p, "-m/--method applies to a list of bare URLs: this --targets file gives each target's method");
     else if (l->http_format && p->data_arg)
-        fail(p, "-d/--data applies to a list of bare URLs: this --targets file gives each target's body (@file)");
+        fail(p, "%s applies to a list of bare URLs: this --targets file gives each target's body (@file)",
+             p->given[OPT_DATA_BINARY] ? "--data-binary" : "-d/--data");
     else if (o->http3 && !t->url.https)
         fail(p, "--http3 requires an https:// URL: --targets' first is %s", t->url_text);
     for (size_t i = 0; i < l->n && !p->failed; i++) {
