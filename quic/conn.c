@@ -126,7 +126,9 @@ static void early_open(struct quic_conn *c, const struct tls13_suite *suite, con
 
 /* Everything sent in 0-RTT packets is lost: recovery forgets those packets
  * (they will never be acknowledged; the space keeps its numbers, RFC 9000
- * §12.3) and the streams send from the start again. */
+ * §12.3) and the streams send from the start again, after a Retry still
+ * in 0-RTT under the remembered limits, after a rejection in 1-RTT under
+ * the handshake's (established). */
 static void early_lost(struct quic_conn *c)
 {
     struct quic_rec_space *rs = &c->rec.space[QUIC_SPACE_APP];
@@ -134,7 +136,7 @@ static void early_lost(struct quic_conn *c)
     quic_rec_discard_space(&c->rec, QUIC_SPACE_APP);
     rs->discarded = false;
     rs->next_pn = rs->oldest = next;
-    quic_streams_restart(c);
+    quic_streams_restart(c, c->has_early_wr ? c->remembered.initial_max_stream_data_bidi_remote : 0);
 }
 
 /* After each handshake step: the server's verdict on our 0-RTT. A

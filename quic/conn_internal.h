@@ -299,12 +299,13 @@ int quic_stream_on_max_stream_data(struct quic_conn *c, const struct quic_frame 
 bool quic_streams_pending(const struct quic_conn *c);
 /* 0-RTT data is lost (rejected, RFC 9001 §4.6.2, or a Retry, RFC 9000
  * §17.2.5.3): every request and unidirectional stream sends from offset
- * 0 again, under credit to be learnt anew (send_max 0 until established).
+ * 0 again, each request stream with send_max as its credit (after a Retry
+ * the remembered one; rejected, 0 until established).
  * And once established after 0-RTT, the streams take the handshake's
  * initial_max_stream_data_bidi_remote (RFC 9000 §7.4.1: "the client
  * updates the flow control limits on all sending streams") and those with
  * bytes left are queued again. */
-void quic_streams_restart(struct quic_conn *c);
+void quic_streams_restart(struct quic_conn *c, uint64_t send_max);
 void quic_streams_established(struct quic_conn *c);
 /* Retransmission records (chunks) free for the next packet. */
 uint32_t quic_chunks_free(const struct quic_conn *c);

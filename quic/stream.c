@@ -556,7 +556,7 @@ void quic_streams_on_lost(struct quic_conn *c, const struct pkt_meta *m)
 /* The streams open now (not free, not detached). */
 static bool stream_open(const struct rstream *st) { return st->n != NONE && !(st->n & DETACHED); }
 
-void quic_streams_restart(struct quic_conn *c)
+void quic_streams_restart(struct quic_conn *c, uint64_t send_max)
 {
     c->sent_total = 0;
     for (unsigned i = 0; i < c->ours_n; i++) {
@@ -569,7 +569,7 @@ void quic_streams_restart(struct quic_conn *c)
             continue;
         st->sent = st->max_sent = 0;
         st->fin_sent = false;
-        st->send_max = 0;
+        st->send_max = send_max;
         queue_stream(c, st);
     }
 }

@@ -13,7 +13,9 @@
  *    "c e traffic"), carrying the control, QPACK and request streams;
  *    within the remembered MAX_STREAMS and MAX_DATA (RFC 9000 §7.4.1);
  *    without remembered parameters, or without early data in the ticket,
- *    nothing goes before the handshake. */
+ *    nothing goes before the handshake; after a Retry (RFC 9000 §17.2.5.3)
+ *    the streams go again from offset 0 in 0-RTT packets to the Retry's
+ *    connection ID. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include "quic/frame.h"
 #include "quic/packet.h"
 #include "quic/tparams.h"
+#include "quic_retry.h"
 #include "t.h"
 #include "test/vectors/tls13_traces.h"
 #include "tls13/aead.h"
@@ -150,6 +153,8 @@ struct seen {
     uint8_t ch[2048];
     size_t ch_len;
     unsigned zero_rtt_pkts, short_pkts;
+    uint8_t zero_rtt_dcid[20]; /* the last 0-RTT packet's */
+    size_t initial_token_len;  /* the last Initial's */
     uint64_t stream_bytes[16]; /* by stream id */
     bool fin[16];
     bool bad;
@@ -160,7 +165,6 @@ static void read_output(struct quic_conn *c, struct seen *s, const struct quic_k
     static uint8_t out[32 * 1200];
     size_t seg, n = quic_conn_output(c, out, sizeof out, 32, &seg, T0);
     struct quic_keys ic, is;
-    quic_keys_initial(&ic, &is, entropy + 8, 8); /* our first DCID: entropy bytes 8..15 */
     for (size_t d = 0; d < n; d += seg) {
         size_t dl = n - d < seg ? n - d : seg;
         for (size_t off = 0; off < dl;) {
@@ -172,6 +176,10 @@ static void read_output(struct quic_conn *c, struct seen *s, const struct quic_k
             off += h.pkt_len;
             if (h.type == QUIC_PT_1RTT)
                 s->short_pkts++;
+            /* Initial keys come from the DCID the Initial carries (ours,
+             * or after a Retry its SCID, RFC 9001 §5.2). */
+            if (h.type == QUIC_PT_INITIAL)
+                quic_keys_initial(&ic, &is, h.dcid, h.dcid_len);
             const struct quic_keys *k = h.type == QUIC_PT_INITIAL ? &ic : h.type == QUIC_PT_0RTT ? early : NULL;
             if (k == NULL)
                 continue;
@@ -180,6 +188,10 @@ static void read_output(struct quic_conn *c, struct seen *s, const struct quic_k
                 continue;
             }
             s->zero_rtt_pkts += h.type == QUIC_PT_0RTT;
+            if (h.type == QUIC_PT_0RTT && h.dcid_len <= sizeof s->zero_rtt_dcid)
+                memcpy(s->zero_rtt_dcid, h.dcid, h.dcid_len);
+            if (h.type == QUIC_PT_INITIAL)
+                s->initial_token_len = h.token_len;
             const uint8_t *p = o.payload, *end = o.payload + o.payload_len;
             struct quic_frame f;
             while (p < end && quic_frame_next(&p, end, &f) == 0) {
@@ -288,6 +300,29 @@ static void test_engine(void)
     T_CHECK("engine: 0-RTT stream data within the remembered initial_max_data (10 request bytes of 40, no FIN)",
             !s2.bad && s2.stream_bytes[0] == 10 && !s2.fin[0], "sent %llu fin %d",
             (unsigned long long)s2.stream_bytes[0], s2.fin[0]);
+    free(b.mem);
+
+    /* A Retry: the server dropped our 0-RTT packets; they go again, whole,
+     * to its new connection ID, after the new Initial (its ClientHello
+     * unchanged, so the same 0-RTT keys). */
+    remembered_defaults(&tp);
+    conn_start(&b, &r, &tp);
+    quic_conn_open_uni(b.c, control, sizeof control);
+    quic_conn_open(b.c, request, sizeof request);
+    memset(&s2, 0, sizeof s2);
+    read_output(b.c, &s2, &k0);
+    static const uint8_t rscid[8] = {0x52, 0x52, 0x52, 0x52, 0x52, 0x52, 0x52, 0x52};
+    uint8_t retry[128];
+    size_t rn = retry_packet(retry, rscid, false);
+    quic_conn_input(b.c, retry, rn, T0 + MS);
+    memset(&s2, 0, sizeof s2);
+    read_output(b.c, &s2, &k0);
+    T_CHECK("engine: after a Retry the 0-RTT streams go again from offset 0, to the Retry's connection ID",
+            !s2.bad && quic_conn_early(b.c) == QUIC_EARLY_OPEN && s2.initial_token_len == 11 &&
+                s2.stream_bytes[2] == sizeof control && s2.stream_bytes[0] == sizeof request && s2.fin[0] &&
+                memcmp(s2.zero_rtt_dcid, rscid, 8) == 0,
+            "bad %d early %d token %zu uni %llu req %llu", s2.bad, (int)quic_conn_early(b.c), s2.initial_token_len,
+            (unsigned long long)s2.stream_bytes[2], (unsigned long long)s2.stream_bytes[0]);
     free(b.mem);
 
     /* No remembered parameters: no 0-RTT (the ticket is still offered). */
