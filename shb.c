@@ -547,7 +547,7 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .connected_to = a->via ? a->text : NULL,
             .keepalive = !o->disable_keepalive,
             .tls_resume = o->tls_resume && (t->url.https || o->http3),
-            .early_data = o->early_data && t->url.https && !o->http3,
+            .early_data = o->early_data && (t->url.https || o->http3),
             .connections = (uint32_t)share(pl->conns, threads, i),
             .budget = pl->timed ? 0 : share(o->requests, threads, i),
             .timed = pl->timed,

@@ -663,8 +663,8 @@ static const struct opt_spec opt_specs[] = {
     {OPT_EARLY_DATA, "--early-data",
      {.long_name = "early-data",
       .help = "Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's "
-              "ticket allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts "
-              "requests sent early, accepted, and resent after a rejection"}},
+              "ticket allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1, HTTP/2, and HTTP/3 in QUIC 0-RTT "
+              "packets); the report counts requests sent early, accepted, and resent after a rejection"}},
     {OPT_INSECURE, "-k/--insecure",
      {.short_name = 'k', .long_name = "insecure",
       .help = "Do not verify the server's certificate (the default; as curl, it also wins over --cacert)"}},
@@ -2265,9 +2265,9 @@ static void check_headers(struct parser *p)
 /* CONNECT asks a proxy for a tunnel to host:port (RFC 9110 §9.3.6), not
  * for a resource: shb sends the URL's path, which no server would take. */
 /* --early-data: 0-RTT data can be replayed by an attacker (RFC 8446
- * §8), so only requests that are safe to repeat go early (RFC 8470 §2.1:
- * idempotent methods; GET and HEAD, which carry no body); TLS 1.3 only;
- * QUIC's 0-RTT packets are not built. */
+ * §8, RFC 9001 §9.2), so only requests that are safe to repeat go early
+ * (RFC 8470 §2.1: idempotent methods; GET and HEAD, which carry no body);
+ * TLS 1.3 only. */
 static void check_early_data(struct parser *p)
 {
     const struct shb_opts *o = p->o;
@@ -2277,8 +2277,6 @@ static void check_early_data(struct parser *p)
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         fail(p, "--early-data sends only GET and HEAD requests (0-RTT data can be replayed, RFC 8470 §2.1): not %s",
              method);
-    else if (o->http3)
-        fail(p, "--early-data works over TCP (HTTP/1.1 and HTTP/2): HTTP/3 0-RTT is not supported");
     else if (o->tls.max_version == TLS_VERSION_12)
         fail(p, "--early-data needs TLS 1.3, which --tls-max 1.2 rules out");
 }

@@ -20,7 +20,9 @@
  * quic/conn_internal.h.
  *
  * Packet number spaces and TLS epochs map one to one: Initial (epoch 0),
- * Handshake (2), ApplicationData (3). */
+ * Handshake (2), ApplicationData (3); 0-RTT packets (epoch 1, --early-data)
+ * are ApplicationData's too (RFC 9000 §12.3), sealed with the early keys
+ * until the 1-RTT ones come. */
 #include "quic/conn.h"
 #include "quic/conn_internal.h"
 
@@ -103,6 +105,61 @@ static void tls_emit(void *ctx, enum tls13_epoch epoch, const uint8_t *p, size_t
     l->out_len += (uint32_t)n;
 }
 
+/* ---- 0-RTT ---------------------------------------------------------------- */
+
+/* client_early_traffic_secret is out (right after our ClientHello): the
+ * 0-RTT keys (RFC 9001 §5.1: the same "quic key/iv/hp" labels), and until
+ * the handshake ends the server's remembered parameters stand for its own
+ * (RFC 9000 §7.4.1: "a client MUST only use remembered transport
+ * parameters" in 0-RTT packets). */
+static void early_open(struct quic_conn *c, const struct tls13_suite *suite, const uint8_t *secret)
+{
+    c->has_early_wr = quic_keys_init(&c->early_wr, suite->id, secret) == 0;
+    if (!c->has_early_wr)
+        return;
+    c->early = QUIC_EARLY_OPEN;
+    c->peer = c->remembered;
+    c->send_max = c->remembered.initial_max_data;
+    c->peer_max_streams = c->remembered.initial_max_streams_bidi;
+    c->peer_max_uni = c->remembered.initial_max_streams_uni;
+}
+
+/* Everything sent in 0-RTT packets is lost: recovery forgets those packets
+ * (they will never be acknowledged; the space keeps its numbers, RFC 9000
+ * §12.3) and the streams send from the start again, after a Retry still
+ * in 0-RTT under the remembered limits, after a rejection in 1-RTT under
+ * the handshake's (established). */
+static void early_lost(struct quic_conn *c)
+{
+    struct quic_rec_space *rs = &c->rec.space[QUIC_SPACE_APP];
+    uint64_t next = rs->next_pn;
+    quic_rec_discard_space(&c->rec, QUIC_SPACE_APP);
+    rs->discarded = false;
+    rs->next_pn = rs->oldest = next;
+    quic_streams_restart(c, c->has_early_wr ? c->remembered.initial_max_stream_data_bidi_remote : 0);
+}
+
+/* After each handshake step: the server's verdict on our 0-RTT. A
+ * HelloRetryRequest or EncryptedExtensions without early_data rejects it
+ * (RFC 8446 §4.2.10), the engine then no longer offering it: RFC 9001
+ * §4.6.2, "all 0-RTT data is lost", resent in 1-RTT packets, and no more
+ * 0-RTT packets (the keys go). */
+static void early_verdict(struct quic_conn *c)
+{
+    if (c->early != QUIC_EARLY_OPEN)
+        return;
+    if (tls13_hs_early_accepted(&c->hs)) {
+        c->early = QUIC_EARLY_ACCEPTED;
+        return;
+    }
+    if (tls13_hs_early_budget(&c->hs) != 0)
+        return; /* still offered: no EncryptedExtensions yet */
+    c->early = QUIC_EARLY_REJECTED;
+    quic_keys_wipe(&c->early_wr);
+    c->has_early_wr = false;
+    early_lost(c);
+}
+
 static void tls_secret(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
                        const uint8_t *secret)
 {
@@ -119,10 +176,20 @@ static void tls_secret(void *ctx, enum tls13_epoch epoch, bool write, const stru
             quic_rec_set_handshake_keys(&c->rec);
         return;
     }
+    if (epoch == TLS13_EPOCH_EARLY) {
+        early_open(c, suite, secret);
+        return;
+    }
     if (epoch != TLS13_EPOCH_APP)
         return;
     struct space *s = &c->space[QUIC_SPACE_APP];
     if (write) {
+        /* RFC 9001 §4.9.3: "a client SHOULD discard 0-RTT keys as soon as
+         * it installs 1-RTT keys". */
+        if (c->has_early_wr) {
+            quic_keys_wipe(&c->early_wr);
+            c->has_early_wr = false;
+        }
         memcpy(c->app_wr_secret, secret, hlen);
         s->has_wr = quic_keys_init(&s->wr, suite->id, secret) == 0;
     } else {
@@ -184,16 +251,18 @@ static const struct quic_rec_callbacks rec_cb;
 struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, const uint8_t entropy[QUIC_CONN_ENTROPY],
                                  const struct quic_conn_callbacks *cb, void *ctx, uint64_t now)
 {
-    return quic_conn_init_resume(mem, cfg, entropy, cb, ctx, now, NULL);
+    return quic_conn_init_resume(mem, cfg, entropy, cb, ctx, now, NULL, NULL);
 }
 
 struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config *cfg,
                                         const uint8_t entropy[QUIC_CONN_ENTROPY], const struct quic_conn_callbacks *cb,
-                                        void *ctx, uint64_t now, const struct tls13_resume *resume)
+                                        void *ctx, uint64_t now, const struct tls13_resume *resume,
+                                        const struct quic_tparams *remembered)
 {
     struct quic_conn *c = mem;
     size_t head = (sizeof(struct quic_conn) + 15) & ~(size_t)15;
     struct quic_tparams tp;
+    struct tls13_resume r;
 
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
@@ -259,6 +328,18 @@ struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config
     c->idle_timeout_ns = cfg->idle_timeout_ns;
     c->idle_deadline = cfg->idle_timeout_ns ? now + cfg->idle_timeout_ns : 0;
 
+    /* 0-RTT needs the server's parameters of the ticket's connection
+     * (RFC 9000 §7.4.1): without them it is not offered. The engine hands
+     * the early secret out from tls13_hs_start, so they are in place
+     * first. */
+    if (resume != NULL && resume->early_data && remembered == NULL) {
+        r = *resume;
+        r.early_data = false;
+        resume = &r;
+    } else if (remembered != NULL) {
+        c->remembered = *remembered;
+    }
+
     struct tls13_hs_config hc = {
         .server_name = cfg->server_name,
         .alpn = cfg->alpn,
@@ -286,8 +367,12 @@ static void handshake_complete(struct quic_conn *c, uint64_t now);
 static void crypto_feed(struct quic_conn *c, enum quic_space s, const uint8_t *p, size_t n, uint64_t now)
 {
     int rc = tls13_hs_input(&c->hs, space_epoch(s), p, n);
+    if (rc >= 0)
+        early_verdict(c);
     if (rc == TLS13_HS_DONE) {
         handshake_complete(c, now);
+    } else if (rc == TLS13_ERR_QUIC_EARLY_DATA_SIZE) {
+        fail(c, QUIC_PROTOCOL_VIOLATION, QUIC_FT_CRYPTO, "ticket's early_data not 0xffffffff");
     } else if (rc < 0) {
         int alert = rc == TLS13_ERR_FALLBACK_TLS12 ? 70 /* protocol_version: QUIC needs 1.3 */
                     : rc <= TLS13_ERR_PEER_ALERT_BASE ? TLS13_ERR_PEER_ALERT_BASE - rc
@@ -365,6 +450,13 @@ static void handshake_complete(struct quic_conn *c, uint64_t now)
         fail(c, QUIC_TRANSPORT_PARAMETER_ERROR, 0, "bad transport parameters");
         return;
     }
+    const char *which;
+    if (c->early == QUIC_EARLY_ACCEPTED && quic_tparams_check_0rtt(&c->remembered, &c->peer, &which) != 0) {
+        char why[64];
+        snprintf(why, sizeof why, "0-RTT accepted with a lower %s", which);
+        fail(c, QUIC_PROTOCOL_VIOLATION, 0, why);
+        return;
+    }
     established(c, now);
 }
 
@@ -377,6 +469,8 @@ static void established(struct quic_conn *c, uint64_t now)
     c->send_max = c->peer.initial_max_data;
     c->peer_max_streams = c->peer.initial_max_streams_bidi;
     c->peer_max_uni = c->peer.initial_max_streams_uni;
+    if (c->early != QUIC_EARLY_NONE)
+        quic_streams_established(c);
     quic_rec_set_max_ack_delay(&c->rec, c->peer.max_ack_delay * 1000000ull);
     /* §10.1: the effective idle timeout is the smaller of the two, where
      * 0 means "none". */
@@ -501,8 +595,13 @@ static int on_frame(struct quic_conn *c, enum quic_space s, const struct quic_fr
         if (f->max_streams.uni)
             c->peer_max_uni = max_u64(c->peer_max_uni, f->max_streams.max);
         else if (f->max_streams.max > c->peer_max_streams) {
+            /* Streams opened in a rejected 0-RTT beyond the handshake's
+             * limit were waiting for this (write_stream). */
+            bool waiting = c->next_n > c->peer_max_streams;
             c->peer_max_streams = f->max_streams.max;
             c->streams_blocked_sent = false;
+            if (waiting)
+                quic_streams_established(c);
         }
         return 0;
     case QUIC_FT_NEW_CONNECTION_ID:
@@ -613,6 +712,12 @@ static void on_retry(struct quic_conn *c, const struct quic_hdr *h, const uint8_
     c->rec.space[QUIC_SPACE_INITIAL].next_pn = next;
     c->rec.space[QUIC_SPACE_INITIAL].oldest = next;
     c->crypto[QUIC_SPACE_INITIAL].out_sent = 0;
+    /* RFC 9000 §17.2.5.3: 0-RTT packets sent before the Retry were
+     * discarded by the server; a client "MAY attempt to resend data in
+     * 0-RTT packets after it sends a new Initial packet", with the new
+     * connection ID. */
+    if (c->has_early_wr)
+        early_lost(c);
 }
 
 static void take_packet(struct quic_conn *c, enum quic_space s, uint64_t pn, const uint8_t *payload, size_t len,
@@ -815,7 +920,7 @@ static bool has_data(const struct quic_conn *c, enum quic_space s)
     const struct crypto_level *l = &c->crypto[s];
     if (l->out != NULL && l->out_sent < l->out_len)
         return true;
-    if (s != QUIC_SPACE_APP || !c->hs_done)
+    if (s != QUIC_SPACE_APP || (!c->hs_done && !c->has_early_wr))
         return false;
     return c->need_path_response || c->retire_n > 0 || quic_streams_pending(c);
 }
@@ -902,13 +1007,16 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
 {
     struct space *sp = &c->space[s];
     struct quic_rec_space *rs = &c->rec.space[s];
-    const struct quic_keys *k = &sp->wr;
+    /* 0-RTT (RFC 9000 §17.2.3): ApplicationData before the 1-RTT keys,
+     * stream frames only (our closes go in Initial and Handshake packets). */
+    bool zero_rtt = s == QUIC_SPACE_APP && !sp->has_wr && c->has_early_wr;
+    const struct quic_keys *k = zero_rtt ? &c->early_wr : &sp->wr;
     bool probe = c->rec.probes_due[s] > 0;
     bool closing = c->close_pending;
     bool ack_now = sp->ack_pending && (sp->ack_deadline != 0 && sp->ack_deadline <= now);
     bool data = !closing && (cwnd_ok || probe) && has_data(c, s);
 
-    if (!sp->has_wr || rs->discarded)
+    if ((!sp->has_wr && !zero_rtt) || rs->discarded || (zero_rtt && closing))
         return 0;
     if (closing && (c->close_sent & (1u << s)))
         return 0; /* one CONNECTION_CLOSE per space is enough (§10.2.1: we do not linger) */
@@ -926,12 +1034,13 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
     size_t hlen;
     if (pn_len == 0)
         return 0;
-    if (s == QUIC_SPACE_APP)
+    if (s == QUIC_SPACE_APP && !zero_rtt)
         hlen = quic_build_short(out, room, c->dcid, c->dcid_len, c->wr_phase, pn_len);
     else
-        hlen = quic_build_long(out, room, s == QUIC_SPACE_INITIAL ? QUIC_PT_INITIAL : QUIC_PT_HANDSHAKE, c->dcid,
-                               c->dcid_len, c->scid, CID_LEN, c->token, s == QUIC_SPACE_INITIAL ? c->token_len : 0,
-                               pn_len);
+        hlen = quic_build_long(out, room,
+                               zero_rtt ? QUIC_PT_0RTT : s == QUIC_SPACE_INITIAL ? QUIC_PT_INITIAL : QUIC_PT_HANDSHAKE,
+                               c->dcid, c->dcid_len, c->scid, CID_LEN, c->token,
+                               s == QUIC_SPACE_INITIAL ? c->token_len : 0, pn_len);
     if (hlen == 0 || hlen + 4 + QUIC_TAG_LEN > room)
         return 0;
 
@@ -986,6 +1095,8 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
             }
             if (s == QUIC_SPACE_APP && c->hs_done)
                 write_app(c, &b);
+            else if (zero_rtt)
+                quic_streams_write(c, &b);
         }
         if ((probe || (s == QUIC_SPACE_APP && need_ack_ping(c, rs))) && !b.eliciting) {
             /* A probe must elicit an ACK (RFC 9002 §6.2.4): nothing new to
@@ -1012,7 +1123,7 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
         memset(out + hlen + payload, 0, target - payload); /* PADDING frames */
         payload = target;
     }
-    if (s != QUIC_SPACE_APP && quic_set_length(out, hlen, payload) != 0)
+    if ((s != QUIC_SPACE_APP || zero_rtt) && quic_set_length(out, hlen, payload) != 0)
         return 0;
     size_t len = quic_packet_seal(k, out, hlen, payload, pn);
     if (len == 0)
@@ -1022,8 +1133,9 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
     if (probe && b.eliciting)
         quic_rec_probe_sent(&c->rec, s);
     c->cnt.packets_sent++;
-    if (s == QUIC_SPACE_APP) {
+    if (s == QUIC_SPACE_APP && !zero_rtt)
         c->packets_in_phase++;
+    if (s == QUIC_SPACE_APP) {
         c->cnt.largest_app_pn_sent = pn;
         c->cnt.app_pn_len[pn_len - 1]++;
     }
@@ -1153,6 +1265,9 @@ const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c)
 const char *quic_conn_alpn(const struct quic_conn *c) { return tls13_hs_alpn(&c->hs); }
 void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out) { tls13_hs_negotiated(&c->hs, out); }
 bool quic_conn_resumed(const struct quic_conn *c) { return tls13_hs_resumed(&c->hs); }
+const struct quic_tparams *quic_conn_peer_tparams(const struct quic_conn *c) { return &c->peer; }
+enum quic_early quic_conn_early(const struct quic_conn *c) { return (enum quic_early)c->early; }
+bool quic_conn_early_keys(const struct quic_conn *c) { return c->has_early_wr && c->state == QUIC_HANDSHAKING; }
 
 void quic_conn_close(struct quic_conn *c, bool app, uint64_t code, const char *reason)
 {

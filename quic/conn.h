@@ -19,7 +19,7 @@
  *
  * Left out on purpose (a benchmark client's needs): no server role, no
  * migration or path validation of our own (PATH_CHALLENGE is answered), no
- * 0-RTT, no DATAGRAM extension, no ECN, NewReno only, a fixed datagram
+ * DATAGRAM extension, no ECN, NewReno only, a fixed datagram
  * size (QUIC_DGRAM_SIZE, no PMTU discovery). */
 #ifndef SHB_QUIC_CONN_H
 #define SHB_QUIC_CONN_H
@@ -129,6 +129,7 @@ struct quic_conn_config {
 
 struct quic_conn;
 struct tls13_resume; /* tls13/handshake.h */
+struct quic_tparams; /* quic/tparams.h */
 
 /* Bytes of the block quic_conn_init takes for this config. */
 size_t quic_conn_size(const struct quic_conn_config *cfg);
@@ -141,12 +142,35 @@ struct quic_conn *quic_conn_init(void *mem, const struct quic_conn_config *cfg, 
                                  const struct quic_conn_callbacks *cb, void *ctx, uint64_t now);
 /* The same with --tls-resume's ticket to offer and ticket callback
  * (tls13/handshake.h; copied, NULL for none). The NewSessionTicket comes in
- * 1-RTT CRYPTO frames (RFC 9001 §4.1.3). */
+ * 1-RTT CRYPTO frames (RFC 9001 §4.1.3). --early-data: with
+ * resume->early_data, a ticket that allows 0-RTT (RFC 9001 §4.6.1) and
+ * remembered, the server's transport parameters of the connection that
+ * brought the ticket (quic_tparams_remember of quic_conn_peer_tparams;
+ * copied), 0-RTT is offered: request and unidirectional streams may then
+ * be opened at once (quic_conn_can_open) and go in 0-RTT packets within
+ * the remembered limits (RFC 9000 §7.4.1). Without remembered, no 0-RTT. */
 struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config *cfg,
                                         const uint8_t entropy[QUIC_CONN_ENTROPY], const struct quic_conn_callbacks *cb,
-                                        void *ctx, uint64_t now, const struct tls13_resume *resume);
+                                        void *ctx, uint64_t now, const struct tls13_resume *resume,
+                                        const struct quic_tparams *remembered);
 /* The handshake resumed a session with a ticket's PSK (RFC 8446 §2.2). */
 bool quic_conn_resumed(const struct quic_conn *c);
+/* The server's transport parameters, once established: what a ticket it
+ * sends on this connection is remembered with. */
+const struct quic_tparams *quic_conn_peer_tparams(const struct quic_conn *c);
+
+/* Where 0-RTT stands (RFC 9001 §4.6). OPEN: offered, 0-RTT keys in hand,
+ * no verdict yet; ACCEPTED: the server's EncryptedExtensions took it (the
+ * streams' bytes count as sent); REJECTED: a HelloRetryRequest or the
+ * EncryptedExtensions refused it, and every byte sent in 0-RTT packets
+ * goes again in 1-RTT ones (RFC 9001 §4.6.2), nothing for the application
+ * to do. */
+enum quic_early { QUIC_EARLY_NONE, QUIC_EARLY_OPEN, QUIC_EARLY_ACCEPTED, QUIC_EARLY_REJECTED };
+enum quic_early quic_conn_early(const struct quic_conn *c);
+/* 0-RTT packets can be sent now: before the handshake completes, streams
+ * (quic_conn_open_uni, and quic_conn_open when quic_conn_can_open) go in
+ * them. */
+bool quic_conn_early_keys(const struct quic_conn *c);
 
 /* A datagram received (len bytes at dgram, modified in place). Packets are
  * processed, acknowledgements and losses handled; callbacks run from
@@ -173,8 +197,9 @@ const char *quic_conn_alpn(const struct quic_conn *c);
 /* What the TLS 1.3 handshake inside settled on (RFC 9001 §4): once established. */
 void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out);
 
-/* Whether a request stream can be opened now (established, under the
- * server's MAX_STREAMS and our max_streams, its ring slot free). When the
+/* Whether a request stream can be opened now (established or 0-RTT keys
+ * in hand, under the server's MAX_STREAMS (the remembered one in 0-RTT) and
+ * our max_streams, its ring slot free). When the
  * server's limit holds us back, a STREAMS_BLOCKED goes out (§4.6). */
 bool quic_conn_can_open(struct quic_conn *c);
 /* Opens the next request stream, sending data[0..len) then FIN; returns

@@ -190,6 +190,12 @@ struct quic_conn {
 
     struct quic_recovery rec;
 
+    /* 0-RTT (--early-data; RFC 9001 §4.6, RFC 9000 §7.4.1). */
+    uint8_t early;                /* enum quic_early */
+    bool has_early_wr;            /* early_wr holds the 0-RTT keys (RFC 9001 §4.9.3: until the 1-RTT ones) */
+    struct quic_keys early_wr;
+    struct quic_tparams remembered; /* the server's, from the ticket's connection: peer until established */
+
     /* Flow control (RFC 9000 §4). */
     uint64_t send_max, sent_total;       /* connection: the server's MAX_DATA, our bytes sent (new only) */
     uint64_t recv_max, recv_highest_sum; /* ours, and the sum of every stream's highest offset */
@@ -292,6 +298,16 @@ int quic_stream_on_max_stream_data(struct quic_conn *c, const struct quic_frame 
  * of the streams' ack-eliciting to send (MAX_DATA, STREAMS_BLOCKED, stream
  * data or credit)? */
 bool quic_streams_pending(const struct quic_conn *c);
+/* 0-RTT data is lost (rejected, RFC 9001 §4.6.2, or a Retry, RFC 9000
+ * §17.2.5.3): every request and unidirectional stream sends from offset
+ * 0 again, each request stream with send_max as its credit (after a Retry
+ * the remembered one; rejected, 0 until established).
+ * And once established after 0-RTT, the streams take the handshake's
+ * initial_max_stream_data_bidi_remote (RFC 9000 §7.4.1: "the client
+ * updates the flow control limits on all sending streams") and those with
+ * bytes left are queued again. */
+void quic_streams_restart(struct quic_conn *c, uint64_t send_max);
+void quic_streams_established(struct quic_conn *c);
 /* Retransmission records (chunks) free for the next packet. */
 uint32_t quic_chunks_free(const struct quic_conn *c);
 /* Writes into b, in this order: MAX_DATA, STREAMS_BLOCKED, the server's

@@ -414,6 +414,11 @@ static bool write_stream(struct quic_conn *c, struct pkt_builder *b, struct rstr
             st->n = NONE; /* the abandoned stream's slot is free now */
         return true;
     }
+    /* Opened in 0-RTT under a remembered MAX_STREAMS that a rejecting
+     * server lowered: it waits for MAX_STREAMS (quic_streams_established
+     * queues it again). */
+    if (st->n >= c->peer_max_streams)
+        return true;
     while (st->sent < st->len || !st->fin_sent) {
         uint64_t limit = min_u64(st->len, st->send_max);
         /* Bytes never sent before also need connection credit (§4.1);
@@ -546,6 +551,41 @@ void quic_streams_on_lost(struct quic_conn *c, const struct pkt_meta *m)
     }
 }
 
+/* ---- 0-RTT ------------------------------------------------------------------- */
+
+/* The streams open now (not free, not detached). */
+static bool stream_open(const struct rstream *st) { return st->n != NONE && !(st->n & DETACHED); }
+
+void quic_streams_restart(struct quic_conn *c, uint64_t send_max)
+{
+    c->sent_total = 0;
+    for (unsigned i = 0; i < c->ours_n; i++) {
+        c->ours[i].sent = 0;
+        c->sent_total += c->ours[i].len; /* charged when opened (quic_conn_open_uni) */
+    }
+    for (uint32_t i = 0; i < c->ring; i++) {
+        struct rstream *st = &c->streams[i];
+        if (!stream_open(st))
+            continue;
+        st->sent = st->max_sent = 0;
+        st->fin_sent = false;
+        st->send_max = send_max;
+        queue_stream(c, st);
+    }
+}
+
+void quic_streams_established(struct quic_conn *c)
+{
+    for (uint32_t i = 0; i < c->ring; i++) {
+        struct rstream *st = &c->streams[i];
+        if (!stream_open(st))
+            continue;
+        st->send_max = max_u64(st->send_max, c->peer.initial_max_stream_data_bidi_remote);
+        if (st->sent < st->len || !st->fin_sent)
+            queue_stream(c, st);
+    }
+}
+
 /* ---- the application's side (quic/conn.h) ----------------------------------- */
 
 uint32_t quic_conn_ring(const struct quic_conn *c) { return c->ring; }
@@ -555,7 +595,8 @@ uint32_t quic_conn_open_streams(const struct quic_conn *c) { return c->open_stre
 
 bool quic_conn_can_open(struct quic_conn *c)
 {
-    if (c->state != QUIC_ESTABLISHED || c->close_pending || c->open_streams >= c->cfg->max_streams)
+    bool sendable = c->state == QUIC_ESTABLISHED || (c->state == QUIC_HANDSHAKING && c->has_early_wr);
+    if (!sendable || c->close_pending || c->open_streams >= c->cfg->max_streams)
         return false;
     if (c->next_n >= c->peer_max_streams) {
         if (!c->streams_blocked_sent)
@@ -584,7 +625,8 @@ uint64_t quic_conn_open(struct quic_conn *c, const uint8_t *data, size_t len)
 
 uint64_t quic_conn_open_uni(struct quic_conn *c, const uint8_t *data, size_t len)
 {
-    if (c->ours_n >= OUR_UNI_MAX || c->ours_n >= c->peer_max_uni)
+    if (c->ours_n >= OUR_UNI_MAX || c->ours_n >= c->peer_max_uni ||
+        (c->state != QUIC_ESTABLISHED && !c->has_early_wr))
         return UINT64_MAX;
     /* Our unidirectional streams are tiny (a type byte, a SETTINGS frame):
      * they fit the smallest stream window a server may give (§4.1 aside,

@@ -255,3 +255,44 @@ int quic_tparams_check_cids(const struct quic_tparams *tp, const uint8_t *odcid,
         return tp->retry_scid.present ? TPE : 0;
     return cid_eq(&tp->retry_scid, retry_scid, retry_scid_len) ? 0 : TPE;
 }
+
+void quic_tparams_remember(struct quic_tparams *out, const struct quic_tparams *server)
+{
+    quic_tparams_defaults(out);
+    out->max_idle_timeout = server->max_idle_timeout;
+    out->max_udp_payload_size = server->max_udp_payload_size;
+    out->initial_max_data = server->initial_max_data;
+    out->initial_max_stream_data_bidi_local = server->initial_max_stream_data_bidi_local;
+    out->initial_max_stream_data_bidi_remote = server->initial_max_stream_data_bidi_remote;
+    out->initial_max_stream_data_uni = server->initial_max_stream_data_uni;
+    out->initial_max_streams_bidi = server->initial_max_streams_bidi;
+    out->initial_max_streams_uni = server->initial_max_streams_uni;
+    out->active_connection_id_limit = server->active_connection_id_limit;
+    out->disable_active_migration = server->disable_active_migration;
+}
+
+int quic_tparams_check_0rtt(const struct quic_tparams *remembered, const struct quic_tparams *now, const char **which)
+{
+    /* RFC 9000 §7.4.1's list, in its order. */
+    const struct {
+        const char *name;
+        uint64_t was, is;
+    } limits[] = {
+        { "active_connection_id_limit", remembered->active_connection_id_limit, now->active_connection_id_limit },
+        { "initial_max_data", remembered->initial_max_data, now->initial_max_data },
+        { "initial_max_stream_data_bidi_local", remembered->initial_max_stream_data_bidi_local,
+          now->initial_max_stream_data_bidi_local },
+        { "initial_max_stream_data_bidi_remote", remembered->initial_max_stream_data_bidi_remote,
+          now->initial_max_stream_data_bidi_remote },
+        { "initial_max_stream_data_uni", remembered->initial_max_stream_data_uni, now->initial_max_stream_data_uni },
+        { "initial_max_streams_bidi", remembered->initial_max_streams_bidi, now->initial_max_streams_bidi },
+        { "initial_max_streams_uni", remembered->initial_max_streams_uni, now->initial_max_streams_uni },
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+        if (limits[i].is < limits[i].was) {
+            if (which)
+                *which = limits[i].name;
+            return -QUIC_PROTOCOL_VIOLATION;
+        }
+    return 0;
+}

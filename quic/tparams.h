@@ -108,4 +108,20 @@ int quic_tparams_decode(struct quic_tparams *tp, const uint8_t *p, size_t len, b
 int quic_tparams_check_cids(const struct quic_tparams *tp, const uint8_t *odcid, size_t odcid_len,
                             const uint8_t *scid, size_t scid_len, const uint8_t *retry_scid, size_t retry_scid_len);
 
+/* 0-RTT (RFC 9000 §7.4.1): the server's parameters a client remembers
+ * with a session ticket, and the check of the new ones. quic_tparams_remember
+ * keeps from the server's parameters what 0-RTT packets go by (limits,
+ * max_idle_timeout, max_udp_payload_size, disable_active_migration) and
+ * sets the rest to their defaults, as "a client MUST NOT use remembered
+ * values" of ack_delay_exponent, max_ack_delay, the connection IDs,
+ * preferred_address and stateless_reset_token. quic_tparams_check_0rtt:
+ * after the server accepted 0-RTT, "a server that accepts 0-RTT data MUST
+ * NOT set values ... that are smaller than the remembered values" of
+ * active_connection_id_limit, initial_max_data, initial_max_stream_data_*
+ * and initial_max_streams_*; 0, or -QUIC_PROTOCOL_VIOLATION (the error the
+ * section names for the client's own breach of the same rule) naming the
+ * parameter in *which (may be NULL). */
+void quic_tparams_remember(struct quic_tparams *out, const struct quic_tparams *server);
+int quic_tparams_check_0rtt(const struct quic_tparams *remembered, const struct quic_tparams *now, const char **which);
+
 #endif

@@ -831,16 +831,18 @@ static void first_alpn(const struct tls13_hs *hs, char *out, size_t cap)
 }
 
 /* --early-data: 0-RTT goes with the offered ticket when it allows early
- * data (§4.2.10: max_early_data_size > 0) and the connection will speak
+ * data (§4.2.10: max_early_data_size > 0; under QUIC the ticket's value is
+ * 0xffffffff, RFC 9001 §4.6.1, and the caller decides whether it also
+ * holds the server's transport parameters) and the connection will speak
  * the protocol it was made under ("the same ALPN protocol" as the one that
  * made the ticket, §4.2.10); the early data is protected with the ticket's
- * suite. Not under QUIC: its 0-RTT packets are not built here. */
+ * suite. */
 static void early_offer(struct tls13_hs *hs)
 {
     const struct tls13_ticket *t = hs->resume.ticket;
     char alpn[TLS_ALPN_NAME_MAX];
 
-    if (!hs->resume.early_data || hs->cfg.quic || t->max_early_data == 0)
+    if (!hs->resume.early_data || t->max_early_data == 0)
         return;
     first_alpn(hs, alpn, sizeof alpn);
     if (strncmp(alpn, t->alpn, sizeof alpn) != 0)
@@ -1217,9 +1219,11 @@ static int on_server_hello(struct tls13_hs *hs)
     }
     hs->state = ST_WAIT_EE;
     hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, false, suite, hs->ks.server_hs);
-    /* With 0-RTT offered our early records go on until the server's
-     * Finished: our handshake key comes with our second flight then. */
-    if (hs->early != EARLY_OFFERED)
+    /* With 0-RTT offered over TCP our early records go on until the
+     * server's Finished: our handshake key comes with our second flight
+     * then. QUIC's 0-RTT packets have keys of their own beside the
+     * Handshake ones (RFC 9001 §4.1.4), so there it comes now. */
+    if (hs->early != EARLY_OFFERED || hs->cfg.quic)
         hs->cb.secret(hs->ctx, TLS13_EPOCH_HANDSHAKE, true, suite, hs->ks.client_hs);
     return 0;
 }
@@ -1530,7 +1534,9 @@ static void end_early_data(struct tls13_hs *hs)
 {
     static const uint8_t eoed[4] = {HT_END_OF_EARLY_DATA, 0, 0, 0};
 
-    if (hs->early == EARLY_NONE)
+    /* QUIC: no EndOfEarlyData (RFC 9001 §8.3), and our handshake key went
+     * out with the server's (on_server_hello). */
+    if (hs->early == EARLY_NONE || hs->cfg.quic)
         return;
     if (hs->early == EARLY_ACCEPTED) {
         tls13_transcript_update(&hs->transcript, eoed, sizeof eoed);
@@ -1711,6 +1717,10 @@ static int on_new_session_ticket(struct tls13_hs *hs)
         /* §4.2.10: in NewSessionTicket, early_data is uint32 max_early_data_size. */
         if (type == EXT_EARLY_DATA && ((r = get_u32(&d, d_end, &max_early)) < 0 || (r = expect_end(d, d_end)) < 0))
             return r;
+        /* RFC 9001 §4.6.1: under QUIC the only value is the sentinel
+         * 0xffffffff; any other is a PROTOCOL_VIOLATION. */
+        if (type == EXT_EARLY_DATA && hs->cfg.quic && max_early != 0xffffffffu)
+            return TLS13_ERR_QUIC_EARLY_DATA_SIZE;
     }
     if (lifetime == 0 || (size_t)(tk_end - tk) > TLS13_TICKET_MAX)
         return 0;

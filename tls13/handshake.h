@@ -65,7 +65,8 @@ struct tls13_resume {
     uint32_t ticket_age_ms;
     /* --early-data: with a ticket that allows it (max_early_data > 0, made
      * under the ALPN this handshake offers first), offer 0-RTT (RFC 8446
-     * §4.2.10; over TCP only): the early write secret follows ClientHello. */
+     * §4.2.10; under QUIC, RFC 9001 §4.6): the early write secret follows
+     * ClientHello. */
     bool early_data;
     void (*on_ticket)(void *ctx, const struct tls13_ticket *t);
     void *ctx;
@@ -107,8 +108,10 @@ struct tls13_hs_callbacks {
     /* A new traffic secret: write=true for ours (client), false for the
      * peer's. Called for HANDSHAKE and APP epochs, and again for APP after a
      * KeyUpdate; with 0-RTT offered, for EARLY (write) right after
-     * ClientHello, and our HANDSHAKE write secret then waits until after
-     * EndOfEarlyData (emitted at EARLY when the server accepted). */
+     * ClientHello, and over TCP our HANDSHAKE write secret then waits
+     * until after EndOfEarlyData (emitted at EARLY when the server
+     * accepted); under QUIC it comes with the server's, and no
+     * EndOfEarlyData is emitted (RFC 9001 §8.3). */
     void (*secret)(void *ctx, enum tls13_epoch epoch, bool write, const struct tls13_suite *suite,
                    const uint8_t *secret);
 };
@@ -118,6 +121,10 @@ struct tls13_hs_callbacks {
 #define TLS13_HS_DONE 1                /* client Finished emitted; application data may flow */
 #define TLS13_ERR_FALLBACK_TLS12 (-1000) /* the server chose TLS 1.2: hand the connection to the 1.2 engine */
 #define TLS13_ERR_PEER_ALERT_BASE (-2000) /* -2000 - alert: the peer sent this fatal alert */
+/* QUIC (cfg.quic): a NewSessionTicket whose early_data is not 0xffffffff,
+ * which RFC 9001 §4.6.1 makes a connection error of type PROTOCOL_VIOLATION,
+ * not a TLS alert. */
+#define TLS13_ERR_QUIC_EARLY_DATA_SIZE (-1001)
 /* otherwise -alert, e.g. -40 handshake_failure, -47 illegal_parameter,
  * -50 decode_error, -51 decrypt_error (bad Finished), -10 unexpected_message,
  * -70 protocol_version, -109 missing_extension, -110 unsupported_extension,

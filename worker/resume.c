@@ -33,6 +33,19 @@ static void keep_ticket(void *ctx, const struct tls13_ticket *t)
     slot->valid = true;
 }
 
+void resume_keep_tparams(struct resume_store *s, uint32_t i, const struct quic_tparams *server)
+{
+    if (!s->slots)
+        return;
+    quic_tparams_remember(&s->slots[i].tp, server);
+    s->slots[i].has_tp = true;
+}
+
+const struct quic_tparams *resume_tparams(const struct resume_store *s, uint32_t i)
+{
+    return s->slots && s->slots[i].has_tp ? &s->slots[i].tp : NULL;
+}
+
 const br_ssl_session_parameters *resume_session12(const struct resume_store *s, uint32_t i)
 {
     return s->slots && s->slots[i].valid12 ? &s->slots[i].s12 : NULL;

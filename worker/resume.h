@@ -12,13 +12,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "quic/tparams.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 
-/* One slot's ticket. QUIC's 0-RTT will add the server's transport
- * parameters beside it (RFC 9000 §7.4.1). */
+/* One slot's ticket, and over QUIC the server's transport parameters of
+ * the connection it came on, which 0-RTT goes by (RFC 9000 §7.4.1). */
 struct resume_slot {
     bool valid;                /* a ticket not offered yet */
+    bool has_tp;               /* tp: the parameters of the slot's last established QUIC connection */
+    struct quic_tparams tp;    /* (quic_tparams_remember: only what a client may remember) */
     uint64_t received_ns;      /* the worker's clock when it arrived */
     const uint64_t *now;       /* the worker's clock (loop.now), read when a ticket arrives */
     struct tls13_ticket t;
@@ -39,6 +42,16 @@ void resume_store_free(struct resume_store *s);
  * again), its age at now, and where the next ticket goes. NULL without
  * --tls-resume. */
 const struct tls13_resume *resume_for(struct resume_store *s, uint32_t i, uint64_t now, struct tls13_resume *r);
+
+/* QUIC: slot i's connection is established with these server parameters:
+ * the tickets it brings are remembered with them (RFC 9000 §7.4.1: "store
+ * the values of the server transport parameters with any session tickets
+ * it receives on the connection"); a slot's ticket is taken when its next
+ * connection opens, so the ticket offered and these always belong to one
+ * connection. resume_tparams: those of the ticket resume_for just gave
+ * (NULL: none, then no 0-RTT). */
+void resume_keep_tparams(struct resume_store *s, uint32_t i, const struct quic_tparams *server);
+const struct quic_tparams *resume_tparams(const struct resume_store *s, uint32_t i);
 
 /* TLS 1.2: slot i's session to offer (NULL: none, or no --tls-resume), and
  * keeping the session of a completed handshake. */

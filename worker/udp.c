@@ -51,7 +51,11 @@
 
 enum udp_op { OP_TIMER = OP_SLOT_END };
 
-enum qc_state { QC_IDLE, QC_QUEUED, QC_OPEN };
+/* QC_PARKED (--early-data with -q): idled out, its next connection opened
+ * when a request is due for it (udp_refill), so that the request goes in
+ * 0-RTT packets on the resumed connection, as a client that reconnects
+ * for a request does. */
+enum qc_state { QC_IDLE, QC_QUEUED, QC_OPEN, QC_PARKED };
 
 /* A request on a stream of a connection (indexed by the stream's ring slot). */
 struct h3_req {
@@ -85,6 +89,8 @@ struct qc {
     struct h3_uni uni[UNI_STREAMS];
     bool uni_ignored[UNI_STREAMS];
     bool counted;                      /* its QUIC counters are in the stats */
+    bool uni_open;                     /* our control and QPACK streams are open */
+    uint32_t early_reqs;               /* --early-data: requests opened before the handshake ended (0-RTT) */
     uint8_t *out;                      /* SEND_DGRAMS datagrams, then one for a last close */
     size_t out_len, seg;
     struct iovec iov;
@@ -144,9 +150,14 @@ static void fill_streams(struct loop *l, struct qc *c)
 
     if (c->peer.goaway_id != UINT64_MAX)
         return; /* RFC 9114 §5.2: no new requests after GOAWAY */
+    bool early = quic_conn_state(c->q) == QUIC_HANDSHAKING; /* can_open: only with 0-RTT keys */
     while (quic_conn_can_open(c->q) && loop_take(l, &t)) {
         const struct wire_request *req = &h3->requests[t.target];
         uint64_t id = quic_conn_open(c->q, req->bytes, req->len);
+        if (early) {
+            c->early_reqs++;
+            l->w->stats.early.sent++;
+        }
         struct h3_req *r = &c->reqs[quic_conn_slot(c->q, id)];
         r->id = id;
         r->target = t.target;
@@ -321,6 +332,16 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
     }
 }
 
+/* A handshake that failed costs its request; with requests opened in
+ * 0-RTT, those, as errors of kind (each request counted once). */
+static void qc_charge(struct loop *l, struct qc *c, enum err_kind kind)
+{
+    if (c->early_reqs > 0)
+        drain_requests(l, c, kind, false);
+    else
+        loop_charge(l, kind);
+}
+
 static void qc_fatal_alpn(struct loop *l)
 {
     loop_fatal(l, "the server did not select HTTP/3 with ALPN: ", "it refused h3 (no_application_protocol)");
@@ -425,7 +446,7 @@ static void qc_finished(struct loop *l, struct qc *c)
             else
                 qc_why_close(l, k, ci);
             qc_hint_choice(l, ci);
-            loop_charge(l, k);
+            qc_charge(l, c, k);
             break;
         }
         /* Ours: the server's error (`protocol`), or TLS failing after the
@@ -437,7 +458,7 @@ static void qc_finished(struct loop *l, struct qc *c)
     case QUIC_CLOSE_IDLE:
         if (handshake) {
             loop_why(l, ERR_CONNECT_TIMEOUT, "no answer to the QUIC handshake within the idle timeout", NULL);
-            loop_charge(l, ERR_CONNECT_TIMEOUT);
+            qc_charge(l, c, ERR_CONNECT_TIMEOUT);
         }
         kind = ERR_TIMEOUT;
         loop_why(l, kind, "the connection went idle: nothing from the server within the idle timeout", NULL);
@@ -457,8 +478,13 @@ static void qc_finished(struct loop *l, struct qc *c)
     /* A connection refused during its handshake is tried again at the next
      * tick (udp_tick), so a server that refuses at once is not hammered in
      * a loop; any other is replaced now. */
-    if (!l->w->fatal && !handshake)
+    if (!l->w->fatal && !handshake && ci->kind == QUIC_CLOSE_IDLE && l->paced && l->cfg->early_data &&
+        loop_work_left(l)) {
+        c->state = QC_PARKED;
+        loop_idle(l, c->s.idx);
+    } else if (!l->w->fatal && !handshake) {
         qc_replace(l, c);
+    }
     else if (!loop_work_left(l))
         slot_set(l, &c->s, -1);
 }
@@ -505,8 +531,12 @@ static void qc_open(struct loop *l, struct qc *c)
     uint8_t entropy[QUIC_CONN_ENTROPY];
     br_hmac_drbg_generate(&u->drbg, entropy, sizeof entropy);
     struct tls13_resume r;
-    c->q = quic_conn_init_resume(c->qmem, slot_config(l, c), entropy, &qc_cb, c, l->now,
-                                 resume_for(&u->resume, c->s.idx, l->now, &r));
+    const struct tls13_resume *res = resume_for(&u->resume, c->s.idx, l->now, &r);
+    const struct quic_tparams *tp = res ? resume_tparams(&u->resume, c->s.idx) : NULL;
+    /* --early-data: 0-RTT with the ticket and the parameters it came with. */
+    r.early_data = res && cfg->early_data && tp != NULL;
+    c->q = quic_conn_init_resume(c->qmem, slot_config(l, c), entropy, &qc_cb, c, l->now, res,
+                                 r.early_data ? tp : NULL);
     tls13_wipe(entropy, sizeof entropy);
     if (c->q == NULL) {
         loop_fatal(l, "QUIC connection set-up failed", "");
@@ -521,6 +551,8 @@ static void qc_open(struct loop *l, struct qc *c)
     }
     c->state = QC_OPEN;
     c->counted = false;
+    c->uni_open = false;
+    c->early_reqs = 0;
     c->responses = 0;
     c->started = false;
     c->heard = false;
@@ -597,10 +629,20 @@ static void qc_turn(struct loop *l, struct qc *c)
     if (c->state != QC_OPEN)
         return;
     enum quic_conn_state st = quic_conn_state(c->q);
-    if (st == QUIC_ESTABLISHED && !c->started) {
+    /* --early-data: with 0-RTT keys the streams open before the handshake
+     * ends (RFC 9001 §4.6.1), within the remembered limits. */
+    bool sendable = st == QUIC_ESTABLISHED || (st == QUIC_HANDSHAKING && quic_conn_early_keys(c->q));
+    if (sendable && !c->uni_open) {
         /* RFC 9114 §6.2: our control stream with SETTINGS first, then the
          * QPACK streams (RFC 9204 §4.2). */
         static const uint8_t enc = H3_STREAM_QPACK_ENCODER, dec = H3_STREAM_QPACK_DECODER;
+        c->uni_open = true;
+        quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
+        quic_conn_open_uni(c->q, &enc, 1);
+        quic_conn_open_uni(c->q, &dec, 1);
+    }
+    if (st == QUIC_ESTABLISHED && !c->started) {
+        struct udp *u = udp_of(l);
         if (strcmp(quic_conn_alpn(c->q), "h3") != 0) {
             qc_fatal_alpn(l);
             return;
@@ -614,11 +656,17 @@ static void qc_turn(struct loop *l, struct qc *c)
         else
             l->w->stats.handshakes.full++;
         l->conns_open++;
-        quic_conn_open_uni(c->q, l->cfg->h3->control, l->cfg->h3->control_len);
-        quic_conn_open_uni(c->q, &enc, 1);
-        quic_conn_open_uni(c->q, &dec, 1);
+        resume_keep_tparams(&u->resume, c->s.idx, quic_conn_peer_tparams(c->q));
+        /* The server's verdict on the 0-RTT requests: rejected, the engine
+         * sends them again in 1-RTT packets (RFC 9001 §4.6.2). */
+        if (c->early_reqs > 0) {
+            if (quic_conn_early(c->q) == QUIC_EARLY_ACCEPTED)
+                l->w->stats.early.accepted += c->early_reqs;
+            else
+                l->w->stats.early.resent += c->early_reqs;
+        }
     }
-    if (st == QUIC_ESTABLISHED)
+    if (sendable)
         fill_streams(l, c);
     if (st == QUIC_ESTABLISHED && c->peer.goaway_id != UINT64_MAX && !below_goaway_pending(l, c)) {
         /* RFC 9114 §5.2: everything the server will answer is answered;
@@ -655,8 +703,7 @@ static bool unreachable(int res)
 static void qc_unreachable(struct loop *l, struct qc *c, int res)
 {
     loop_why(l, ERR_CONNECT, strerror(-res), NULL);
-    loop_charge(l, ERR_CONNECT);
-    drain_requests(l, c, ERR_CONNECT, false); /* none: streams open after the handshake */
+    qc_charge(l, c, ERR_CONNECT);
     qc_close(l, c); /* idle: udp_tick opens it again */
     if (!loop_work_left(l))
         slot_set(l, &c->s, -1);
@@ -743,8 +790,12 @@ static void udp_after_batch(struct loop *l)
 static void udp_refill(struct loop *l, uint32_t i)
 {
     struct qc *c = &udp_of(l)->conns[i];
-    if (c->state == QC_OPEN)
+    if (c->state == QC_PARKED) {
+        c->state = QC_QUEUED;
+        qc_open(l, c);
+    } else if (c->state == QC_OPEN) {
         flush_later(l, c);
+    }
 }
 
 /* ---- the tick: deadlines ---------------------------------------------------- */
@@ -766,7 +817,7 @@ static void udp_tick(struct loop *l)
             if (l->now >= c->handshake_deadline) {
                 loop_why_within(l, ERR_CONNECT_TIMEOUT, "QUIC handshake not done within ",
                                 cfg->connect_timeout_ns);
-                loop_charge(l, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
+                qc_charge(l, c, ERR_CONNECT_TIMEOUT); /* --connect-timeout covers the QUIC handshake */
                 quic_conn_close(c->q, false, QUIC_NO_ERROR, "handshake timeout");
                 if (!c->s.sending)
                     qc_send(l, c);
@@ -870,6 +921,7 @@ static int udp_prepare(struct loop *l, unsigned *sq_entries, unsigned *cq_entrie
         return -1;
     }
     w->stats.handshakes.on = w->cfg.tls_resume;
+    w->stats.early.on = w->cfg.early_data;
     /* SQ: per connection a send, a timer, a receive and a cancel per turn.
      * CQ: per connection a send, a timer or two, the receive's last
      * completion; one per receive buffer; the loop's timers. */

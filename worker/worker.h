@@ -59,7 +59,7 @@ struct worker_config {
                                      hint names that server instead; else NULL */
     bool keepalive;               /* false: --disable-keepalive */
     bool tls_resume;              /* --tls-resume (https:// and HTTP/3): each slot resumes with its ticket */
-    bool early_data;              /* --early-data (https:// over TCP): first requests as 0-RTT data */
+    bool early_data;              /* --early-data (https://, HTTP/3 too): first requests as 0-RTT data */
     uint32_t connections;         /* this worker's share */
     uint64_t budget;              /* this worker's share of -n; unused when timed */
     bool timed;                   /* -z mode */

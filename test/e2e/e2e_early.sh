@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test/e2e/e2e_early.sh — end-to-end checks of --early-data (TLS 1.3 0-RTT
-# over TCP) with the built binary $SHB against nginx (OpenSSL,
+# over TCP, QUIC 0-RTT) with the built binary $SHB against nginx (OpenSSL,
 # test/servers/nginx-early.conf.in), which logs per request
 # $ssl_early_data ("1": the request came in early data and was read before
 # the handshake completed), $ssl_session_reused and the status:
@@ -18,8 +18,13 @@
 #     counted twice (nginx's count equals ours);
 #   ssl_early_data off from the start: its tickets allow no early data,
 #     nothing is sent early;
-# the text report's line, shb merge, and the refusals (a POST, --http3,
-# --tls-max 1.2, http://): one line, exit 2.
+#   HTTP/3 (QUIC 0-RTT packets) against ngtcp2's server (GnuTLS), whose
+#     connections idle out: each resumed connection's request sent in
+#     0-RTT, exact counts, the server's log agreeing on the accepted ones;
+#     none without --early-data; the server restarted mid-run (new ticket
+#     keys): the early requests rejected and resent in 1-RTT, all 200;
+# the text report's line, shb merge, and the refusals (a POST, --tls-max
+# 1.2, http://): one line, exit 2.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e/e2e_early.sh
 #   SHB=build/asan/shb SHB_FLAVOUR=asan bash test/e2e/e2e_early.sh
@@ -178,6 +183,70 @@ else
 fi
 finish
 
+# --- HTTP/3: QUIC 0-RTT packets (ngtcp2's server, GnuTLS) ----------------------------------
+# Its connections idle out after 300 ms; with -q every 500 ms per slot each
+# slot's next connection opens when its request is due (usage.md), resumed,
+# and that request goes in 0-RTT packets. The server's log shows which
+# request streams it read from 0-RTT packets.
+h3_early_streams() { grep -c 'frm rx [0-9]* 0RTT STREAM(0x0b) id=0x[0-9a-f]* fin=1 offset=0 .* uni=0' "$1" || true; }
+if NGTCP2_H3_LOG=1 start_ngtcp2_h3 ngtcp2-early "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" --timeout=300ms; then
+    H3LOG="$NGTCP2_H3_DIR/stderr.log"
+    H3URL="https://127.0.0.1:$NGTCP2_H3_PORT/"
+    begin "ngtcp2 h3 (idle 300 ms) -n 16 -q 4 -c 2 --early-data: 2 full handshakes, 14 resumed, each resumed connection's request sent in 0-RTT; accepted + resent == sent; the server read as many in 0-RTT as we count accepted; all 200"
+    : >"$H3LOG"
+    shb -n 16 -q 4 -c 2 --http3 --early-data -j "$H3URL"
+    if json_run_ok; then
+        all_ok 16
+        jx '.tls.alpn == "h3" and .tls.handshakes == {"full": 2, "resumed": 14}' '.tls'
+        jx '.tls.earlyData.sent == 14 and .tls.earlyData.accepted + .tls.earlyData.resent == 14 and .tls.earlyData.accepted >= 10' '.tls'
+        accepted=$(jq '.tls.earlyData.accepted' "$OUT")
+        e=$(h3_early_streams "$H3LOG")
+        [ "$e" = "$accepted" ] || want "ngtcp2 read $e request streams in 0-RTT packets, we count $accepted accepted"
+    fi
+    finish
+
+    begin "ngtcp2 h3 -n 6 -q 4 -c 2 --tls-resume (no --early-data): resumed, nothing in 0-RTT"
+    : >"$H3LOG"
+    shb -n 6 -q 4 -c 2 --http3 --tls-resume -j "$H3URL"
+    if json_run_ok; then
+        all_ok 6
+        jx '.tls.handshakes.resumed >= 1 and (.tls | has("earlyData") | not)' '.tls'
+        [ "$(h3_early_streams "$H3LOG")" = 0 ] || want "ngtcp2 read request streams in 0-RTT packets without --early-data"
+    fi
+    finish
+
+    # Rejected: the server restarted mid-run (behind the UDP relay, so that
+    # no Initial meets a closed port) has new ticket keys: the tickets the
+    # slots hold no longer resume, the server drops the 0-RTT packets and
+    # its EncryptedExtensions has no early_data (RFC 9001 §4.6.2): every
+    # early request goes again in 1-RTT, each counted once.
+    if start_impair ngtcp2-early-relay "$NGTCP2_H3_PORT"; then
+        begin "ngtcp2 h3 restarted mid-run (new ticket keys), -n 24 -q 4 -c 2 --early-data: early requests accepted before, rejected and resent after; all 200, each counted once"
+        (
+            sleep 2.2
+            stop_server "$NGTCP2_H3_PID"
+            NGTCP2_H3_SAME_PORT=1 NGTCP2_H3_LOG=1 start_ngtcp2_h3 ngtcp2-early "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" --timeout=300ms
+            echo "$NGTCP2_H3_PID" >"$T/ngtcp2-early.pid"
+        ) &
+        restarter=$!
+        shb -n 24 -q 4 -c 2 --http3 --early-data -j "https://127.0.0.1:$IMPAIR_PORT/"
+        wait "$restarter"
+        NGTCP2_H3_PID=$(cat "$T/ngtcp2-early.pid" 2>/dev/null || echo "$NGTCP2_H3_PID")
+        if json_run_ok; then
+            all_ok 24
+            jx '.tls.earlyData.accepted > 0 and .tls.earlyData.resent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted + .tls.earlyData.resent' '.tls'
+            jx '.tls.handshakes.full >= 3' '.tls'
+        fi
+        finish
+        stop_impair
+    else
+        skip "HTTP/3 0-RTT rejected: the UDP relay did not start"
+    fi
+    stop_server "$NGTCP2_H3_PID"
+else
+    skip "HTTP/3 0-RTT: ngtcp2's server (gtlsserver) did not start"
+fi
+
 # --- refusals --------------------------------------------------------------------------
 begin "--early-data with a POST: one line, exit 2"
 err_case "shb: --early-data sends only GET and HEAD requests (0-RTT data can be replayed, RFC 8470 §2.1): not POST" \
@@ -185,9 +254,6 @@ err_case "shb: --early-data sends only GET and HEAD requests (0-RTT data can be 
 finish
 begin "--early-data -m PUT: one line, exit 2"
 err_case "not PUT" --early-data -m PUT "$EARLY"
-finish
-begin "--early-data --http3: one line, exit 2"
-err_case "shb: --early-data works over TCP (HTTP/1.1 and HTTP/2): HTTP/3 0-RTT is not supported" --early-data --http3 "$EARLY"
 finish
 begin "--early-data --tls-max 1.2: one line, exit 2"
 err_case "shb: --early-data needs TLS 1.3, which --tls-max 1.2 rules out" --early-data --tls-max 1.2 "$EARLY"

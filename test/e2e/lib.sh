@@ -872,12 +872,17 @@ start_ngtcp2_h3() {
 }
 
 # ngtcp2_h3_attempt SERVER DIR CERT KEY [ARG...]: one try of start_ngtcp2_h3 (ARGs: the
-# server's own options, e.g. --groups).
+# server's own options, e.g. --groups). NGTCP2_H3_LOG=1: the server logs its
+# packets and frames to DIR/stderr.log (--no-http-dump) instead of running -q.
+# NGTCP2_H3_SAME_PORT=1: the port of the last start is taken again (a restart).
 ngtcp2_h3_attempt() {
-    local server=$1 dir=$2 cert=$3 key=$4
+    local server=$1 dir=$2 cert=$3 key=$4 quiet=-q
     shift 4
-    pick_port NGTCP2_H3_PORT || return 2
-    "$server" -q "$@" -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
+    [ "${NGTCP2_H3_LOG:-}" = 1 ] && quiet=--no-http-dump
+    if [ "${NGTCP2_H3_SAME_PORT:-}" != 1 ] || [ -z "${NGTCP2_H3_PORT:-}" ]; then
+        pick_port NGTCP2_H3_PORT || return 2
+    fi
+    "$server" "$quiet" "$@" -d "$dir/htdocs" 127.0.0.1 "$NGTCP2_H3_PORT" "$key" "$cert" \
         >"$dir/stdout.log" 2>"$dir/stderr.log" &
     NGTCP2_H3_PID=$!
     # shellcheck disable=SC2034  # used by the scripts that source this

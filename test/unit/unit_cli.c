@@ -434,6 +434,10 @@ static void test_tls(void)
     r = PARSE(&o, "--early-data", "-m", "HEAD", HTTPS_URL);
     T_CHECK("tls: --early-data -m HEAD", r == CLI_OK && o.early_data, "r=%d err=%s", r, err);
     cli_free(&o);
+    r = PARSE(&o, "--early-data", "--http3", HTTPS_URL);
+    T_CHECK("tls: --early-data --http3 (QUIC 0-RTT)", r == CLI_OK && o.early_data && o.http3 && o.tls_resume,
+            "r=%d err=%s", r, err);
+    cli_free(&o);
     r = PARSE(&o, "--tlsv1.3", "--tlsv1.2", "--tls-max", "1.2", HTTPS_URL);
     T_CHECK("tls: --tlsv1.2 after --tlsv1.3 wins (as curl); --tls-max 1.2",
             r == CLI_OK && o.tls.min_version == 0x0303 && o.tls.max_version == 0x0303 &&
@@ -944,7 +948,6 @@ static const struct misuse misuses[] = {
     {{"--early-data", URL}, "--early-data needs an https:// URL", "0-RTT is TLS 1.3 early data"},
     {{"--early-data", "-d", "x", HTTPS_URL}, "--early-data sends only GET and HEAD requests", "RFC 8470 §2.1): not POST"},
     {{"--early-data", "-m", "DELETE", HTTPS_URL}, "--early-data sends only GET and HEAD", "not DELETE"},
-    {{"--early-data", "--http3", HTTPS_URL}, "--early-data works over TCP", "HTTP/3 0-RTT is not supported"},
     {{"--early-data", "--tls-max", "1.2", HTTPS_URL}, "--early-data needs TLS 1.3", "--tls-max 1.2"},
     {{"-q", "1e4", URL}, "-q/--rate", "expected requests per second"},
     {{"-q", "10/s", URL}, "-q/--rate", "expected requests per second"},
@@ -1406,9 +1409,9 @@ static const char expected_help[] =
     "server's newest session ticket (TLS 1.3 PSK with (EC)DHE; also HTTP/3); the report counts full and "
     "resumed handshakes\n"
     "      --early-data\n"
-    "          Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's "
-    "ticket allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1 and HTTP/2); the report counts "
-    "requests sent early, accepted, and resent after a rejection\n"
+    "          Send each resumed connection's first requests as TLS 1.3 0-RTT early data where the server's ticket "
+    "allows it (implies --tls-resume; GET and HEAD only; HTTP/1.1, HTTP/2, and HTTP/3 in QUIC 0-RTT packets); the "
+    "report counts requests sent early, accepted, and resent after a rejection\n"
     "  -k, --insecure\n"
     "          Do not verify the server's certificate (the default; as curl, it also wins over --cacert)\n"
     "      --cacert <FILE>\n"

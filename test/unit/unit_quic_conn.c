@@ -41,6 +41,7 @@
 #include "quic/tparams.h"
 #include "quic/varint.h"
 #include "test/vectors/quic_conn_trace.h"
+#include "quic_retry.h"
 #include "t.h"
 #include "tls13/aead.h"
 #include "tls13/keysched.h"
@@ -1484,35 +1485,6 @@ static void test_version_negotiation(void)
 /* A Retry for our first Initial (ODCID entropy 8..15), its tag computed
  * per RFC 9001 §5.8 (AES-128-GCM, fixed key and nonce, AAD the
  * pseudo-packet); bad: one bit of the tag flipped. */
-static size_t retry_packet(uint8_t *p, const uint8_t scid[8], bool bad)
-{
-    static const uint8_t key[16] = { 0xbe, 0x0c, 0x69, 0x0b, 0x9f, 0x66, 0x57, 0x5a,
-                                     0x1d, 0x76, 0x6b, 0x54, 0xe3, 0x68, 0xc8, 0x4e };
-    static const uint8_t nonce[12] = { 0x46, 0x15, 0x99, 0xd3, 0x5d, 0x63, 0x2b, 0xf2, 0x23, 0x98, 0x25, 0xbb };
-    uint8_t *q = p;
-    *q++ = 0xf0 | 0x05;
-    *q++ = 0, *q++ = 0, *q++ = 0, *q++ = 1;
-    *q++ = 8;
-    for (int i = 0; i < 8; i++)
-        *q++ = (uint8_t)i;
-    *q++ = 8;
-    memcpy(q, scid, 8);
-    q += 8;
-    memcpy(q, "retry-token", 11);
-    q += 11;
-    uint8_t aad[128];
-    aad[0] = 8;
-    for (int i = 0; i < 8; i++)
-        aad[1 + i] = (uint8_t)(8 + i);
-    memcpy(aad + 9, p, (size_t)(q - p));
-    struct tls13_aead a;
-    tls13_aead_init(&a, TLS_AES_128_GCM_SHA256, key, nonce);
-    tls13_aead_seal(&a, 0, aad, 9 + (size_t)(q - p), q, 0, q);
-    if (bad)
-        q[5] ^= 0x10;
-    return (size_t)(q - p) + 16;
-}
-
 static void test_retry(void)
 {
     static const uint8_t rscid[8] = { 0x52, 0x52, 0x52, 0x52, 0x52, 0x52, 0x52, 0x52 };

@@ -683,6 +683,9 @@ static struct tls13_hs_config cfg_tcp(void)
 
 static const uint8_t quic_tp_ours[] = {0x04, 0x04, 0x80, 0x10, 0x00, 0x00, 0x0f, 0x00};
 
+/* on_ticket for the QUIC ticket checks: the ticket's max_early_data. */
+static void quic_ticket_seen(void *ctx, const struct tls13_ticket *t) { *(uint32_t *)ctx = t->max_early_data; }
+
 static struct tls13_hs_config cfg_quic(void)
 {
     static const uint8_t h3[] = "\x02h3";
@@ -1057,6 +1060,30 @@ static void test_loopback(void)
                 loopback_agrees(&r) && strcmp(tls13_hs_alpn(&r.hs), "h3") == 0 && r.hs.quic_params_peer_len == 6 &&
                     memcmp(r.hs.quic_params_peer, "\x01\x04\x80\x00\xea\x60", 6) == 0,
                 "flight=%d", r.flight_r);
+    }
+
+    /* QUIC: a NewSessionTicket's early_data carries 0xffffffff or the
+     * connection fails with PROTOCOL_VIOLATION (RFC 9001 §4.6.1), which
+     * the engine says apart from an alert. */
+    for (int k = 0; k < 2; k++) {
+        static uint32_t got_max;
+        struct tls13_resume res = {.on_ticket = quic_ticket_seen, .ctx = &got_max};
+        struct tls13_hs_config q2 = cfg_quic();
+        q2.resume = &res;
+        got_max = 0;
+        o = (struct srv_opts){.quic_tp = true};
+        loopback(&r, &q2, ent, &o, 0, 0);
+        uint32_t max = k ? 0xffffffffu : 0x4000;
+        uint8_t nst[] = {4, 0, 0, 26, 0, 0, 0x0e, 0x10, 1, 2, 3, 4, 1, 0x55, 0, 4, 't', 'i', 'c', 'k',
+                         0, 8, 0, 42, 0, 4, (uint8_t)(max >> 24), (uint8_t)(max >> 16), (uint8_t)(max >> 8),
+                         (uint8_t)max};
+        int rc = loopback_agrees(&r) ? tls13_hs_input(&r.hs, TLS13_EPOCH_APP, nst, sizeof nst) : -1;
+        if (k == 0)
+            T_CHECK("QUIC NewSessionTicket with early_data 0x4000: TLS13_ERR_QUIC_EARLY_DATA_SIZE (RFC 9001 §4.6.1)",
+                    rc == TLS13_ERR_QUIC_EARLY_DATA_SIZE && got_max == 0, "rc=%d", rc);
+        else
+            T_CHECK("QUIC NewSessionTicket with early_data 0xffffffff: kept, 0-RTT allowed",
+                    rc == 0 && got_max == 0xffffffffu, "rc=%d max=%u", rc, got_max);
     }
 
     /* The 1.3 ServerHello whose random happens to end in DOWNGRD\1 is not
