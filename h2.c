@@ -366,6 +366,7 @@ static inline __attribute__((always_inline)) struct h2_event event_of(const stru
         .kind = kind, .tag = s->tag, .tag2 = s->tag2, .stream_id = s->id,
         .status = kind == H2_EV_RESPONSE ? s->status : 0, .error_code = code,
         .response_started = started, .first_byte_at = started ? s->first_at : 0,
+        .recv_bytes = s->head_bytes + s->data,
         /* A GOAWAY that kept some stream of ours says the server works; it
          * just closes connections (e.g. every N requests). */
         .peer_progress = kind == H2_EV_RETRY && c->goaway && c->goaway_last > 0,
@@ -771,11 +772,13 @@ bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag)
     return true;
 }
 
-bool h2_cancel(struct h2_conn *c, uint32_t id)
+bool h2_cancel(struct h2_conn *c, uint32_t id, struct h2_event *out)
 {
     struct h2_stream *s = find(c, id);
     if (c->dead || !s || ctl32(c, FT_RST_STREAM, id, EC_CANCEL) != 0)
         return false;
+    if (out)
+        *out = event_of(c, s, H2_EV_ABORTED, EC_CANCEL);
     close_stream(c, s);
     ids_exhausted_bye(c);
     return true;
