@@ -47,10 +47,10 @@ sum_ok() {
 }
 
 # --- every protocol, every format ----------------------------------------------
-begin "HTTP/1.1 -n 3000 -c 8 -t 2, tsv: a line per request, statuses and percentiles as the report's"
+begin "HTTP/1.1 -n 3000 -c 8 -t 2, tsv: a line per request, statuses and percentiles as the report's, requests numbered from 1"
 shb -n 3000 -c 8 -t 2 --log "$T/h1.tsv" -j "$H1"
 if json_run_ok "" '.requests.ok == 3000' '.requests'; then
-    log_ok tsv "$T/h1.tsv" && sum_ok '.lines == 3000 and .conns == 8 and .threads == 2'
+    log_ok tsv "$T/h1.tsv" && sum_ok '.lines == 3000 and .conns == 8 and .threads == 2 and .min_stream == 1'
 fi
 finish
 
@@ -63,10 +63,10 @@ finish
 
 if command -v caddy >/dev/null 2>&1; then
     start_or_die "caddy (test/servers/Caddyfile-h3.in)" start_caddy_h3 caddy-log
-    begin "HTTP/3 (Caddy) -n 600 -c 3 -p 4, jsonl (Python's json): a line per request"
+    begin "HTTP/3 (Caddy) -n 600 -c 3 -p 4, jsonl (Python's json): a line per request, client bidirectional stream ids"
     shb --http3 -n 600 -c 3 -p 4 --log "$T/h3.jsonl" --log-format jsonl -j "https://127.0.0.1:$CADDY_PORT/"
     if json_run_ok HTTP/3 '.requests.ok == 600' '.requests'; then
-        log_ok jsonl "$T/h3.jsonl" && sum_ok '.lines == 600 and .conns == 3'
+        log_ok jsonl "$T/h3.jsonl" && sum_ok '.lines == 600 and .conns == 3 and .streams_bidi'
     fi
     finish
 else

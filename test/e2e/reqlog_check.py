@@ -87,8 +87,8 @@ def main():
             bad.append(f"connection or thread out of range: {r}")
         elif r["target"] != 0:
             bad.append(f"target {r['target']} with one request")
-        elif not r["error"] and (r["bytes"] <= 0 or r["stream"] <= 0):
-            bad.append(f"a response without bytes or stream: {r}")
+        elif not r["error"] and r["bytes"] <= 0:
+            bad.append(f"a response without bytes: {r}")
         if len(bad) > 10:
             break
     lat = sorted(r["latency_us"] for r in measured if not r["error"])
@@ -113,6 +113,8 @@ def main():
         print(json.dumps({"lines": len(rows), "measured": len(measured), "warmup": len(warm),
                           "conns": len({r["conn"] for r in rows}), "threads": len({r["thread"] for r in rows}),
                           "streams_odd": all(r["stream"] % 2 == 1 for r in measured if not r["error"]),
+                          "streams_bidi": all(r["stream"] % 4 == 0 for r in measured if not r["error"]),
+                          "min_stream": min((r["stream"] for r in measured if not r["error"]), default=0),
                           "bytes": sum(r["bytes"] for r in measured),
                           "first_start_us": starts[0] if starts else 0, "last_start_us": starts[-1] if starts else 0,
                           "median_gap_us": gaps[len(gaps) // 2] if gaps else 0}))
