@@ -37,8 +37,17 @@ struct reqlog_line {
  * 0 for JSON Lines, which has none. */
 size_t reqlog_header(char *dst, enum reqlog_format f);
 
+/* The start time's seconds as last written (a line's costliest digits,
+ * the same for a second): kept by the caller, zeroed before the first
+ * line. */
+struct reqlog_cache {
+    uint64_t sec;
+    char text[24]; /* copied whole: 20 digits at most, and padding */
+    uint8_t len;   /* 0: empty */
+};
+
 /* The line, '\n' included, into dst (at least REQLOG_LINE_MAX bytes): its
- * length. */
-size_t reqlog_format_line(char *dst, const struct reqlog_line *ln, enum reqlog_format f);
+ * length. cache: the caller's (one per thread), or NULL. */
+size_t reqlog_format_line(char *dst, const struct reqlog_line *ln, enum reqlog_format f, struct reqlog_cache *cache);
 
 #endif

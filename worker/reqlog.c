@@ -140,7 +140,7 @@ void reqlog_add(struct loop *l, const struct req_end *e, uint16_t status, const 
         .error = error,
         .warmup = warmup,
     };
-    g->len[b] += (uint32_t)reqlog_format_line(g->mem + (size_t)b * REQLOG_BUF_SIZE + g->len[b], &ln, g->format);
+    g->len[b] += (uint32_t)reqlog_format_line(g->mem + (size_t)b * REQLOG_BUF_SIZE + g->len[b], &ln, g->format, &g->cache);
     g->lines[b]++;
     if (REQLOG_BUF_SIZE - g->len[b] >= REQLOG_LINE_MAX)
         return;

@@ -36,6 +36,7 @@ struct reqlog {
     uint32_t lines[REQLOG_BUFS];    /* lines in each buffer: what a failed write loses */
     bool busy[REQLOG_BUFS];
     char *mem;                      /* REQLOG_BUFS x REQLOG_BUF_SIZE */
+    struct reqlog_cache cache;      /* the start time's seconds, formatted */
 };
 
 struct loop;

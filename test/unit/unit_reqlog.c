@@ -13,10 +13,13 @@
 #include "stats/stats.h"
 #include "t.h"
 
+static bool use_cache;
+static struct reqlog_cache cache;
+
 static const char *line(const struct reqlog_line *ln, enum reqlog_format f)
 {
     static char buf[REQLOG_LINE_MAX + 1];
-    size_t n = reqlog_format_line(buf, ln, f);
+    size_t n = reqlog_format_line(buf, ln, f, use_cache ? &cache : NULL);
     buf[n] = 0;
     return buf;
 }
@@ -81,15 +84,17 @@ int main(void)
     size_t most = 0;
     static char big[REQLOG_LINE_MAX * 2];
     for (int f = REQLOG_TSV; f <= REQLOG_JSONL; f++) {
-        size_t w = reqlog_format_line(big, &wide, (enum reqlog_format)f);
+        size_t w = reqlog_format_line(big, &wide, (enum reqlog_format)f, &cache);
         most = w > most ? w : most;
     }
     T_CHECK("the widest line fits REQLOG_LINE_MAX", most <= REQLOG_LINE_MAX, "%zu", most);
 
-    /* Rounding and digits against printf, over many magnitudes. */
+    /* Rounding and digits against printf, over many magnitudes, without
+     * and with the seconds cache (each value twice: filled, then hit). */
     bool same = true;
     uint64_t v = 1;
-    for (int i = 0; i < 2000 && same; i++, v = v * 3 + (uint64_t)i) {
+    for (int i = 0; i < 4000 && same; i++, v = i % 2 ? v : v * 3 + (uint64_t)i) {
+        use_cache = i >= 2000;
         struct reqlog_line r = { .start_ns = v, .latency_ns = v, .ttfb_ns = v / 7, .bytes = v ^ 0x5555,
                                  .stream = v >> 3 };
         char want[REQLOG_LINE_MAX];
