@@ -927,6 +927,32 @@ per_request() {
         awk -v a="$c20" -v b="$c" 'BEGIN { printf "%.0f", (b - a) / 40000 }'
     done
 }
+# callgrind_rows NAME BIN EXTRA BASE: per_request of BIN EXTRA beside BASE
+# (EXTRA: words added to BIN's arguments), over HTTP/1.1 and h2c, the
+# median of 3 alternating rounds each, and the difference.
+callgrind_rows() {
+    local name=$1 bin=$2 base=$4 row w wo
+    local -a extra args with without
+    read -r -a extra <<<"$3"
+    if ! command -v valgrind >/dev/null 2>&1; then
+        echo "  (valgrind not installed: no instruction counts)"
+        return 0
+    fi
+    echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
+    for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
+        read -r -a args <<<"${row#*|}"
+        with=() without=()
+        for _ in 1 2 3; do
+            with+=("$(per_request "$bin" -c 10 -t 1 --no-progress "${extra[@]}" "${args[@]}")")
+            without+=("$(per_request "$base" -c 10 -t 1 --no-progress "${args[@]}")")
+        done
+        w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
+        wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
+        printf '  %-10s %s %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$name" "$w" "$wo" \
+            "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
+            "${with[*]}" "${without[*]}"
+    done
+}
 if [ "$DO_PHASES" = 1 ]; then
     F_RPS=$(median shb-fb 4); N_RPS=$(median shb-nofb 4)
     F_CPU=$(median shb-fb 6); N_CPU=$(median shb-nofb 6)
@@ -935,24 +961,7 @@ if [ "$DO_PHASES" = 1 ]; then
     printf '  %-14s %14s %18s\n' build "req/s" "CPU us/request"
     printf '  %-14s %14.0f %18.3f\n' "shb" "$F_RPS" "$F_CPU" "without it" "$N_RPS" "$N_CPU" 2>/dev/null
     echo "  shb/without: req/s $(ratio "$F_RPS" "$N_RPS"), CPU/request $(ratio "$F_CPU" "$N_CPU")"
-    if command -v valgrind >/dev/null 2>&1; then
-        echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
-        for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
-            read -r -a args <<<"${row#*|}"
-            with=() without=()
-            for _ in 1 2 3; do
-                with+=("$(per_request "$SHB" -c 10 -t 1 --no-progress "${args[@]}")")
-                without+=("$(per_request "$SHB_NOFB" -c 10 -t 1 --no-progress "${args[@]}")")
-            done
-            w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
-            wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
-            printf '  %-10s shb %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$w" "$wo" \
-                "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
-                "${with[*]}" "${without[*]}"
-        done
-    else
-        echo "  (valgrind not installed: no instruction counts)"
-    fi
+    callgrind_rows shb "$SHB" "" "$SHB_NOFB"
 fi
 
 # --log: a line per request, beside the same runs without it; callgrind's
@@ -967,25 +976,8 @@ if [ "$DO_LOG" = 1 ]; then
             "$(median "shb-log-$k" 6)" "$(median "shb-nolog-$k" 6)" 2>/dev/null
         echo "    with/without: req/s $(ratio "$(median "shb-log-$k" 4)" "$(median "shb-nolog-$k" 4)"), CPU/request $(ratio "$(median "shb-log-$k" 6)" "$(median "shb-nolog-$k" 6)")"
     done
-    if command -v valgrind >/dev/null 2>&1; then
-        echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
-        for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
-            read -r -a args <<<"${row#*|}"
-            with=() without=()
-            for _ in 1 2 3; do
-                with+=("$(per_request "$SHB" -c 10 -t 1 --no-progress --log "$T/requests.tsv" "${args[@]}")")
-                without+=("$(per_request "$SHB" -c 10 -t 1 --no-progress "${args[@]}")")
-            done
-            rm -f "$T/requests.tsv"
-            w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
-            wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
-            printf '  %-10s --log %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$w" "$wo" \
-                "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
-                "${with[*]}" "${without[*]}"
-        done
-    else
-        echo "  (valgrind not installed: no instruction counts)"
-    fi
+    callgrind_rows --log "$SHB" "--log $T/requests.tsv" "$SHB"
+    rm -f "$T/requests.tsv"
 fi
 
 # --- HTTP/3 ---------------------------------------------------------------------------
