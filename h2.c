@@ -391,6 +391,7 @@ static inline __attribute__((always_inline)) struct h2_event event_of(const stru
         .kind = kind, .tag = s->tag, .tag2 = s->tag2, .req = s->req, .stream_id = s->id,
         .status = kind == H2_EV_RESPONSE ? s->status : 0, .error_code = code,
         .response_started = started, .first_byte_at = started ? s->first_at : 0,
+        .recv_bytes = s->head_bytes + s->data,
         /* A GOAWAY that kept some stream of ours says the server works; it
          * just closes connections (e.g. every N requests). */
         .peer_progress = kind == H2_EV_RETRY && c->goaway && c->goaway_last > 0,
@@ -797,12 +798,6 @@ void h2_out_ack(struct h2_conn *c, size_t n)
 
 uint32_t h2_open_streams(const struct h2_conn *c) { return c->open; }
 
-uint32_t h2_stream_req(const struct h2_conn *c, uint32_t id)
-{
-    const struct h2_stream *s = find(c, id);
-    return s ? s->req : 0;
-}
-
 bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag)
 {
     if (c->open == 0) {
@@ -820,11 +815,13 @@ bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag)
     return true;
 }
 
-bool h2_cancel(struct h2_conn *c, uint32_t id)
+bool h2_cancel(struct h2_conn *c, uint32_t id, struct h2_event *out)
 {
     struct h2_stream *s = find(c, id);
     if (c->dead || !s || ctl32(c, FT_RST_STREAM, id, EC_CANCEL) != 0)
         return false;
+    if (out)
+        *out = event_of(c, s, H2_EV_ABORTED, EC_CANCEL);
     close_stream(c, s);
     ids_exhausted_bye(c);
     return true;

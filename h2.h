@@ -132,6 +132,8 @@ struct h2_event {
     uint64_t first_byte_at; /* response_started: the `now` of the h2_recv call that brought the first
                                response HEADERS (the caller times the first byte with it); else 0 */
     uint32_t error_code;  /* H2_EV_RESET: RST_STREAM code; H2_EV_MALFORMED: the code we sent */
+    uint64_t recv_bytes;  /* the response's bytes so far: its field blocks (1xx included) and DATA
+                             payloads (padding excluded) */
     uint16_t status;      /* H2_EV_RESPONSE */
     bool response_started; /* some response HEADERS (a 1xx's included) had arrived; always for RESPONSE */
     bool peer_progress;   /* H2_EV_RETRY: the server processed some stream of this connection
@@ -188,16 +190,15 @@ uint32_t h2_open_streams(const struct h2_conn *c);
  * and its id and tag, or false when none is open. Amortised O(1). */
 bool h2_oldest(struct h2_conn *c, uint32_t *id, uint64_t *tag);
 
-/* The req h2_start gave open stream id (0 when it is not open). */
-uint32_t h2_stream_req(const struct h2_conn *c, uint32_t id);
 
 /* Gives up on an open stream (the caller's request timed out): RST_STREAM
  * CANCEL is queued (§8.7, §6.4) and the stream is closed without an event;
  * the connection carries on, and whatever the server still sends for the
  * stream is discarded as for any closed stream (§5.1). false if the stream
  * is not open, or if the RST_STREAM does not fit the output buffer right now
- * (the peer is not reading; try again after h2_out_ack). */
-bool h2_cancel(struct h2_conn *c, uint32_t id);
+ * (the peer is not reading; try again after h2_out_ack). out (or NULL):
+ * the stream as it was, an H2_EV_ABORTED event never fired. */
+bool h2_cancel(struct h2_conn *c, uint32_t id, struct h2_event *out);
 
 /* GOAWAY received (or ids exhausted) and no stream left open: the caller
  * closes this connection and opens a new one. When the ids ran out (RFC

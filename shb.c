@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +36,7 @@
 #include "report/live.h"
 #include "report/merge.h"
 #include "report/report.h"
+#include "report/reqlog_line.h"
 #include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/credentials.h"
@@ -105,6 +107,21 @@ static void catch_stop_signals(void)
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+/* --log FILE: created (or truncated) for appending, its header written.
+ * O_APPEND makes each worker's buffer land whole at the end, whichever
+ * thread writes next. */
+static int reqlog_open(const char *path, enum reqlog_format f)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        shb_die(2, "--log %s: %s", path, strerror(errno));
+    char head[REQLOG_LINE_MAX];
+    size_t n = reqlog_header(head, f);
+    if (n && write(fd, head, n) != (ssize_t)n)
+        shb_die(2, "--log %s: cannot write: %s", path, strerror(errno));
+    return fd;
 }
 
 /* How a target is named: its label, or its URL. */
@@ -510,7 +527,7 @@ static int run_verdict(const struct shb_opts *o, const struct target_result *res
  * ("target b: " when there are several, else ""). */
 static void run_target(const struct shb_opts *o, const struct plan *pl, const struct shb_target *t,
                        const struct target_addr *a, const struct engines *e, const char *who, FILE *hdr_log,
-                       struct target_result *res)
+                       int log_fd, struct target_result *res)
 {
     unsigned threads = pl->threads;
     memset(res, 0, sizeof *res);
@@ -575,6 +592,11 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
             .bind = o->bind,
             .nbind = o->nbind,
             .bind_first = o->nbind ? (uint32_t)((pl->conn_base + shares_before(pl->conns, threads, i)) % o->nbind) : 0,
+            .log = log_fd >= 0,
+            .log_fd = log_fd,
+            .log_format = o->log_format,
+            .thread = i,
+            .conn_first = (uint32_t)(pl->conn_base + shares_before(pl->conns, threads, i)),
         };
         args[i] = (struct thread_arg){ .w = &workers[i], .run = &run };
         int rc = pthread_create(&tids[i], NULL, worker_thread, &args[i]);
@@ -609,6 +631,10 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         wall_start_ns = target;
     }
     run.deadline_ns = pl->timed ? run.start_ns + o->duration_ns : 0;
+    /* --log's start times: the run's start on the wall clock (the workers
+     * read it only after the barrier below). */
+    for (unsigned i = 0; i < threads; i++)
+        workers[i].cfg.log_wall_start_ns = wall_start_ns;
     pthread_barrier_wait(&run.go);
     if (pl->live && !run.abort)
         live_run(workers, threads, run.start_ns, pl->timed ? o->duration_ns : 0, pl->timed ? 0 : o->requests,
@@ -653,6 +679,15 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         stats_free(&workers[i].stats);
     }
     res->ran = true;
+    /* --log: a write failed in some worker (disk full, a file size limit):
+     * the run went on, the log stops short. Said here, before the report. */
+    for (unsigned i = 0; i < threads; i++) {
+        if (workers[i].log_error) {
+            fprintf(stderr, "shb: --log %s: writing failed (%s): the log is incomplete (thread %u lost %" PRIu64
+                    " lines or more)\n", o->log, strerror(workers[i].log_error), i, workers[i].log_lost);
+            res->rc = 1;
+        }
+    }
     int stopped_by = stop_signal; /* read once the workers are done: a signal after that changed nothing */
     res->ri = (struct report_info){
         .label = t->label,
@@ -812,6 +847,9 @@ int main(int argc, char **argv)
     FILE *hdr_log = NULL;
     if (o.hdr_log && !(hdr_log = hdrlog_open(o.hdr_log, err, sizeof err)))
         shb_die(2, "%s", err);
+    /* --log: created now (a path that cannot be written stops the run
+     * before any traffic), its header line first; the workers append. */
+    int log_fd = o.log ? reqlog_open(o.log, (enum reqlog_format)o.log_format) : -1;
     /* --cert/--key: loaded once for the whole run; every connection's
      * handshake points at it. */
     static struct tls13_credential cred;
@@ -859,7 +897,7 @@ int main(int argc, char **argv)
         struct engines e;
         engines_build(&e, &o, t, o.cert ? &cred : NULL, o.cacert && !o.insecure ? &trust : NULL);
         struct target_result res;
-        run_target(&o, &pl, t, &addrs[done], &e, who, hdr_log, &res);
+        run_target(&o, &pl, t, &addrs[done], &e, who, hdr_log, log_fd, &res);
         if (res.ran)
             hdr_log = NULL; /* written and closed (cli.c allows it one target only) */
         if (res.rc > rc)
@@ -898,6 +936,8 @@ int main(int argc, char **argv)
     }
     if (hdr_log)
         fclose(hdr_log);
+    if (log_fd >= 0)
+        close(log_fd);
     free(m.rows);
     free(addrs);
     cli_free(&o);

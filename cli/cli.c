@@ -21,6 +21,7 @@
 #include "cli/proxy.h"
 #include "cli/reqlist.h"
 #include "h2.h"
+#include "report/reqlog_line.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -506,6 +507,8 @@ enum opt_id {
     OPT_JSON,
     OPT_HISTOGRAMS,
     OPT_HDR_LOG,
+    OPT_LOG,
+    OPT_LOG_FORMAT,
     OPT_FAIL_IF,
     OPT_HELP,
     OPT_VERSION,
@@ -626,6 +629,16 @@ static const struct opt_spec opt_specs[] = {
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
               "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
       .complete = CLI_COMPLETE_FILE}},
+    {OPT_LOG, "--log",
+     {.long_name = "log", .value_name = "FILE",
+      .help = "Also write one line per request to FILE (created or truncated): start time, latency, time to first "
+              "byte, status, error kind, bytes received, connection, stream, target, thread, warm-up. Lines of "
+              "different threads interleave by buffer: sort -n orders them by start time",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_LOG_FORMAT, "--log-format",
+     {.long_name = "log-format", .value_name = "FORMAT",
+      .help = "--log's format: tsv and csv (a header line first) or jsonl (a JSON object a line)",
+      .default_text = "tsv", .complete = CLI_COMPLETE_WORDS, .words = "tsv csv jsonl"}},
     {OPT_FAIL_IF, "--fail-if",
      {.long_name = "fail-if", .value_name = "EXPR",
       .help = "Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
@@ -1429,6 +1442,18 @@ static void set_path(struct parser *p, const struct opt_spec *s, const char *v, 
         fail(p, "invalid value '' for %s: expected a file name", s->display);
 }
 
+static void set_log_format(struct parser *p, const struct opt_spec *s, const char *v)
+{
+    if (strcmp(v, "tsv") == 0)
+        p->o->log_format = REQLOG_TSV;
+    else if (strcmp(v, "csv") == 0)
+        p->o->log_format = REQLOG_CSV;
+    else if (strcmp(v, "jsonl") == 0)
+        p->o->log_format = REQLOG_JSONL;
+    else
+        fail(p, "invalid value '%s' for %s: expected tsv, csv or jsonl", v, s->display);
+}
+
 static void apply(struct parser *p, const struct opt_spec *s, const char *v)
 {
     struct shb_opts *o = p->o;
@@ -1522,6 +1547,14 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
+    case OPT_LOG:
+        /* The report goes to stdout: a log there would be woven into it. */
+        if (strcmp(v, "-") == 0)
+            fail(p, "--log -: the report is on standard output; give --log a file");
+        else
+            set_path(p, s, v, &o->log);
+        break;
+    case OPT_LOG_FORMAT: set_log_format(p, s, v); break;
     case OPT_FAIL_IF: add_threshold(p, s, v); break;
     case OPT_HELP: p->help = true; break;
     case OPT_VERSION: p->version = true; break;
@@ -1951,6 +1984,8 @@ static void check_urls(struct parser *p)
     /* One log is one run's window; several targets' would interleave. */
     if (several && p->given[OPT_HDR_LOG])
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
+    if (several && p->given[OPT_LOG])
+        fail(p, "--log takes one URL: run each target with a log of its own");
     check_proxies_and_connection(p);
 }
 

@@ -43,7 +43,10 @@
 # the first-byte phase (one histogram record per response) costs: shb beside
 # build/bench-nofb/shb, the same binary with that record compiled out, in
 # req/s and CPU (h2c, -t THREADS) and in callgrind's instructions per
-# request over HTTP/1.1 and h2c (in the default PROTOS). bound holds each
+# request over HTTP/1.1 and h2c (in the default PROTOS). log is --log's
+# cost: the h1 and h2c (16 x 32) runs with a log of every request beside
+# the same without, and callgrind's instructions per request of each
+# (docs/performance.md, "A log of every request"). bound holds each
 # client to a fixed share of the CPU, so that req/s measure the client
 # rather than the server (on two cores nginx is otherwise the bottleneck):
 # every client run gets a fresh cgroup (cgroup v1 cpu and cpuacct,
@@ -153,7 +156,7 @@ DURATION=${DURATION:-5}
 DURATION=${DURATION%s}
 CONNECTIONS=${CONNECTIONS:-50}
 THREADS=${THREADS:-1}
-PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,bound,cubic}
+PROTOS=${PROTOS:-h1,h2,tls,allcore,mem,live,phases,log,bound,cubic}
 # Inside the cubic section's own run (see below): this network namespace's
 # loopback up and its TCP on BENCH_CC, before nginx starts.
 if [ -n "${BENCH_CC:-}" ]; then
@@ -189,6 +192,7 @@ DO_LIVE=0
 DO_PHASES=0
 DO_BOUND=0
 DO_CUBIC=0
+DO_LOG=0
 for proto in ${PROTOS//,/ }; do
     case "$proto" in
         h1) DO_H1=1 ;;
@@ -201,11 +205,12 @@ for proto in ${PROTOS//,/ }; do
         phases) DO_PHASES=1 ;;
         bound) DO_BOUND=1 ;;
         cubic) DO_CUBIC=1 ;;
-        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases, bound, cubic)" >&2; exit 2 ;;
+        log) DO_LOG=1 ;;
+        *) echo "bench: PROTOS=$PROTOS: unknown section '$proto' (h1, h2, tls, allcore, mem, h3, live, phases, log, bound, cubic)" >&2; exit 2 ;;
     esac
 done
-if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES$DO_BOUND$DO_CUBIC" = 0000000000 ]; then
-    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, bound, cubic, or a comma-separated list of them)" >&2
+if [ "$DO_H1$DO_H2$DO_TLS$DO_ALL$DO_MEM$DO_H3$DO_LIVE$DO_PHASES$DO_LOG$DO_BOUND$DO_CUBIC" = 00000000000 ]; then
+    echo "bench: PROTOS is empty (h1, h2, tls, allcore, mem, h3, live, phases, log, bound, cubic, or a comma-separated list of them)" >&2
     exit 2
 fi
 if ! [[ "$QUOTA" =~ ^[1-9][0-9]*$ ]] || [ "$QUOTA" -gt 100 ]; then
@@ -639,6 +644,13 @@ for round in $(seq 1 "$ROUNDS"); do
         shb_round shb-fb "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
         SHB=$SHB_NOFB shb_round shb-nofb "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
     fi
+    if [ "$DO_LOG" = 1 ]; then
+        shb_round shb-log-h1 "$round" --log "$T/requests.tsv" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"
+        shb_round shb-nolog-h1 "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$THREADS" -j "$URL"
+        shb_round shb-log-h2 "$round" --log "$T/requests.tsv" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
+        shb_round shb-nolog-h2 "$round" --http2 -z "${DURATION}s" -c 16 -p 32 -t "$THREADS" -j "$URL_H2"
+        rm -f "$T/requests.tsv"
+    fi
     if [ "$DO_LIVE" = 1 ]; then
         shb_tty_round shb-live "$round" -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
         shb_tty_round shb-quiet "$round" --no-progress -z "${DURATION}s" -c "$CONNECTIONS" -t "$ALL_THREADS" -j "$URL"
@@ -915,6 +927,32 @@ per_request() {
         awk -v a="$c20" -v b="$c" 'BEGIN { printf "%.0f", (b - a) / 40000 }'
     done
 }
+# callgrind_rows NAME BIN EXTRA BASE: per_request of BIN EXTRA beside BASE
+# (EXTRA: words added to BIN's arguments), over HTTP/1.1 and h2c, the
+# median of 3 alternating rounds each, and the difference.
+callgrind_rows() {
+    local name=$1 bin=$2 base=$4 row w wo
+    local -a extra args with without
+    read -r -a extra <<<"$3"
+    if ! command -v valgrind >/dev/null 2>&1; then
+        echo "  (valgrind not installed: no instruction counts)"
+        return 0
+    fi
+    echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
+    for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
+        read -r -a args <<<"${row#*|}"
+        with=() without=()
+        for _ in 1 2 3; do
+            with+=("$(per_request "$bin" -c 10 -t 1 --no-progress "${extra[@]}" "${args[@]}")")
+            without+=("$(per_request "$base" -c 10 -t 1 --no-progress "${args[@]}")")
+        done
+        w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
+        wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
+        printf '  %-10s %s %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$name" "$w" "$wo" \
+            "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
+            "${with[*]}" "${without[*]}"
+    done
+}
 if [ "$DO_PHASES" = 1 ]; then
     F_RPS=$(median shb-fb 4); N_RPS=$(median shb-nofb 4)
     F_CPU=$(median shb-fb 6); N_CPU=$(median shb-nofb 6)
@@ -923,24 +961,23 @@ if [ "$DO_PHASES" = 1 ]; then
     printf '  %-14s %14s %18s\n' build "req/s" "CPU us/request"
     printf '  %-14s %14.0f %18.3f\n' "shb" "$F_RPS" "$F_CPU" "without it" "$N_RPS" "$N_CPU" 2>/dev/null
     echo "  shb/without: req/s $(ratio "$F_RPS" "$N_RPS"), CPU/request $(ratio "$F_CPU" "$N_CPU")"
-    if command -v valgrind >/dev/null 2>&1; then
-        echo "  callgrind, instructions per request (-c 10 -t 1; median of 3 alternating rounds):"
-        for row in "HTTP/1.1|$URL" "h2c|--http2 $URL_H2"; do
-            read -r -a args <<<"${row#*|}"
-            with=() without=()
-            for _ in 1 2 3; do
-                with+=("$(per_request "$SHB" -c 10 -t 1 --no-progress "${args[@]}")")
-                without+=("$(per_request "$SHB_NOFB" -c 10 -t 1 --no-progress "${args[@]}")")
-            done
-            w=$(printf '%s\n' "${with[@]}" | sort -g | sed -n 2p)
-            wo=$(printf '%s\n' "${without[@]}" | sort -g | sed -n 2p)
-            printf '  %-10s shb %6s, without %6s: %s (rounds: %s / %s)\n' "${row%%|*}" "$w" "$wo" \
-                "$(awk -v a="$w" -v b="$wo" 'BEGIN { if (a == "nan" || b == "nan") print "n/a"; else printf "%+d, %+.1f %%", a - b, (a - b) * 100 / b }')" \
-                "${with[*]}" "${without[*]}"
-        done
-    else
-        echo "  (valgrind not installed: no instruction counts)"
-    fi
+    callgrind_rows shb "$SHB" "" "$SHB_NOFB"
+fi
+
+# --log: a line per request, beside the same runs without it; callgrind's
+# instructions per request (the issue's yardstick: at most 10 % more).
+if [ "$DO_LOG" = 1 ]; then
+    echo
+    echo "--log (TSV) beside the same runs without it: medians of $ROUNDS rounds, -t $THREADS, ${DURATION}s each"
+    printf '  %-28s %12s %12s %16s %16s\n' "" "req/s" "without" "CPU us/request" "without"
+    for row in "h1|HTTP/1.1 -c $CONNECTIONS" "h2|h2c 16 x 32"; do
+        k=${row%%|*}
+        printf '  %-28s %12.0f %12.0f %16.3f %16.3f\n' "${row#*|}" "$(median "shb-log-$k" 4)" "$(median "shb-nolog-$k" 4)" \
+            "$(median "shb-log-$k" 6)" "$(median "shb-nolog-$k" 6)" 2>/dev/null
+        echo "    with/without: req/s $(ratio "$(median "shb-log-$k" 4)" "$(median "shb-nolog-$k" 4)"), CPU/request $(ratio "$(median "shb-log-$k" 6)" "$(median "shb-nolog-$k" 6)")"
+    done
+    callgrind_rows --log "$SHB" "--log $T/requests.tsv" "$SHB"
+    rm -f "$T/requests.tsv"
 fi
 
 # --- HTTP/3 ---------------------------------------------------------------------------

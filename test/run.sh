@@ -298,6 +298,7 @@ suite e2e-merge 180 test/e2e/e2e_merge.sh "shb merge: reports into one, histogra
 suite e2e-multi 120 test/e2e/e2e_multi.sh "several targets side by side (shb URL URL...)" together
 suite e2e-slurm 90 test/e2e/e2e_slurm.sh "shards as a Slurm job array (a single-node cluster), merged"
 suite e2e-longrun 240 test/e2e/e2e_longrun.sh "long runs" together
+suite e2e-log 240 test/e2e/e2e_log.sh "a log of every request (--log: HTTP/1.1, h2c, HTTP/3; tsv, csv, jsonl)" together
 suite e2e-hdrlog 120 test/e2e/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)" together
 suite e2e-conn 180 test/e2e/e2e_conn.sh "connections (--unix-socket, --bind)" together

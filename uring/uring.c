@@ -186,6 +186,17 @@ int uring_submit_wait(struct uring *r, unsigned wait_nr, unsigned min_wait_usec)
     return sys_enter(r->enter_fd, pending, wait_nr, flags, &arg, sizeof(arg));
 }
 
+int uring_wait_cq(struct uring *r, unsigned n, uint64_t timeout_ns)
+{
+    flush_sq(r);
+    unsigned pending = r->sq_tail - __atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE);
+    struct shb_kernel_timespec ts = { .tv_sec = (int64_t)(timeout_ns / 1000000000u),
+                                      .tv_nsec = (long long)(timeout_ns % 1000000000u) };
+    struct io_uring_getevents_arg arg = { .ts = (uint64_t)(uintptr_t)&ts };
+    return sys_enter(r->enter_fd, pending, n, r->enter_flags | IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg,
+                     sizeof(arg));
+}
+
 void uring_sq_reserve(struct uring *r, unsigned n)
 {
     while (r->sq_tail - __atomic_load_n(r->sq_khead, __ATOMIC_ACQUIRE) + n > r->sq_entries) {
@@ -316,6 +327,16 @@ void uring_prep_send(struct io_uring_sqe *s, unsigned slot, const void *buf, siz
     s->addr = (uint64_t)(uintptr_t)buf;
     s->len = (uint32_t)len;
     s->msg_flags = MSG_NOSIGNAL;
+    s->user_data = ud;
+}
+
+void uring_prep_write(struct io_uring_sqe *s, int fd, const void *buf, size_t len, uint64_t off, uint64_t ud)
+{
+    s->opcode = IORING_OP_WRITE;
+    s->fd = fd;
+    s->addr = (uint64_t)(uintptr_t)buf;
+    s->len = (uint32_t)len;
+    s->off = off;
     s->user_data = ud;
 }
 

@@ -61,6 +61,12 @@ void uring_sq_reserve(struct uring *r, unsigned n);
  * number submitted or -errno (-EINTR/-ETIME/-EAGAIN/-EBUSY are benign). */
 int uring_submit_wait(struct uring *r, unsigned wait_nr, unsigned min_wait_usec);
 
+/* Submits queued SQEs and waits until the CQ holds n completions, those
+ * not consumed yet (uring_cq_advance) included, or timeout_ns passes: a
+ * caller in the middle of a batch waits for one more completion with n =
+ * tail - head + 1. Returns as uring_submit_wait. */
+int uring_wait_cq(struct uring *r, unsigned n, uint64_t timeout_ns);
+
 /* Completion queue walk: for (h = uring_cq_head(r); h != uring_cq_tail(r); h++) { cqe = uring_cq_at(r, h); } uring_cq_advance(r, h); */
 static inline unsigned uring_cq_head(const struct uring *r) { return *r->cq_khead; }
 static inline unsigned uring_cq_tail(const struct uring *r)
@@ -102,6 +108,9 @@ void uring_prep_send(struct io_uring_sqe *s, unsigned slot, const void *buf, siz
 /* msg (and what it points to) must stay put until the completion. */
 void uring_prep_sendmsg(struct io_uring_sqe *s, unsigned slot, const struct msghdr *msg, uint64_t ud);
 void uring_prep_timeout(struct io_uring_sqe *s, const struct shb_kernel_timespec *ts, bool absolute, uint64_t ud);
+/* write(2) of an ordinary descriptor (not a registered slot); off -1:
+ * at the file's position (with O_APPEND, its end). */
+void uring_prep_write(struct io_uring_sqe *s, int fd, const void *buf, size_t len, uint64_t off, uint64_t ud);
 void uring_prep_cancel(struct io_uring_sqe *s, uint64_t target_ud, uint64_t ud);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "cli/reqlist.h"
 #include "meter.h"
+#include "reqlog.h"
 #include "stats/stats.h"
 #include "uring/uring.h"
 #include "worker.h"
@@ -35,7 +36,7 @@
  * the loop; the rest to the transport, which also owns the generations (they
  * change whenever a connection is closed, so completions still in flight for
  * an old socket are recognised and dropped). */
-enum loop_op { OP_TICK = 1, OP_DEADLINE, OP_PACE, OP_TRANSPORT };
+enum loop_op { OP_TICK = 1, OP_DEADLINE, OP_PACE, OP_LOG, OP_LOG_SEEN, OP_TRANSPORT };
 #define GEN_MASK 0xffffffu
 static inline uint64_t ud_make(unsigned op, uint32_t gen, uint32_t idx)
 {
@@ -54,6 +55,9 @@ static inline uint64_t tag_make(uint64_t rel_ns, unsigned retries)
     return (rel_ns & TAG_TIME_MASK) | ((uint64_t)retries << 56);
 }
 static inline unsigned tag_retries(uint64_t tag) { return (unsigned)(tag >> 56); }
+
+/* OP_LOG: a --log buffer's write (reqlog.c), its index in ud_idx;
+ * OP_LOG_SEEN: one that reqlog.c already handled while it waited. */
 
 /* Nanoseconds as the kernel's timespec, for io_uring timeouts. */
 static inline struct shb_kernel_timespec ns_to_ts(uint64_t ns)
@@ -107,6 +111,7 @@ struct loop {
     uint64_t latency_avg_ns;        /* running mean of the latencies recorded (the wait's bound) */
     bool stopping;                  /* -z deadline, Ctrl-C, budget spent or a fatal error */
     struct meter meter;             /* what is measured (meter.h): the warm-up, the timeline, --hdr-log */
+    struct reqlog log;              /* --log (reqlog.h): mem is NULL without it */
     uint32_t conns_open;            /* connected (QUIC: established), for the live view */
     /* Request accounting. */
     uint64_t budget_left;           /* -n: requests not taken yet */
@@ -154,6 +159,18 @@ struct taken {
  * when out of memory. */
 int loop_targets_init(struct loop *l, uint64_t nodes);
 
+/* A request that ended, as the session knew it: what the loop measures
+ * and what --log writes. */
+struct req_end {
+    uint64_t due_ns;   /* when it was due: with -q its place on the schedule, else when it was sent */
+    uint64_t sent_ns;  /* when it was sent */
+    uint64_t first_ns; /* when its response's first byte came (an interim 1xx's included); 0: none */
+    uint64_t bytes;    /* its response's bytes received (docs/request-log.md: per protocol) */
+    uint64_t stream;   /* HTTP/2, HTTP/3: its stream id; HTTP/1.1: its number on its connection */
+    uint32_t conn;     /* the worker's connection slot */
+    uint32_t target;   /* which request (0: the run has one) */
+};
+
 /* Takes the next request to send: one waiting to be retried first (the
  * most-tried first), else a new one from the budget — with -q only once it
  * is due. false when there is nothing to send now (or the run is ending). */
@@ -164,15 +181,16 @@ bool loop_take(struct loop *l, struct taken *t);
  * Does nothing without -q or when no work is left. */
 void loop_idle(struct loop *l, uint32_t conn);
 
-/* A complete response to a request (to target) due at due_ns and sent at sent_ns, whose
- * first byte (an interim 1xx's included) came at first_ns: the latency
+/* A complete response to a request due at e->due_ns and sent at
+ * e->sent_ns, whose first byte (an interim 1xx's included) came at
+ * e->first_ns: the latency
  * counts from due_ns (with -q the intended send time, so a request that
  * waited for a connection shows the wait: coordinated omission, as wrk2
  * corrects it), the service time and the first byte from sent_ns. During
  * --warmup (and likewise for loop_error) it is counted in stats.warmup
  * only, and a -n run's budget gets the request back: -n counts the
  * measured ones. */
-void loop_ok(struct loop *l, uint32_t target, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns);
+void loop_ok(struct loop *l, uint16_t status, const struct req_end *e);
 
 /* A phase of a connection or a request (stats.phases) that began at
  * since_ns ended now. Like a response, one that ends during --warmup is
@@ -183,8 +201,8 @@ static inline void loop_phase(struct loop *l, struct hist *h, uint64_t since_ns)
         hist_record(h, l->now - since_ns);
 }
 
-/* The request (to target) failed: an error of this kind. */
-void loop_error(struct loop *l, uint32_t target, enum err_kind kind);
+/* The request failed: an error of this kind. */
+void loop_error(struct loop *l, enum err_kind kind, const struct req_end *e);
 
 /* Why errors of `kind` happen, said where one is detected (before it is
  * counted): kept as the kind's first message (what + detail) unless it has
@@ -210,13 +228,14 @@ void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint6
  * something that says nothing about the request (a keep-alive race on a
  * connection that served others). After the run's end the request just
  * stays in flight. */
-void loop_retry(struct loop *l, uint32_t target, unsigned retries, bool counted, enum err_kind kind);
+void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind, const struct req_end *e);
 
 /* A connection attempt failed, or a connection was given up before it
  * served anything: that costs one request (a retry first, else one from the
  * budget), counted as `kind`, so a dead or hostile server still lets a -n
- * run end. */
-void loop_charge(struct loop *l, enum err_kind kind);
+ * run end. conn: the connection's slot (--log's line: stream 0, taken and
+ * ended now). */
+void loop_charge(struct loop *l, enum err_kind kind, uint32_t conn);
 
 /* Requests are still to be sent: a closed connection should be replaced. */
 bool loop_work_left(const struct loop *l);

@@ -12,6 +12,8 @@ struct h1_session {
     uint8_t retries;     /* of the request on the wire */
     uint32_t sent;       /* request bytes the socket (or TLS) has taken */
     uint32_t target;     /* which request (worker_config.requests) */
+    uint32_t nth;        /* the request's number on this connection, from 1 (--log's stream column) */
+    uint64_t recv;       /* its response's bytes so far, head and body (--log) */
     uint64_t due_ns;     /* when it was due (-q), or sent */
     uint64_t started_ns; /* when it was sent */
     uint64_t first_ns;   /* when its response's first byte came */
@@ -46,6 +48,9 @@ static void h1_start_next(struct loop *l, struct conn *c)
     s->target = t.target;
     s->due_ns = t.due_ns;
     s->sent = 0;
+    s->nth++;
+    s->recv = 0;
+    s->first_ns = 0;
     s->started_ns = l->now;
     h1_scanner_reset(&s->sc, l->cfg->requests[t.target].head);
     tcp_flush(l, c);
@@ -54,6 +59,7 @@ static void h1_start_next(struct loop *l, struct conn *c)
 static void h1_open(struct loop *l, struct conn *c)
 {
     h1_of(c)->busy = false;
+    h1_of(c)->nth = 0;
     h1_start_next(l, c);
 }
 
@@ -72,19 +78,28 @@ static void h1_out_ack(struct loop *l, struct conn *c, size_t n)
     h1_of(c)->sent += (uint32_t)n;
 }
 
+/* The request on the wire, as it ends. */
+static struct req_end h1_end(const struct conn *c)
+{
+    const struct h1_session *s = h1_of(c);
+    return (struct req_end){ .due_ns = s->due_ns, .sent_ns = s->started_ns, .first_ns = s->first_ns,
+                             .bytes = s->recv, .stream = s->nth, .conn = c->s.idx, .target = s->target };
+}
+
 static void h1_ok(struct loop *l, struct conn *c, const struct h1_response *r)
 {
     struct h1_session *s = h1_of(c);
     s->busy = false;
     c->responses++;
-    loop_ok(l, s->target, r->status, s->due_ns, s->started_ns, s->first_ns);
+    struct req_end e = h1_end(c);
+    loop_ok(l, r->status, &e);
 }
 
 static void h1_error(struct loop *l, struct conn *c, enum err_kind kind)
 {
-    struct h1_session *s = h1_of(c);
-    s->busy = false;
-    loop_error(l, s->target, kind);
+    h1_of(c)->busy = false;
+    struct req_end e = h1_end(c);
+    loop_error(l, kind, &e);
 }
 
 /* The connection broke with maybe a request on it. */
@@ -111,7 +126,8 @@ static void h1_lost(struct loop *l, struct conn *c, enum err_kind kind, enum los
     bool unread = how == LOST_EOF || (how == LOST_SEND && s->sent == 0);
     if (unread && c->responses > 0 && !h1_scan_started(&s->sc)) {
         s->busy = false;
-        loop_retry(l, s->target, s->retries, false, kind);
+        struct req_end e = h1_end(c);
+        loop_retry(l, s->retries, false, kind, &e);
         return;
     }
     if (how == LOST_EOF)
@@ -186,6 +202,7 @@ static bool h1_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
         size_t used = 0;
         struct h1_response r;
         enum h1_event ev = h1_scan(&s->sc, p, n, &used, &r);
+        s->recv += used;
         p += used;
         n -= used;
         if (ev == H1_NEED_MORE)

@@ -45,23 +45,37 @@ static void h2_why_code(struct loop *l, enum err_kind kind, const char *what, ui
     loop_why(l, kind, what, text);
 }
 
+/* A stream's request as it ends: its tags hold when it was sent (tag)
+ * and due (tag2), relative to the run's start; first_byte_at is the l->now
+ * of the receive that brought the response's first HEADERS. */
+static struct req_end h2_end(const struct loop *l, const struct conn *c, const struct h2_event *ev)
+{
+    return (struct req_end){ .due_ns = l->start_ns + ev->tag2,
+                             .sent_ns = l->start_ns + (ev->tag & TAG_TIME_MASK),
+                             .first_ns = ev->first_byte_at,
+                             .bytes = ev->recv_bytes,
+                             .stream = ev->stream_id,
+                             .conn = c->s.idx,
+                             .target = ev->req };
+}
+
 static void h2_event(void *ctx, const struct h2_event *ev)
 {
     struct h2_events *e = ctx;
     struct loop *l = e->l;
+    struct req_end end = h2_end(l, e->c, ev);
     switch (ev->kind) {
     case H2_EV_RESPONSE:
         e->c->responses++;
-        /* first_byte_at: the l->now of the receive that brought it */
-        loop_ok(l, ev->req, ev->status, l->start_ns + ev->tag2, l->start_ns + (ev->tag & TAG_TIME_MASK), ev->first_byte_at);
+        loop_ok(l, ev->status, &end);
         break;
     case H2_EV_RESET:
         h2_why_code(l, ERR_STREAM_RESET, "RST_STREAM ", ev->error_code);
-        loop_error(l, ev->req, ERR_STREAM_RESET);
+        loop_error(l, ERR_STREAM_RESET, &end);
         break;
     case H2_EV_MALFORMED:
         h2_why_code(l, ERR_PROTOCOL, "malformed response (sent RST_STREAM ", ev->error_code);
-        loop_error(l, ev->req, ERR_PROTOCOL);
+        loop_error(l, ERR_PROTOCOL, &end);
         break;
     case H2_EV_RETRY:
         /* GOAWAY below this stream or REFUSED_STREAM: provably unprocessed
@@ -70,10 +84,10 @@ static void h2_event(void *ctx, const struct h2_event *ev)
          * server that closes every fifth request refuses the streams queued
          * behind it as a matter of course, and that is no reason to give up. */
         loop_why(l, ERR_REFUSED, "GOAWAY or REFUSED_STREAM on every try", NULL);
-        loop_retry(l, ev->req, tag_retries(ev->tag), !(ev->peer_progress || e->c->responses > 0), ERR_REFUSED);
+        loop_retry(l, tag_retries(ev->tag), !(ev->peer_progress || e->c->responses > 0), ERR_REFUSED, &end);
         break;
     case H2_EV_ABORTED:
-        loop_error(l, ev->req, e->abort_kind);
+        loop_error(l, e->abort_kind, &end);
         break;
     }
 }
@@ -153,13 +167,15 @@ static bool h2s_data(struct loop *l, struct conn *c, const uint8_t *p, size_t n)
 static void h2s_expire(struct loop *l, struct conn *c)
 {
     struct h2_conn *h2 = h2_of(c)->h2;
-    uint32_t id, target = 0;
+    uint32_t id;
     uint64_t tag;
     bool cancelled = false;
+    struct h2_event ev;
     while (h2_oldest(h2, &id, &tag) && l->now - (l->start_ns + (tag & TAG_TIME_MASK)) >= l->cfg->timeout_ns &&
-           (target = h2_stream_req(h2, id), h2_cancel(h2, id))) {
+           h2_cancel(h2, id, &ev)) {
         loop_why_within(l, ERR_TIMEOUT, "no response within ", l->cfg->timeout_ns);
-        loop_error(l, target, ERR_TIMEOUT);
+        struct req_end end = h2_end(l, c, &ev);
+        loop_error(l, ERR_TIMEOUT, &end);
         cancelled = true;
     }
     if (cancelled) {
@@ -198,7 +214,7 @@ static bool h2s_tick(struct loop *l, struct conn *c)
         loop_why_within(l, ERR_REFUSED, "no stream could start (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ",
                         cfg->connect_timeout_ns);
         if (c->responses == 0)
-            loop_charge(l, ERR_REFUSED);
+            loop_charge(l, ERR_REFUSED, c->s.idx);
         h2s_lost(l, c, ERR_REFUSED, LOST_FAILED);
         return false;
     }

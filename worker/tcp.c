@@ -170,7 +170,7 @@ static void conn_open(struct loop *l, struct conn *c)
          * one wait for the next tick, and like any failed attempt it costs
          * a request (`connect`), or a -n run could wait forever. */
         t->open_blocked = true;
-        loop_charge(l, ERR_CONNECT);
+        loop_charge(l, ERR_CONNECT, c->s.idx);
         c->state = CONN_QUEUED;
         ring_push(&t->laterq, i);
         return;
@@ -213,7 +213,7 @@ static void connect_failed(struct loop *l, struct conn *c, enum err_kind kind)
     tcp_of(l)->connecting--;
     c->state = CONN_IDLE;
     slot_close(l, &c->s); /* no receive yet: only a new generation */
-    loop_charge(l, kind);
+    loop_charge(l, kind, c->s.idx);
     /* A timeout has waited already; a refusal or a missing port came back
      * at once, and trying again at once would only spin. */
     conn_replace(l, c, kind != ERR_CONNECT_TIMEOUT);

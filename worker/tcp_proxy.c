@@ -52,7 +52,7 @@ enum tunnel_rc tcp_proxy_data(struct loop *l, struct conn *c, uint8_t **p, size_
             loop_why(l, ERR_PROXY, c->reply.why, NULL);
         else
             refused(l, &c->reply);
-        loop_charge(l, ERR_PROXY);
+        loop_charge(l, ERR_PROXY, c->s.idx);
         return TUNNEL_FAILED;
     }
     c->tunnelling = false;
@@ -69,7 +69,7 @@ void tcp_proxy_lost(struct loop *l, struct conn *c, enum lost_how how, const cha
         loop_why(l, ERR_PROXY, "the proxy closed the connection before answering CONNECT", NULL);
     else
         loop_why(l, ERR_PROXY, "before the proxy answered CONNECT: ", why);
-    loop_charge(l, ERR_PROXY);
+    loop_charge(l, ERR_PROXY, c->s.idx);
 }
 
 bool tcp_proxy_tick(struct loop *l, struct conn *c)
@@ -78,6 +78,6 @@ bool tcp_proxy_tick(struct loop *l, struct conn *c)
         return true;
     loop_why_within(l, ERR_CONNECT_TIMEOUT, "the proxy's answer to CONNECT not done within ",
                     l->cfg->connect_timeout_ns);
-    loop_charge(l, ERR_CONNECT_TIMEOUT);
+    loop_charge(l, ERR_CONNECT_TIMEOUT, c->s.idx);
     return false;
 }

@@ -126,7 +126,7 @@ static void handshake_charge(struct loop *l, struct conn *c, enum err_kind kind)
         c->session_open = false;
         return;
     }
-    loop_charge(l, kind);
+    loop_charge(l, kind, c->s.idx);
 }
 
 /* The socket connected: the ClientHello goes after the batch. */

@@ -66,6 +66,7 @@ struct h3_req {
     bool heard;           /* some of its response arrived, at first_ns */
     uint32_t target;      /* which request (h3_config.requests) */
     uint64_t first_ns;
+    uint64_t recv;        /* its stream's bytes received, HTTP/3 frames and all (--log) */
     struct h3_resp resp;
 };
 
@@ -136,6 +137,13 @@ static struct h3_req *req_of(struct loop *l, struct qc *c, uint64_t id)
     return r->id == id ? r : NULL;
 }
 
+/* The request on stream r, as it ends. */
+static struct req_end req_ended(const struct qc *c, const struct h3_req *r)
+{
+    return (struct req_end){ .due_ns = r->due_ns, .sent_ns = r->started_ns, .first_ns = r->heard ? r->first_ns : 0,
+                             .bytes = r->recv, .stream = r->id, .conn = c->s.idx, .target = r->target };
+}
+
 static void req_end(struct qc *c, struct h3_req *r, uint64_t reset_code)
 {
     quic_conn_close_stream(c->q, r->id, reset_code);
@@ -165,6 +173,7 @@ static void fill_streams(struct loop *l, struct qc *c)
         r->started_ns = l->now;
         r->retries = (uint8_t)t.retries;
         r->heard = false;
+        r->recv = 0;
         h3_resp_init(&r->resp);
     }
     if (l->paced && quic_conn_can_open(c->q))
@@ -196,12 +205,14 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
         r->heard = true;
         r->first_ns = l->now;
     }
+    r->recv += n;
     int rc = h3_resp_feed(&r->resp, p, n, fin);
     if (rc == H3_RESP_MORE)
         return;
     if (rc == H3_RESP_DONE) {
         c->responses++;
-        loop_ok(l, r->target, r->resp.status, r->due_ns, r->started_ns, r->first_ns);
+        struct req_end e = req_ended(c, r);
+        loop_ok(l, r->resp.status, &e);
         req_end(c, r, 0);
         return;
     }
@@ -213,7 +224,8 @@ static void on_stream_data(void *ctx, uint64_t id, const uint8_t *p, size_t n, b
     }
     /* A malformed response (RFC 9114 §4.1.2): this stream's error. */
     loop_why(l, ERR_PROTOCOL, "malformed response (sent H3_MESSAGE_ERROR)", NULL);
-    loop_error(l, r->target, ERR_PROTOCOL);
+    struct req_end e = req_ended(c, r);
+    loop_error(l, ERR_PROTOCOL, &e);
     req_end(c, r, H3_MESSAGE_ERROR);
 }
 
@@ -241,12 +253,13 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
     enum h3_reset_action act = h3_request_reset_action(code, stop_sending);
     if (act == H3_RESET_IGNORE)
         return;
+    struct req_end e = req_ended(c, r);
     if (act == H3_RESET_RETRY) {
         /* §4.1.1: not processed, safe to send again (as HTTP/2's
          * REFUSED_STREAM). From a connection that served others it says
          * nothing about the request: not counted. */
         loop_why(l, ERR_REFUSED, "H3_REQUEST_REJECTED on every try", NULL);
-        loop_retry(l, r->target, r->retries, c->responses == 0, ERR_REFUSED);
+        loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED, &e);
     } else {
         if (loop_why_wanted(l, ERR_STREAM_RESET)) {
             const char *name = h3_error_name(code);
@@ -254,7 +267,7 @@ static void on_stream_reset(void *ctx, uint64_t id, uint64_t code, bool stop_sen
             snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)code);
             loop_why(l, ERR_STREAM_RESET, "RESET_STREAM ", name ? name : hex);
         }
-        loop_error(l, r->target, ERR_STREAM_RESET);
+        loop_error(l, ERR_STREAM_RESET, &e);
     }
     req_end(c, r, stop_sending ? H3_REQUEST_CANCELLED : 0);
 }
@@ -322,12 +335,13 @@ static void drain_requests(struct loop *l, struct qc *c, enum err_kind kind, boo
          * attempt counts towards MAX_RETRIES only from a connection that
          * answered nothing: a server that sends GOAWAY 0 on every
          * connection would otherwise have the run retry forever. */
+        struct req_end e = req_ended(c, r);
         if (retry_above_goaway && r->id >= c->peer.goaway_id) {
             loop_why(l, ERR_REFUSED, "GOAWAY before the request on every try", NULL);
-            loop_retry(l, r->target, r->retries, c->responses == 0, ERR_REFUSED);
+            loop_retry(l, r->retries, c->responses == 0, ERR_REFUSED, &e);
         }
         else
-            loop_error(l, r->target, kind);
+            loop_error(l, kind, &e);
         r->id = UINT64_MAX;
     }
 }
@@ -339,7 +353,7 @@ static void qc_charge(struct loop *l, struct qc *c, enum err_kind kind)
     if (c->early_reqs > 0)
         drain_requests(l, c, kind, false);
     else
-        loop_charge(l, kind);
+        loop_charge(l, kind, c->s.idx);
 }
 
 static void qc_fatal_alpn(struct loop *l)
@@ -524,7 +538,7 @@ static void qc_open(struct loop *l, struct qc *c)
          * tick tries again. */
         enum err_kind kind = ret == -EADDRNOTAVAIL || ret == -EADDRINUSE ? ERR_NO_PORT : ERR_CONNECT;
         loop_why(l, kind, strerror(-ret), NULL);
-        loop_charge(l, kind);
+        loop_charge(l, kind, c->s.idx);
         c->state = QC_IDLE;
         return;
     }
@@ -832,7 +846,8 @@ static void udp_tick(struct loop *l)
                 struct h3_req *r = &c->reqs[k];
                 if (r->id != UINT64_MAX && l->now - r->started_ns >= cfg->timeout_ns) {
                     loop_why_within(l, ERR_TIMEOUT, "no response within ", cfg->timeout_ns);
-                    loop_error(l, r->target, ERR_TIMEOUT);
+                    struct req_end e = req_ended(c, r);
+                    loop_error(l, ERR_TIMEOUT, &e);
                     req_end(c, r, H3_REQUEST_CANCELLED);
                     flush_later(l, c);
                 }
@@ -852,7 +867,7 @@ static void udp_tick(struct loop *l)
             loop_why_within(l, ERR_REFUSED, "no stream could be opened (MAX_STREAMS 0 or GOAWAY) for ",
                             cfg->connect_timeout_ns);
             if (c->responses == 0)
-                loop_charge(l, ERR_REFUSED);
+                loop_charge(l, ERR_REFUSED, c->s.idx);
             /* The turn sends the close, then qc_finished counts it and
              * replaces the connection. */
             quic_conn_close(c->q, true, H3_NO_ERROR, "no stream can be opened");

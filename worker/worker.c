@@ -205,21 +205,25 @@ static void ended_one(struct loop *l)
         l->budget_left++;
 }
 
-void loop_ok(struct loop *l, uint32_t target, uint16_t status, uint64_t due_ns, uint64_t sent_ns, uint64_t first_ns)
+void loop_ok(struct loop *l, uint16_t status, const struct req_end *e)
 {
-    uint64_t latency = l->now - due_ns;
+    uint64_t latency = l->now - e->due_ns;
     if (l->w->stats.targets.n && !l->meter.warming)
-        reqstats_ok(&l->w->stats.targets, target, status, latency);
+        reqstats_ok(&l->w->stats.targets, e->target, status, latency);
     /* A running mean (1/256 of each new latency): it paces the waits. */
     l->latency_avg_ns = (uint64_t)((int64_t)l->latency_avg_ns + ((int64_t)latency - (int64_t)l->latency_avg_ns) / 256);
+    if (l->log.mem)
+        reqlog_add(l, e, status, NULL, l->meter.warming);
     ended_one(l);
-    meter_ok(&l->meter, l->now, status, due_ns, sent_ns, first_ns); /* last: a tail call */
+    meter_ok(&l->meter, l->now, status, e->due_ns, e->sent_ns, e->first_ns); /* last: a tail call */
 }
 
-void loop_error(struct loop *l, uint32_t target, enum err_kind kind)
+void loop_error(struct loop *l, enum err_kind kind, const struct req_end *e)
 {
+    if (l->log.mem)
+        reqlog_add(l, e, 0, err_kind_name(kind), l->meter.warming);
     if (l->w->stats.targets.n && !l->meter.warming)
-        reqstats_error(&l->w->stats.targets, target);
+        reqstats_error(&l->w->stats.targets, e->target);
     ended_one(l);
     meter_error(&l->meter, kind);
 }
@@ -273,26 +277,28 @@ void loop_why_within(struct loop *l, enum err_kind kind, const char *what, uint6
     stats_why(&l->w->stats, kind, what, d, false);
 }
 
-void loop_retry(struct loop *l, uint32_t target, unsigned retries, bool counted, enum err_kind kind)
+void loop_retry(struct loop *l, unsigned retries, bool counted, enum err_kind kind, const struct req_end *e)
 {
     if (l->stopping)
         return; /* the run is over: like every request still on the wire, it stays in flight */
     if (counted) {
         if (retries >= MAX_RETRIES) {
-            loop_error(l, target, kind);
+            loop_error(l, kind, e);
             return;
         }
         retries++;
     }
-    if (!retry_push(l, retries, target))
-        loop_error(l, target, kind); /* never: the pool holds every request that can be in flight */
+    if (!retry_push(l, retries, e->target))
+        loop_error(l, kind, e); /* never: the pool holds every request that can be in flight */
 }
 
-void loop_charge(struct loop *l, enum err_kind kind)
+void loop_charge(struct loop *l, enum err_kind kind, uint32_t conn)
 {
     struct taken t;
-    if (loop_take(l, &t))
-        loop_error(l, t.target, kind);
+    if (loop_take(l, &t)) {
+        struct req_end e = { .due_ns = t.due_ns, .sent_ns = l->now, .conn = conn, .target = t.target };
+        loop_error(l, kind, &e);
+    }
 }
 
 bool loop_work_left(const struct loop *l)
@@ -372,6 +378,11 @@ static void handle_cqe(struct loop *l, const struct io_uring_cqe *cqe)
     case OP_PACE:
         on_pace(l);
         return;
+    case OP_LOG:
+        reqlog_complete(l, ud_idx(cqe->user_data), cqe->res);
+        return;
+    case OP_LOG_SEEN:
+        return;
     default:
         l->tp->complete(l, cqe);
         return;
@@ -410,6 +421,13 @@ int worker_prepare(struct worker *w)
     unsigned sq, cq, nbufs;
     if (l->tp->prepare(l, &sq, &cq) < 0)
         return -1;
+    if (w->cfg.log) {
+        if (reqlog_init(&l->log, w->cfg.log_fd, (enum reqlog_format)w->cfg.log_format) < 0) {
+            snprintf(w->error, sizeof(w->error), "out of memory");
+            return -1;
+        }
+        cq += REQLOG_BUFS; /* one write per buffer can be outstanding (CLAMP keeps it within the kernel's maximum) */
+    }
     if (uring_init(&l->ring, sq, cq, w->error, sizeof(w->error)) < 0)
         return -1;
     if (l->tp->attach(l) < 0)
@@ -500,6 +518,11 @@ void worker_run(struct worker *w, uint64_t start_ns, uint64_t deadline_ns)
     if (l->tp->end)
         l->tp->end(l);
     uring_submit_wait(&l->ring, 0, 0);
+    if (l->log.mem) {
+        reqlog_finish(l); /* the log is complete before main prints the report */
+        w->log_lost = l->log.lost;
+        w->log_error = l->log.error;
+    }
     meter_finish(&l->meter);
     if (w->cfg.timed || l->stopping)
         w->end_ns = l->now;
@@ -522,6 +545,7 @@ void worker_release(struct worker *w)
         uring_bufring_free(&l->bufs);
     if (l->tp_state)
         l->tp->release(l);
+    reqlog_free(&l->log);
     free(l->waiters);
     free(l->waiting);
     free(l->retry_nodes);

@@ -79,6 +79,12 @@ struct worker_config {
                                      connecting (half the ephemeral range is taken: see shb.c) */
     const struct sockaddr_storage *bind; /* --bind: source addresses (port 0), or NULL */
     uint32_t nbind;
+    bool log;                     /* --log: one line per request into log_fd */
+    int log_fd;                   /* the file main opened (O_APPEND) */
+    uint8_t log_format;           /* enum reqlog_format */
+    uint64_t log_wall_start_ns;   /* Unix time of the run's start (main sets it before the start) */
+    uint32_t thread;              /* this worker's index (--log's thread column) */
+    uint32_t conn_first;          /* the run's index of this worker's first connection (--log) */
     uint32_t bind_first;          /* slot i binds bind[(bind_first + i) % nbind]: the run's connection
                                      bind_first + i (connections take the addresses in turn) */
 };
@@ -103,6 +109,8 @@ struct worker {
     struct hdrlog_thread hdr;     /* --hdr-log (cfg.hdr_log): the measured window's seconds; main writes
                                      the log from it after the run and frees it (hdrlog_thread_free) */
     uint64_t end_ns;              /* when the last request of this worker ended */
+    uint64_t log_lost;            /* --log: lines not written after a write failed */
+    int log_error;                /* ... its errno, 0: the log is complete */
     uint64_t cpu_ns;              /* CPU time the thread used during the run (-q: was shb the bottleneck?) */
     char error[256];              /* set when the worker could not run, or stopped the run */
     bool fatal;                   /* the run cannot go on (e.g. no h2 via ALPN): no report */

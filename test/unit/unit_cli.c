@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/completions.h"
+#include "report/reqlog_line.h"
 #include "t.h"
 
 #define URL "http://127.0.0.1:8080/"
@@ -209,6 +210,25 @@ static void test_hdr_log(void)
     cli_free(&o);
     r = PARSE(&o, URL);
     T_CHECK("hdr-log: none by default", r == CLI_OK && o.hdr_log == NULL, "r=%d err=%s", r, err);
+    cli_free(&o);
+}
+
+/* --log FILE and --log-format: kept as given, tsv by default. */
+static void test_log(void)
+{
+    struct shb_opts o;
+    enum cli_result r = PARSE(&o, "--log", "/tmp/x y.tsv", URL);
+    T_CHECK("log: the path as given, tsv", r == CLI_OK && o.log && strcmp(o.log, "/tmp/x y.tsv") == 0 &&
+            o.log_format == REQLOG_TSV, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--log=a.csv", "--log-format", "csv", URL);
+    T_CHECK("log: --log-format csv", r == CLI_OK && o.log_format == REQLOG_CSV, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, "--log=a.jsonl", "--log-format=jsonl", URL);
+    T_CHECK("log: --log-format jsonl", r == CLI_OK && o.log_format == REQLOG_JSONL, "r=%d err=%s", r, err);
+    cli_free(&o);
+    r = PARSE(&o, URL);
+    T_CHECK("log: none by default", r == CLI_OK && o.log == NULL, "r=%d err=%s", r, err);
     cli_free(&o);
 }
 
@@ -812,6 +832,10 @@ static const struct misuse misuses[] = {
     {{"-n", "10", "-z", "5s", URL}, "-n and -z are mutually exclusive", NULL},
     {{"--hdr-log", "", URL}, "--hdr-log", "expected a file name"},
     {{"--hdr-log", "a.log", "--hdr-log=b.log", URL}, "--hdr-log given more than once", NULL},
+    {{"--log", "", URL}, "--log", "expected a file name"},
+    {{"--log", "-", URL}, "--log -", "give --log a file"},
+    {{"--log", "a.tsv", "--log-format", "xml", URL}, "--log-format", "tsv, csv or jsonl"},
+    {{"--log", "a.tsv", URL, URL}, "--log takes one URL", NULL},
     {{"-n", "0", URL}, "-n/--requests", "at least 1"},
     {{"-c", "0", URL}, "-c/--connections", "at least 1"},
     {{"-t", "0", URL}, "-t/--threads", "at least 1"},
@@ -1381,8 +1405,14 @@ static const char expected_help[] =
     "          Put each latency histogram in the JSON report, whole (HdrHistogram's base64 encoding), so that "
     "shb merge can add reports together; --shard always does\n"
     "      --hdr-log <FILE>\n"
-    "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram "
-    "a second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
+    "          Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
+    "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)\n"
+    "      --log <FILE>\n"
+    "          Also write one line per request to FILE (created or truncated): start time, latency, time to first "
+    "byte, status, error kind, bytes received, connection, stream, target, thread, warm-up. Lines of different "
+    "threads interleave by buffer: sort -n orders them by start time\n"
+    "      --log-format <FORMAT>\n"
+    "          --log's format: tsv and csv (a header line first) or jsonl (a JSON object a line) [default: tsv]\n"
     "      --fail-if <EXPR>\n"
     "          Exit with status 3 when EXPR is true of the report, e.g. 'p99>250ms', 'errors>1%', 'rps<5000', "
     "'timeout>0' (repeatable; pN, min, mean, max, rps, errors, non2xx, ok or an error kind; > >= < <=). The "
@@ -1950,6 +1980,7 @@ int main(void)
     test_rate();
     test_shard_start_at();
     test_hdr_log();
+    test_log();
     test_connection();
     test_connect_to_parse();
     test_resolve_parse();

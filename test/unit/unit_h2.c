@@ -1539,7 +1539,7 @@ static void test_ids_exhausted(void)
     g_first_stream_id = 0x7fffffffu;
     f = fx_ready(8, NULL, 0);
     a = fx_start(f);
-    bool cancelled = h2_cancel(f->c, a);
+    bool cancelled = h2_cancel(f->c, a, NULL);
     f->reported[0]++; /* the caller accounts for it (a timeout error) */
     fx_drain(f);
     struct fr r[4];
@@ -2485,13 +2485,13 @@ static void test_cancel(void)
 
     /* The timeout: stream 3 goes with RST_STREAM CANCEL and no event. */
     size_t nev = f->nev;
-    ok = h2_cancel(f->c, 3) && h2_open_streams(f->c) == 2 && f->nev == nev;
+    ok = h2_cancel(f->c, 3, NULL) && h2_open_streams(f->c) == 2 && f->nev == nev;
     f->reported[1]++; /* the caller accounts for it (a timeout error) */
     fx_drain(f);
     ok = ok && fx_expect(f, T_RST, &r) && r.id == 3 && r.len == 4 && rd32(r.pl) == 8 && fx_nothing_new(f);
     T_CHECK("cancel: RST_STREAM CANCEL (0x8) goes out, no event, the stream is closed", ok, "nev %zu", f->nev);
 
-    ok = !h2_cancel(f->c, 3) && !h2_cancel(f->c, 1) && !h2_cancel(f->c, 9);
+    ok = !h2_cancel(f->c, 3, NULL) && !h2_cancel(f->c, 1, NULL) && !h2_cancel(f->c, 9, NULL);
     T_CHECK("cancel: a closed, completed or never opened stream cannot be cancelled", ok, "cancelled");
 
     /* What the server still sends for it is dropped; the others go on. */

@@ -124,9 +124,9 @@ static void test_budget(void)
     CONSERVED("budget: three taken: conserved", f);
 
     f->l.now = START + 5000;
-    loop_ok(&f->l, 0, 200, t[0].due_ns, START + 1000, START + 3000);
-    loop_ok(&f->l, 0, 404, t[1].due_ns, START + 1000, START + 3000);
-    loop_error(&f->l, 0, ERR_RESET);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = t[0].due_ns, .sent_ns = START + 1000, .first_ns = START + 3000 });
+    loop_ok(&f->l, 404, &(struct req_end){ .due_ns = t[1].due_ns, .sent_ns = START + 1000, .first_ns = START + 3000 });
+    loop_error(&f->l, ERR_RESET, &(struct req_end){ 0 });
     struct stats *s = &f->w.stats;
     T_CHECK("budget: two responses and an error end all three",
             s->ok == 2 && s->status[200] == 1 && s->status[404] == 1 && s->errors[ERR_RESET] == 1 &&
@@ -163,7 +163,7 @@ static void test_retries(void)
     bool in_order = true;
     /* Refused every time: sent again with one more try each time ... */
     while (ok && f->l.in_flight) {
-        loop_retry(&f->l, 0, t.retries, true, ERR_REFUSED);
+        loop_retry(&f->l, t.retries, true, ERR_REFUSED, &(struct req_end){ 0 });
         in_order &= conserved(f);
         if (f->l.retry_total == 0)
             break;
@@ -183,14 +183,14 @@ static void test_retries(void)
     f = fx_new(1, false, false);
     ok = loop_take(&f->l, &t);
     for (int i = 0; ok && i < 10 * MAX_RETRIES; i++) {
-        loop_retry(&f->l, 0, t.retries, false, ERR_REFUSED);
+        loop_retry(&f->l, t.retries, false, ERR_REFUSED, &(struct req_end){ 0 });
         ok = loop_take(&f->l, &t) && t.retries == 0;
     }
     T_CHECK("retry: uncounted retries do not count towards MAX_RETRIES (150 of them)",
             ok && errors(f) == 0 && f->l.in_flight == 1 && f->l.retry_total == 0, "errors %llu",
             (unsigned long long)errors(f));
     f->l.now = START + 1;
-    loop_ok(&f->l, 0, 200, t.due_ns, START, START);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = t.due_ns, .sent_ns = START, .first_ns = START });
     T_CHECK("retry: ... and it still ends once, as a response", f->w.stats.ok == 1 && f->l.in_flight == 0,
             "ok %llu", (unsigned long long)f->w.stats.ok);
     CONSERVED("retry: uncounted: conserved", f);
@@ -203,9 +203,9 @@ static void test_retries(void)
     loop_take(&f->l, &a);
     loop_take(&f->l, &b);
     loop_take(&f->l, &c);
-    loop_retry(&f->l, 0, 0, true, ERR_REFUSED);  /* a: waits with 1 try */
-    loop_retry(&f->l, 0, 4, true, ERR_REFUSED);  /* b (tried 4 times): waits with 5 */
-    loop_retry(&f->l, 0, 2, false, ERR_REFUSED); /* c: waits with 2 */
+    loop_retry(&f->l, 0, true, ERR_REFUSED, &(struct req_end){ 0 });  /* a: waits with 1 try */
+    loop_retry(&f->l, 4, true, ERR_REFUSED, &(struct req_end){ 0 });  /* b (tried 4 times): waits with 5 */
+    loop_retry(&f->l, 2, false, ERR_REFUSED, &(struct req_end){ 0 }); /* c: waits with 2 */
     f->l.now = START + 777;
     struct taken x[4];
     bool took = loop_take(&f->l, &x[0]) && loop_take(&f->l, &x[1]) && loop_take(&f->l, &x[2]) &&
@@ -223,7 +223,7 @@ static void test_retries(void)
     /* A retry keeps a -n run going when the budget is spent. */
     f = fx_new(1, false, false);
     loop_take(&f->l, &t);
-    loop_retry(&f->l, 0, 0, true, ERR_REFUSED);
+    loop_retry(&f->l, 0, true, ERR_REFUSED, &(struct req_end){ 0 });
     T_CHECK("retry: with the budget spent a waiting retry is work left", f->l.budget_left == 0 &&
             loop_work_left(&f->l) && loop_take(&f->l, &t) && t.retries == 1 && !loop_work_left(&f->l), "no");
     fx_free(f);
@@ -236,18 +236,18 @@ static void test_charge(void)
     struct fx *f = fx_new(2, false, false);
     struct taken t;
     loop_take(&f->l, &t);
-    loop_retry(&f->l, 0, 3, true, ERR_REFUSED);
-    loop_charge(&f->l, ERR_CONNECT);
+    loop_retry(&f->l, 3, true, ERR_REFUSED, &(struct req_end){ 0 });
+    loop_charge(&f->l, ERR_CONNECT, 0);
     T_CHECK("charge: a waiting retry is charged first, the budget untouched",
             f->l.retry_total == 0 && f->l.budget_left == 1 && f->w.stats.errors[ERR_CONNECT] == 1 &&
                 f->l.in_flight == 0,
             "retries %llu left %llu connect errors %llu", (unsigned long long)f->l.retry_total,
             (unsigned long long)f->l.budget_left, (unsigned long long)f->w.stats.errors[ERR_CONNECT]);
-    loop_charge(&f->l, ERR_CONNECT_TIMEOUT);
+    loop_charge(&f->l, ERR_CONNECT_TIMEOUT, 0);
     T_CHECK("charge: else one request from the budget, counted as the kind given",
             f->l.budget_left == 0 && f->w.stats.errors[ERR_CONNECT_TIMEOUT] == 1 && f->l.in_flight == 0, "left %llu",
             (unsigned long long)f->l.budget_left);
-    loop_charge(&f->l, ERR_CONNECT);
+    loop_charge(&f->l, ERR_CONNECT, 0);
     T_CHECK("charge: with nothing left it costs nothing: a dead server lets -n end",
             errors(f) == 2 && !loop_work_left(&f->l), "errors %llu", (unsigned long long)errors(f));
     CONSERVED("charge: conserved", f);
@@ -255,7 +255,7 @@ static void test_charge(void)
 
     f = fx_new(0, true, false);
     for (int i = 0; i < 10; i++)
-        loop_charge(&f->l, ERR_CONNECT);
+        loop_charge(&f->l, ERR_CONNECT, 0);
     T_CHECK("charge: -z: each charge is one error, nothing left in flight",
             f->w.stats.errors[ERR_CONNECT] == 10 && f->l.in_flight == 0 && loop_work_left(&f->l), "errors %llu",
             (unsigned long long)f->w.stats.errors[ERR_CONNECT]);
@@ -271,8 +271,8 @@ static void test_warmup(void)
     loop_take(&f->l, &t);
     loop_take(&f->l, &t);
     f->l.now = START + 10;
-    loop_ok(&f->l, 0, 200, START, START, START);
-    loop_error(&f->l, 0, ERR_TIMEOUT);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = START, .sent_ns = START, .first_ns = START });
+    loop_error(&f->l, ERR_TIMEOUT, &(struct req_end){ 0 });
     struct stats *s = &f->w.stats;
     T_CHECK("warmup: a response and an error during it go to stats.warmup only",
             s->warmup.ok == 1 && s->warmup.errors == 1 && s->ok == 0 && errors(f) == 0 && s->latency.count == 0 &&
@@ -284,9 +284,9 @@ static void test_warmup(void)
     CONSERVED("warmup: conserved", f);
 
     loop_take(&f->l, &t);
-    loop_charge(&f->l, ERR_CONNECT);
+    loop_charge(&f->l, ERR_CONNECT, 0);
     loop_take(&f->l, &t);
-    loop_retry(&f->l, 0, MAX_RETRIES, true, ERR_REFUSED);
+    loop_retry(&f->l, MAX_RETRIES, true, ERR_REFUSED, &(struct req_end){ 0 });
     T_CHECK("warmup: a charge and a retry past MAX_RETRIES during it are warm-up errors too",
             s->warmup.errors == 3 && errors(f) == 0 && f->l.budget_left == 1 && f->l.in_flight == 1,
             "warmup errors %llu left %llu in flight %llu", (unsigned long long)s->warmup.errors,
@@ -295,9 +295,9 @@ static void test_warmup(void)
 
     /* Over: a request taken during the warm-up, ending after it, counts. */
     f->l.meter.warming = false;
-    loop_ok(&f->l, 0, 200, START, START, START);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = START, .sent_ns = START, .first_ns = START });
     loop_take(&f->l, &t);
-    loop_ok(&f->l, 0, 200, START, START, START);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = START, .sent_ns = START, .first_ns = START });
     T_CHECK("warmup: after it ends, responses are measured and the budget runs out",
             s->ok == 2 && s->warmup.ok == 1 && f->l.budget_left == 0 && f->l.in_flight == 0 &&
                 !loop_work_left(&f->l),
@@ -307,7 +307,7 @@ static void test_warmup(void)
 
     f = fx_new(0, true, true);
     loop_take(&f->l, &t);
-    loop_ok(&f->l, 0, 200, START, START, START);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = START, .sent_ns = START, .first_ns = START });
     T_CHECK("warmup: -z has no budget to give back", f->w.stats.warmup.ok == 1 && f->l.budget_left == 0 &&
             f->l.in_flight == 0, "left %llu", (unsigned long long)f->l.budget_left);
     fx_free(f);
@@ -322,17 +322,17 @@ static void test_stopping(void)
     loop_take(&f->l, &t);
     loop_take(&f->l, &t);
     loop_take(&f->l, &t);
-    loop_retry(&f->l, 0, 0, true, ERR_REFUSED);
+    loop_retry(&f->l, 0, true, ERR_REFUSED, &(struct req_end){ 0 });
     f->l.stopping = true;
     T_CHECK("stop: nothing is taken, not even a waiting retry, and no work is left",
             !loop_take(&f->l, &t) && !loop_work_left(&f->l) && f->l.retry_total == 1 && f->l.budget_left == 7,
             "retries %llu left %llu", (unsigned long long)f->l.retry_total, (unsigned long long)f->l.budget_left);
-    loop_retry(&f->l, 0, 0, true, ERR_REFUSED);
-    loop_retry(&f->l, 0, MAX_RETRIES, true, ERR_REFUSED);
+    loop_retry(&f->l, 0, true, ERR_REFUSED, &(struct req_end){ 0 });
+    loop_retry(&f->l, MAX_RETRIES, true, ERR_REFUSED, &(struct req_end){ 0 });
     T_CHECK("stop: a request retried after the run's end stays in flight (at MAX_RETRIES too)",
             f->l.in_flight == 3 && f->l.retry_total == 1 && errors(f) == 0, "in flight %llu retries %llu errors %llu",
             (unsigned long long)f->l.in_flight, (unsigned long long)f->l.retry_total, (unsigned long long)errors(f));
-    loop_charge(&f->l, ERR_CONNECT);
+    loop_charge(&f->l, ERR_CONNECT, 0);
     T_CHECK("stop: a charge costs nothing", errors(f) == 0 && f->l.budget_left == 7 && f->l.retry_total == 1,
             "errors %llu", (unsigned long long)errors(f));
     CONSERVED("stop: conserved, the unsent budget left over", f);
@@ -361,7 +361,7 @@ static void test_paced(void)
             "%d %d %d due %llu %llu index %llu sent %llu", a, b, c, (unsigned long long)due_a,
             (unsigned long long)t.due_ns, (unsigned long long)f->l.pace_index,
             (unsigned long long)f->w.stats.pace.sent);
-    loop_ok(&f->l, 0, 200, t.due_ns, START + 3200000, START + 3300000);
+    loop_ok(&f->l, 200, &(struct req_end){ .due_ns = t.due_ns, .sent_ns = START + 3200000, .first_ns = START + 3300000 });
     T_CHECK("pace: a response records service time and lag", f->w.stats.pace.service.count == 1 &&
             f->w.stats.pace.lag.count == 1 && f->w.stats.ok == 1, "service %llu lag %llu",
             (unsigned long long)f->w.stats.pace.service.count, (unsigned long long)f->w.stats.pace.lag.count);
@@ -449,18 +449,18 @@ static bool random_run(int run, bool timed, int steps)
             m.wire[m.nwire++] = t.retries;
         } else if (op < 55 && m.nwire) {
             wire_remove(&m, t_rng_below(m.nwire));
-            loop_ok(&f->l, 0, 200, f->l.now - 10, f->l.now - 9, f->l.now - 5);
+            loop_ok(&f->l, 200, &(struct req_end){ .due_ns = f->l.now - 10, .sent_ns = f->l.now - 9, .first_ns = f->l.now - 5 });
             m.ended++;
         } else if (op < 65 && m.nwire) {
             wire_remove(&m, t_rng_below(m.nwire));
-            loop_error(&f->l, 0, (enum err_kind)t_rng_below(ERR_KINDS));
+            loop_error(&f->l, (enum err_kind)t_rng_below(ERR_KINDS), &(struct req_end){ 0 });
             m.ended++;
         } else if (op < 80 && m.nwire) {
             unsigned r = wire_remove(&m, t_rng_below(m.nwire));
             bool counted = t_rng_below(4) != 0;
             if (counted && t_rng_below(3) == 0)
                 r = MAX_RETRIES - (unsigned)t_rng_below(2); /* a request near its limit */
-            loop_retry(&f->l, 0, r, counted, ERR_REFUSED);
+            loop_retry(&f->l, r, counted, ERR_REFUSED, &(struct req_end){ 0 });
             if (f->l.stopping)
                 m.stranded++;
             else if (counted && r >= MAX_RETRIES)
@@ -470,7 +470,7 @@ static bool random_run(int run, bool timed, int steps)
         } else if (op < 88) {
             int top = model_top(&m);
             bool takes = !f->l.stopping && (top >= 0 || timed || f->l.budget_left > 0);
-            loop_charge(&f->l, ERR_CONNECT);
+            loop_charge(&f->l, ERR_CONNECT, 0);
             if (takes && top >= 0)
                 m.waiting[top]--;
             if (takes && top < 0)
@@ -514,10 +514,10 @@ static bool random_run(int run, bool timed, int steps)
         struct taken t;
         while (m.nwire) {
             wire_remove(&m, 0);
-            loop_ok(&f->l, 0, 200, f->l.now, f->l.now, f->l.now);
+            loop_ok(&f->l, 200, &(struct req_end){ .due_ns = f->l.now, .sent_ns = f->l.now, .first_ns = f->l.now });
         }
         while (loop_take(&f->l, &t))
-            loop_ok(&f->l, 0, 200, f->l.now, f->l.now, f->l.now);
+            loop_ok(&f->l, 200, &(struct req_end){ .due_ns = f->l.now, .sent_ns = f->l.now, .first_ns = f->l.now });
         ok &= T_QUIET(name, f->w.stats.ok + errors(f) == budget && f->l.in_flight == 0 && f->l.budget_left == 0 &&
                       !loop_work_left(&f->l), "drained: ok %llu + errors %llu, budget %llu, in flight %llu",
                       (unsigned long long)f->w.stats.ok, (unsigned long long)errors(f), (unsigned long long)budget,
