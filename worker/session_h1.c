@@ -58,8 +58,10 @@ static void h1_start_next(struct loop *l, struct conn *c)
 
 static void h1_open(struct loop *l, struct conn *c)
 {
-    h1_of(c)->busy = false;
-    h1_of(c)->nth = 0;
+    struct h1_session *s = h1_of(c);
+    s->busy = false;
+    s->nth = 0;
+    s->target = 0;
     h1_start_next(l, c);
 }
 
@@ -67,8 +69,12 @@ static void h1_open(struct loop *l, struct conn *c)
 static const uint8_t *h1_out(struct loop *l, struct conn *c, size_t *len)
 {
     const struct h1_session *s = h1_of(c);
+    if (!s->busy) { /* no request yet: target names none */
+        *len = 0;
+        return l->cfg->requests[0].bytes;
+    }
     const struct wire_request *req = &l->cfg->requests[s->target];
-    *len = s->busy ? req->len - s->sent : 0;
+    *len = req->len - s->sent;
     return req->bytes + s->sent;
 }
 

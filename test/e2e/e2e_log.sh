@@ -74,6 +74,14 @@ else
 fi
 
 # --- warm-up, errors, the open model ------------------------------------------------
+begin "--targets (3 paths) over h2c -n 3000 -c 4 -p 4, tsv: the target column gives each target's row of the report's table, 1000 each"
+printf '%sa\n%sb\n%sc\n' "$H2C" "$H2C" "$H2C" >"$T/three.txt"
+shb --http2 -n 3000 -c 4 -p 4 -t 2 --targets "$T/three.txt" --log "$T/targets.tsv" -j
+if json_run_ok HTTP/2 '.requests.ok == 3000' '.requests'; then
+    log_ok tsv "$T/targets.tsv" && sum_ok '.per_target == [1000, 1000, 1000]'
+fi
+finish
+
 begin "--warmup 1s -z 2s: warm-up lines marked and as many as warmup.requests, the rest as requests.total"
 shb --warmup 1s -z 2s -c 4 --log "$T/warm.tsv" -j "$H1"
 if json_run_ok "" '.warmup.requests > 0 and .requests.ok > 0' '{requests, warmup}'; then

@@ -7,7 +7,8 @@ warmup.requests); status and error-kind counts == the report's; the
 latencies' p50/p90/p99 and max == the report's within the histogram's
 precision (1/1000 relative) plus the microsecond rounding; every line
 coherent (a status xor an error kind, first byte within the latency,
-connection and thread within the run's). Prints each problem on a line
+connection and thread within the run's); with --targets, each target's
+lines == its row of the report's targets table. Prints each problem on a line
 and exits 1 if there is any; --summary prints a JSON summary on success.
 
   reqlog_check.py FORMAT LOG REPORT [--all-error KIND] [--summary]
@@ -76,6 +77,14 @@ def main():
         bad.append(f"status counts {status}, the report's {rep['statusCodes']}")
     if kinds != rep["errorKinds"]:
         bad.append(f"error kinds {kinds}, the report's {rep['errorKinds']}")
+    # --targets: each target's lines are its row of the report's table.
+    targets = rep.get("targets") or []
+    ntargets = len(targets) or 1
+    for i, t in enumerate(targets):
+        mine = [r for r in measured if r["target"] == i]
+        ok = sum(1 for r in mine if not r["error"])
+        if (len(mine), ok, len(mine) - ok) != (t["requests"], t["ok"], t["errors"]):
+            bad.append(f"target {i}: {len(mine)} lines, {ok} ok; the report's {t['requests']}, {t['ok']} ok")
     for r in rows:
         if (r["status"] == 0) == (r["error"] == ""):
             bad.append(f"neither or both a status and an error: {r}")
@@ -85,8 +94,8 @@ def main():
             bad.append(f"first byte after the latency: {r}")
         elif r["conn"] >= rep["connections"] * rep.get("shardCount", 1) or r["thread"] >= rep["threads"]:
             bad.append(f"connection or thread out of range: {r}")
-        elif r["target"] != 0:
-            bad.append(f"target {r['target']} with one request")
+        elif r["target"] >= ntargets:
+            bad.append(f"target {r['target']} of {ntargets}")
         elif not r["error"] and r["bytes"] <= 0:
             bad.append(f"a response without bytes: {r}")
         if len(bad) > 10:
