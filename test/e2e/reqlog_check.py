@@ -121,6 +121,7 @@ def main():
         gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
         print(json.dumps({"lines": len(rows), "measured": len(measured), "warmup": len(warm),
                           "conns": len({r["conn"] for r in rows}), "threads": len({r["thread"] for r in rows}),
+                          "per_target": [sum(1 for r in measured if r["target"] == i) for i in range(ntargets)],
                           "streams_odd": all(r["stream"] % 2 == 1 for r in measured if not r["error"]),
                           "streams_bidi": all(r["stream"] % 4 == 0 for r in measured if not r["error"]),
                           "min_stream": min((r["stream"] for r in measured if not r["error"]), default=0),
