@@ -41,6 +41,25 @@ log_ok() {
     echo "$out" >"$T/sum.json"
 }
 
+# nginx_agrees NGINX_LOG LOG: nginx logged ($msec, the time it finished
+# each response) as many requests as LOG has lines after its header, each
+# within the run: between the log's first start and its last start plus
+# the largest latency.
+nginx_agrees() {
+    local ours theirs
+    lines_settled "$1" >/dev/null
+    theirs=$(wc -l <"$1")
+    ours=$(($(wc -l <"$2") - 1))
+    [ "$theirs" = "$ours" ] || want "nginx logged $theirs requests, the log has $ours lines"
+    python3 - "$1" "$T/sum.json" <<'PY' || want "nginx's times fall outside the log's window"
+import json, sys
+t = [float(l) * 1e6 for l in open(sys.argv[1])]
+s = json.load(open(sys.argv[2]))
+lo, hi = s["first_start_us"] - 1000, s["last_start_us"] + 1e6
+sys.exit(0 if t and lo <= min(t) and max(t) <= hi else 1)
+PY
+}
+
 # sum_ok JQ: a check of the summary.
 sum_ok() {
     jq -e "$1" "$T/sum.json" >/dev/null 2>&1 || want "log summary: $1 is false: $(cat "$T/sum.json")"
@@ -48,16 +67,20 @@ sum_ok() {
 
 # --- every protocol, every format ----------------------------------------------
 begin "HTTP/1.1 -n 3000 -c 8 -t 2, tsv: a line per request, statuses and percentiles as the report's, requests numbered from 1"
+: >"$NGINX_DIR/h1.log"
 shb -n 3000 -c 8 -t 2 --log "$T/h1.tsv" -j "$H1"
 if json_run_ok "" '.requests.ok == 3000' '.requests'; then
     log_ok tsv "$T/h1.tsv" && sum_ok '.lines == 3000 and .conns == 8 and .threads == 2 and .min_stream == 1'
+    nginx_agrees "$NGINX_DIR/h1.log" "$T/h1.tsv"
 fi
 finish
 
 begin "h2c -n 3000 -c 4 -p 8, csv (Python's csv): odd stream ids, a line per request"
+: >"$NGINX_DIR/h2.log"
 shb --http2 -n 3000 -c 4 -p 8 -t 2 --log "$T/h2.csv" --log-format csv -j "$H2C"
 if json_run_ok HTTP/2 '.requests.ok == 3000' '.requests'; then
     log_ok csv "$T/h2.csv" && sum_ok '.lines == 3000 and .streams_odd and .conns == 4'
+    nginx_agrees "$NGINX_DIR/h2.log" "$T/h2.csv"
 fi
 finish
 
