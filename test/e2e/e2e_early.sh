@@ -62,6 +62,12 @@ log_count() {
     fi
     wc -l <"$1"
 }
+# nginx_saw LOG N: nginx logged exactly N requests, all 200.
+nginx_saw() {
+    local got
+    got=$(log_count "$1")
+    [ "$got" = "$2" ] || want "nginx's log: expected $2 requests, all 200, got $got"
+}
 # early_lines LOG: requests nginx read in early data.
 early_lines() { grep -c '^1 ' "$1" || true; }
 
@@ -74,8 +80,7 @@ if json_run_ok; then
     jx '.tls.earlyData.sent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
     jx '.tls.earlyData.sent == .tls.handshakes.resumed' '.tls'
     accepted=$(jq '.tls.earlyData.accepted' "$OUT")
-    got=$(log_count "$ND/early.log")
-    [ "$got" = 60 ] || want "nginx's log: expected 60 requests, all 200, got $got"
+    nginx_saw "$ND/early.log" 60
     # $ssl_early_data is "1" only for requests nginx read before the
     # handshake completed: each one is one of ours sent early, while one
     # that nginx reads after our Finished shows "-" though it came early.
@@ -109,8 +114,7 @@ if json_run_ok; then
     jx '.tls.alpn == "h2" and .tls.earlyData.sent > 0 and .tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
     jx '.tls.earlyData.sent <= 4 * .tls.handshakes.resumed' '.tls'
 fi
-got=$(log_count "$ND/closing.log")
-[ "$got" = 80 ] || want "nginx's log: expected 80 requests, all 200, got $got"
+nginx_saw "$ND/closing.log" 80
 [ "$(early_lines "$ND/closing.log")" -ge 1 ] || want "nginx read no request in early data"
 finish
 
@@ -123,8 +127,7 @@ if json_run_ok; then
     all_ok 100
     jx '.tls.earlyData.sent == .tls.earlyData.accepted and .tls.earlyData.resent == 0' '.tls'
 fi
-got=$(log_count "$ND/early.log")
-[ "$got" = 100 ] || want "nginx's log: expected 100 requests, all 200, got $got"
+nginx_saw "$ND/early.log" 100
 finish
 
 begin "without --early-data: no earlyData in the report"
@@ -141,8 +144,7 @@ if json_run_ok; then
     jx '.tls.earlyData.sent > 0 and .tls.earlyData.accepted == 0 and .tls.earlyData.resent == .tls.earlyData.sent' '.tls'
     jx '.tls.earlyData.sent == .tls.handshakes.resumed' '.tls'
 fi
-got=$(log_count "$ND/p256.log")
-[ "$got" = 30 ] || want "nginx's log: expected 30 requests, all 200, got $got"
+nginx_saw "$ND/p256.log" 30
 [ "$(early_lines "$ND/p256.log")" = 0 ] || want "nginx read requests in early data after a HelloRetryRequest"
 finish
 
@@ -153,8 +155,7 @@ if json_run_ok; then
     all_ok 40
     jx '.tls.alpn == "h2" and .tls.earlyData.sent > 0 and .tls.earlyData.accepted == 0 and .tls.earlyData.resent == .tls.earlyData.sent' '.tls'
 fi
-got=$(log_count "$ND/p256.log")
-[ "$got" = 40 ] || want "nginx's log: expected 40 requests, all 200, got $got"
+nginx_saw "$ND/p256.log" 40
 finish
 
 : >"$ND/noearly.log"
@@ -164,23 +165,12 @@ if json_run_ok; then
     all_ok 30
     jx '.tls.earlyData == {"sent": 0, "accepted": 0, "resent": 0} and .tls.handshakes.resumed >= 27' '.tls'
 fi
-got=$(log_count "$ND/noearly.log")
-[ "$got" = 30 ] || want "nginx's log: expected 30 requests, all 200, got $got"
+nginx_saw "$ND/noearly.log" 30
 finish
 
 # --- merged shards -------------------------------------------------------------------
 begin "shb merge adds the counts of two reports"
-shb -n 20 -c 2 --disable-keepalive --early-data -j --histograms "$EARLY"
-cp "$OUT" "$T/early-a.json"
-shb -n 30 -c 3 --disable-keepalive --early-data -j --histograms "$EARLY"
-cp "$OUT" "$T/early-b.json"
-shb merge -j "$T/early-a.json" "$T/early-b.json"
-if [ "$SHB_RC" -ne 0 ]; then
-    want "merge exit status $SHB_RC: $(head -c 300 "$ERR")"
-else
-    w=$(jq -sc '{sent: (.[0].tls.earlyData.sent + .[1].tls.earlyData.sent), accepted: (.[0].tls.earlyData.accepted + .[1].tls.earlyData.accepted), resent: (.[0].tls.earlyData.resent + .[1].tls.earlyData.resent)}' "$T/early-a.json" "$T/early-b.json")
-    jx ".tls.earlyData == $w and .tls.earlyData.accepted >= 2" '.tls'
-fi
+merge_adds .tls.earlyData '.tls.earlyData.accepted >= 2' "$EARLY" --early-data
 finish
 
 # --- HTTP/3: QUIC 0-RTT packets (ngtcp2's server, GnuTLS) ----------------------------------

@@ -422,6 +422,27 @@ refused_before_traffic() {
     finish
 }
 
+# merge_adds PATH COND URL ARG...: two runs of shb -n 20 -c 2 and -n 30 -c 3,
+# --disable-keepalive and ARGs, then shb merge of their reports: the merged
+# report's object at the jq PATH (counts) is the two reports' added key by
+# key, and the jq condition COND holds of it.
+merge_adds() {
+    local path=$1 cond=$2 url=$3 sum
+    shift 3
+    shb -n 20 -c 2 --disable-keepalive "$@" -j --histograms "$url"
+    cp "$OUT" "$T/merge-a.json"
+    shb -n 30 -c 3 --disable-keepalive "$@" -j --histograms "$url"
+    cp "$OUT" "$T/merge-b.json"
+    shb merge -j "$T/merge-a.json" "$T/merge-b.json"
+    if [ "$SHB_RC" -ne 0 ]; then
+        want "merge exit status $SHB_RC: $(head -c 300 "$ERR")"
+        return
+    fi
+    sum=$(jq -sc "[.[] | $path] | .[0] as \$a | .[1] as \$b | \$a | with_entries(.value += \$b[.key])" \
+        "$T/merge-a.json" "$T/merge-b.json")
+    jx "$path == $sum and ($cond)" "$path"
+}
+
 # err_case ERROR_SUBSTRING ARGS...: shb ARGS gives one line containing it, exit 2.
 err_case() {
     local sub=$1

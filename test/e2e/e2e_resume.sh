@@ -144,18 +144,7 @@ finish
 
 # --- merged shards -------------------------------------------------------------------
 begin "shb merge adds the counts of two reports"
-shb -n 20 -c 2 --disable-keepalive --tls-resume -j --histograms "$TICKETS"
-cp "$OUT" "$T/resume-a.json"
-shb -n 30 -c 3 --disable-keepalive --tls-resume -j --histograms "$TICKETS"
-cp "$OUT" "$T/resume-b.json"
-shb merge -j "$T/resume-a.json" "$T/resume-b.json"
-if [ "$SHB_RC" -ne 0 ]; then
-    want "merge exit status $SHB_RC: $(head -c 300 "$ERR")"
-else
-    want_full=$(jq -s '.[0].tls.handshakes.full + .[1].tls.handshakes.full' "$T/resume-a.json" "$T/resume-b.json")
-    want_res=$(jq -s '.[0].tls.handshakes.resumed + .[1].tls.handshakes.resumed' "$T/resume-a.json" "$T/resume-b.json")
-    jx ".tls.handshakes == {\"full\": $want_full, \"resumed\": $want_res} and .tls.handshakes.full == 5" '.tls'
-fi
+merge_adds .tls.handshakes '.tls.handshakes.full == 5' "$TICKETS" --tls-resume
 finish
 
 # --- HTTP/3: ngtcp2's server, connections idling out ------------------------------------
