@@ -158,8 +158,8 @@ static size_t count_bars(const struct html_report *u, size_t nruns, const char *
             bar_name(x, &u[i], nruns, c->key);
             x->colour = colour_of(i, nruns, own);
             x->s = (unsigned)i;
-            x->v[0] = v;
-            x->v[1] = x->v[2] = x->v[3] = NAN;
+            x->v[0] = x->v[1] = x->v[2] = NAN;
+            x->v[3] = v; /* one bar, drawn solid */
             snprintf(x->text, sizeof x->text, "%.0f", v);
         }
     }

@@ -8,7 +8,7 @@
 #define W 760.0
 #define H 260.0
 #define ML 64.0 /* room for the y labels */
-#define MR 16.0
+#define MR 30.0 /* room for the last x label, centred on the axis end */
 #define MT 12.0
 #define MB 34.0 /* room for the x labels and the axis name */
 
@@ -217,7 +217,10 @@ void html_bar_chart(FILE *f, const char *id, const char *title, const char *xnam
             if (!isnan(b[i].v[k]))
                 fprintf(f, "<rect class=\"b%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", k, left,
                         y + 3, fmax(svg_at(&x, b[i].v[k]) - left, 1), row - 6);
-        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", svg_at(&x, b[i].v[0]) + 6, y + 14);
+        double end = 0;
+        for (size_t k = 0; k < 4; k++)
+            end = b[i].v[k] > end ? b[i].v[k] : end;
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">", svg_at(&x, end) + 6, y + 14);
         svg_escape(f, b[i].text);
         fputs("</text></g>", f);
     }

@@ -37,7 +37,7 @@ struct html_chart {
 struct html_bar {
     char label[160];
     unsigned colour, s;
-    double v[4]; /* nested bars, longest first; NaN: none */
+    double v[4]; /* nested bars, palest (the longest) first, solid last; NaN: none */
     char text[64];
 };
 
