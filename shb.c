@@ -33,6 +33,8 @@
 #include "proxy.h"
 #include "report/compare.h"
 #include "report/hdrlog.h"
+#include "report/html_cmd.h"
+#include "report/html_run.h"
 #include "report/live.h"
 #include "report/merge.h"
 #include "report/report.h"
@@ -792,6 +794,12 @@ static int cmd_merge(int argc, char **argv)
     return merge_main(argc, argv, stdout, stderr);
 }
 
+/* shb report --html FILE REPORT...: the HTML page from reports (html_cmd.c). */
+static int cmd_report(int argc, char **argv)
+{
+    return html_cmd_main(argc, argv, stdout, stderr);
+}
+
 /* shb completions SHELL: the script on stdout (completions.c). */
 static int cmd_completions(int argc, char **argv)
 {
@@ -815,6 +823,7 @@ static const struct {
 } subcommands[] = {
     {"completions", cmd_completions},
     {"merge", cmd_merge},
+    {"report", cmd_report},
 };
 
 int main(int argc, char **argv)
@@ -866,6 +875,11 @@ int main(int argc, char **argv)
     if (!addrs)
         shb_die(1, "out of memory");
     check_targets(&o, addrs);
+    /* --html: created once the targets are known good, before any traffic
+     * (as --log's file); the page is drawn after the last report. */
+    struct html_run html = { 0 };
+    if (o.html && html_run_open(&html, o.html, err, sizeof err) < 0)
+        shb_die(2, "%s", err);
 
     catch_stop_signals();
 
@@ -912,6 +926,8 @@ int main(int argc, char **argv)
             else
                 multi_report(&o, &m, &res);
             fflush(stdout);
+            if (html.page)
+                html_run_add(&html, &res.ri, &res.total);
             int verdict = run_verdict(&o, &res, who);
             if (verdict > rc)
                 rc = verdict;
@@ -933,6 +949,11 @@ int main(int argc, char **argv)
         if (done < o.ntargets)
             fprintf(stderr, "shb: %s%zu of %zu targets not run (from %s on)\n", failed ? "" : "interrupted: ",
                     o.ntargets - done, o.ntargets, target_name(&o.targets[done]));
+    }
+    if (html.page && html_run_close(&html, err, sizeof err) < 0) {
+        fprintf(stderr, "shb: %s\n", err);
+        if (rc == 0)
+            rc = 1;
     }
     if (hdr_log)
         fclose(hdr_log);

@@ -21,6 +21,7 @@
 #include "cli/proxy.h"
 #include "cli/reqlist.h"
 #include "h2.h"
+#include "report/html.h"
 #include "report/reqlog_line.h"
 
 #include <arpa/inet.h>
@@ -507,6 +508,7 @@ enum opt_id {
     OPT_JSON,
     OPT_HISTOGRAMS,
     OPT_HDR_LOG,
+    OPT_HTML,
     OPT_LOG,
     OPT_LOG_FORMAT,
     OPT_FAIL_IF,
@@ -628,6 +630,12 @@ static const struct opt_spec opt_specs[] = {
      {.long_name = "hdr-log", .value_name = "FILE",
       .help = "Also write the measured latencies to FILE as an HdrHistogram interval log: one exact histogram a "
               "second, in nanoseconds, for HdrHistogram's tools (HistogramLogProcessor -tag latency)",
+      .complete = CLI_COMPLETE_FILE}},
+    {OPT_HTML, "--html",
+     {.long_name = "html", .value_name = "FILE",
+      .help = "Also write an HTML page of the run to FILE (created or truncated, after the report): settings, "
+              "figures and charts (requests and errors per second, latency over time, percentile spectrum, phases, "
+              "status codes, error kinds), self-contained; several URLs share one page",
       .complete = CLI_COMPLETE_FILE}},
     {OPT_LOG, "--log",
      {.long_name = "log", .value_name = "FILE",
@@ -873,6 +881,11 @@ static const struct cli_option merge_options[] = {
     {.long_name = "force", .help = "Merge reports of different URLs or protocols too"},
 };
 
+static const struct cli_option report_options[] = {
+    {.long_name = "html", .value_name = "FILE", .help = "The page to write (created or truncated)",
+     .complete = CLI_COMPLETE_FILE},
+};
+
 static const struct cli_subcommand subcommands[] = {
     {.name = "merge",
      .synopsis = "[-j [--histograms]] [--force] FILE...",
@@ -884,6 +897,16 @@ static const struct cli_subcommand subcommands[] = {
      .options = merge_options,
      .noptions = sizeof merge_options / sizeof merge_options[0],
      .operand = "FILE",
+     .complete = CLI_COMPLETE_FILE},
+    {.name = "report",
+     .synopsis = "--html FILE REPORT...",
+     .help = "Write an HTML page of charts from JSON reports (shb -j; a file may hold an array of them), the page "
+             "--html writes after a run: shards of one run are merged first, other reports are drawn side by side, "
+             "one colour each, with a comparison table. With --histograms in the reports, the percentile spectrum "
+             "is exact and the latency over time has p90 and max beside p50 and p99.",
+     .options = report_options,
+     .noptions = sizeof report_options / sizeof report_options[0],
+     .operand = "REPORT",
      .complete = CLI_COMPLETE_FILE},
     {.name = "completions",
      .synopsis = "SHELL",
@@ -1547,6 +1570,7 @@ static void apply(struct parser *p, const struct opt_spec *s, const char *v)
     case OPT_JSON: o->json = true; break;
     case OPT_HISTOGRAMS: o->histograms = true; break;
     case OPT_HDR_LOG: set_path(p, s, v, &o->hdr_log); break;
+    case OPT_HTML: set_path(p, s, v, &o->html); break;
     case OPT_LOG:
         /* The report goes to stdout: a log there would be woven into it. */
         if (strcmp(v, "-") == 0)
@@ -1986,6 +2010,10 @@ static void check_urls(struct parser *p)
         fail(p, "--hdr-log takes one URL: run each target with a log of its own");
     if (several && p->given[OPT_LOG])
         fail(p, "--log takes one URL: run each target with a log of its own");
+    /* One colour per target on the page (report/html.h). */
+    if (p->given[OPT_HTML] && o->ntargets > HTML_MAX_REPORTS)
+        fail(p, "--html draws %d targets at most, %zu given: split them over runs and join the reports with shb "
+                "report --html", HTML_MAX_REPORTS, o->ntargets);
     check_proxies_and_connection(p);
 }
 

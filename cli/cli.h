@@ -101,6 +101,7 @@ struct shb_opts {
     bool histograms;             /* --histograms, or --shard: the JSON carries the encoded histograms */
     const char *hdr_log;         /* --hdr-log FILE (argv's), or NULL */
     const char *log;             /* --log FILE (argv's), or NULL */
+    const char *html;            /* --html FILE (argv's), or NULL */
     uint8_t log_format;          /* --log-format: enum reqlog_format (report/reqlog_line.h) */
     struct threshold *thresholds; /* --fail-if, in the order given; malloc'd */
     size_t nthresholds;

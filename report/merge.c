@@ -27,12 +27,12 @@
 #include "cli/reqlist.h"
 #include "report/hdr.h"
 #include "report/json.h"
+#include "report/json_file.h"
 #include "report/report.h"
 #include "report/thresholds.h"
 #include "stats/stats.h"
 #include "tls13/conn.h"
 
-#define MAX_FILE_BYTES (1u << 30) /* a report of even a day's run is far smaller */
 #define NS_PER_SEC 1000000000ull
 
 struct merged_run;
@@ -816,125 +816,11 @@ static void get_targets(struct reader *rd, const struct json *r, struct stats *s
     }
 }
 
-static char *read_all(const char *path, size_t *n, char *err, size_t errlen)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                snprintf(err, errlen, "%s: larger than 1 GiB: not a report", path);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *more = realloc(buf, cap * 2);
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-    }
-    if (!buf && !err[0])
-        snprintf(err, errlen, "out of memory");
-    if (f != stdin)
-        fclose(f);
-    *n = len;
-    return buf;
-}
-
-/* One file, read and parsed: its text holds the tree's strings. */
-struct loaded {
-    const char *path;
-    char *text;
-    struct json *root;
-};
-
-/* A file holds one report, or an array of them (-j with several URLs);
- * several values one after another are made one array (as_one_array). */
-#define EACH_REPORT(r, root) \
-    for (const struct json *r = (root)->type == JSON_ARRAY ? (root)->child : (root); r; \
-         r = (root)->type == JSON_ARRAY ? r->next : NULL)
-
-/* Several values one after another (reports concatenated, `cat a.json
- * b.json | shb merge -`) as one array of their reports, in order: each
- * value a report, or an array of them whose elements take its place. The
- * array is a new node; the values' own array nodes are freed. */
-static struct json *as_one_array(struct json *values)
-{
-    struct json *all = calloc(1, sizeof *all);
-    if (!all) {
-        json_free(values);
-        return NULL;
-    }
-    all->type = JSON_ARRAY;
-    struct json **tail = &all->child;
-    for (struct json *v = values, *next; v; v = next) {
-        next = v->next;
-        v->next = NULL;
-        if (v->type != JSON_ARRAY) {
-            *tail = v;
-            tail = &v->next;
-            continue;
-        }
-        *tail = v->child;
-        while (*tail)
-            tail = &(*tail)->next;
-        v->child = NULL;
-        json_free(v);
-    }
-    return all;
-}
-
-/* Reads and parses path into f. 0, or -1 with err set. */
-static int load_file(const char *path, struct loaded *f, char *err, size_t errlen)
-{
-    size_t n = 0;
-    err[0] = '\0';
-    f->path = path;
-    f->text = read_all(path, &n, err, errlen);
-    if (!f->text)
-        return -1;
-    char why[160];
-    f->root = json_parse_values(f->text, n, why, sizeof why);
-    if (!f->root) {
-        snprintf(err, errlen, "%s: not JSON: %s", path, why);
-        return -1;
-    }
-    if (f->root->next && !(f->root = as_one_array(f->root))) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (f->root->type == JSON_ARRAY && !f->root->child) {
-        snprintf(err, errlen, "%s: an empty array: no report", path);
-        return -1;
-    }
-    return 0;
-}
-
 /* Every report in one file into total. 0, or -1 with err set. */
-static int merge_file(const struct loaded *f, struct stats *total, struct merged_run *m, char *err, size_t errlen)
+static int merge_file(const struct json_file *f, struct stats *total, struct merged_run *m, char *err, size_t errlen)
 {
     int i = 0;
-    EACH_REPORT(r, f->root)
+    JSON_FILE_EACH(r, f->root)
     {
         char name[4096];
         if (f->root->type == JSON_ARRAY)
@@ -1046,7 +932,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     struct stats total;
     char err[4600] = "";
-    struct loaded *files = calloc((size_t)nfiles, sizeof *files);
+    struct json_file *files = calloc((size_t)nfiles, sizeof *files);
     if (!files || stats_init(&total) < 0 || stats_init_pace(&total) < 0 || hist_init(&m.scratch) < 0) {
         fputs("shb: merge: out of memory\n", errf);
         return 1;
@@ -1056,12 +942,12 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
      * report's start (a startTime that does not read is refused below). */
     bool anchored = false;
     for (int i = 0; i < nfiles && rc == 0; i++) {
-        if (load_file(argv[1 + i], &files[i], err, sizeof err) < 0) {
+        if (json_file_load(argv[1 + i], &files[i], err, sizeof err) < 0) {
             fprintf(errf, "shb: merge: %s\n", err);
             rc = 2;
             break;
         }
-        EACH_REPORT(r, files[i].root)
+        JSON_FILE_EACH(r, files[i].root)
         {
             uint64_t start;
             if (json_to_ns(json_get(r, "startTime"), &start) == 0 && (!anchored || start < m.anchor_ns)) {
@@ -1131,8 +1017,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     stats_free(&total);
     hist_free(&m.scratch);
     for (int i = 0; i < nfiles; i++) {
-        json_free(files[i].root);
-        free(files[i].text);
+        json_file_free(&files[i]);
     }
     free(files);
     free(m.url);

@@ -3,6 +3,7 @@
 # temp directory, on free ports, returning "hello, world!" over HTTP/1.1, h2c
 # and TLS 1.3 with a self-signed certificate it makes), load it with ./shb
 # over each protocol, print the text reports (no JSON: -j is for scripts),
+# then a -q ramp after a warm-up drawn as an HTML page (--html demo.html),
 # stop nginx. Shows each command before running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,3 +31,6 @@ echo "nginx is serving \"hello, world!\": HTTP/1.1 on $URL, h2c on $URL_H2C, TLS
 run ./shb -z 3s -c 50 "$URL"
 run ./shb --http2 -z 3s -c 8 -p 32 "$URL_H2C"
 run ./shb --http2 -n 20000 -c 8 -p 32 "$URL_TLS"
+run ./shb -q 2000..20000 -z 8s --warmup 2s -c 50 --html demo.html "$URL"
+echo
+echo "The last run as a page of charts: file://$PWD/demo.html (open it in a browser)"

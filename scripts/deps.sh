@@ -129,6 +129,8 @@ NEEDS_TEST=(
     "sinfo|slurm-wlm"
     "munged|munge"
     "mungekey|munge"
+    # test/e2e/e2e_html.sh: the HTML report opened in a real browser, headless.
+    "chromium|chromium"
 )
 if [ "$PROFILE" = demo ]; then
     NEEDS=("${NEEDS_DEMO[@]}")

@@ -36,7 +36,8 @@
 # 0, 1 and 3) and test/e2e/e2e_resume.sh (--tls-resume: nginx and ngtcp2
 # resuming with their tickets, counted on both sides) and
 # test/e2e/e2e_early.sh (--early-data: nginx accepting and rejecting 0-RTT,
-# counted on both sides) against ./shb (static
+# counted on both sides) and test/e2e/e2e_html.sh (the HTML report: pages
+# from runs and from reports, opened in headless Chromium) against ./shb (static
 # musl) and build/asan/shb (ASan + UBSan).
 # Then test/interop/interop.sh (the interop matrix: every installed HTTP server,
 # every protocol it speaks) with both builds.
@@ -299,6 +300,7 @@ suite e2e-multi 120 test/e2e/e2e_multi.sh "several targets side by side (shb URL
 suite e2e-slurm 90 test/e2e/e2e_slurm.sh "shards as a Slurm job array (a single-node cluster), merged"
 suite e2e-longrun 240 test/e2e/e2e_longrun.sh "long runs" together
 suite e2e-log 240 test/e2e/e2e_log.sh "a log of every request (--log: HTTP/1.1, h2c, HTTP/3; tsv, csv, jsonl)" together
+suite e2e-html 300 test/e2e/e2e_html.sh "the HTML report (--html, shb report --html; opened in headless Chromium)"
 suite e2e-hdrlog 120 test/e2e/e2e_hdrlog.sh "HdrHistogram interval log (--hdr-log, read by HdrHistogram's Java library)"
 suite e2e-toolbox 300 test/e2e/e2e_toolbox.sh "in a toolbox (-V, completions, man page, make install)" together
 suite e2e-conn 180 test/e2e/e2e_conn.sh "connections (--unix-socket, --bind)" together

@@ -353,19 +353,22 @@ finish
 
 # --- make demo -----------------------------------------------------------------------
 # scripts/demo.sh is what make demo runs after building: its own nginx, ./shb
-# over HTTP/1.1, h2c and HTTPS, and only the text reports (JSON is for
-# scripts, not for a first look).
+# over HTTP/1.1, h2c and HTTPS, then a -q ramp drawn as demo.html, and only
+# the text reports (JSON is for scripts, not for a first look).
 if [ "$SHB_FLAVOUR" != musl ]; then
     skip "make demo: it runs ./shb, checked once (musl)"
 else
-    begin "make demo (scripts/demo.sh): three text reports, no JSON, exit 0"
+    begin "make demo (scripts/demo.sh): four text reports, no JSON, demo.html written and named, exit 0"
+    rm -f "$ROOT/demo.html"
     if ! timeout -k 5 120 bash "$ROOT/scripts/demo.sh" >"$T/demo.out" 2>"$T/demo.err" </dev/null; then
         want "scripts/demo.sh failed: $(tail -n 3 "$T/demo.err" "$T/demo.out" | head -c 400)"
     fi
-    [ "$(grep -c '^\$ \./shb ' "$T/demo.out")" -eq 3 ] || want "$(grep -c '^\$ \./shb ' "$T/demo.out") commands shown, expected 3"
+    [ "$(grep -c '^\$ \./shb ' "$T/demo.out")" -eq 4 ] || want "$(grep -c '^\$ \./shb ' "$T/demo.out") commands shown, expected 4"
     for line in 'URL:' 'Requests:' 'Latency distribution:'; do
-        [ "$(grep -c "^$line" "$T/demo.out")" -eq 3 ] || want "$(grep -c "^$line" "$T/demo.out") '$line' lines, expected 3"
+        [ "$(grep -c "^$line" "$T/demo.out")" -eq 4 ] || want "$(grep -c "^$line" "$T/demo.out") '$line' lines, expected 4"
     done
+    grep -q '<svg' "$ROOT/demo.html" 2>/dev/null || want "no demo.html with charts"
+    tail -n 1 "$T/demo.out" | grep -qF "file://$ROOT/demo.html" || want "the last line does not say where demo.html is: $(tail -n 1 "$T/demo.out")"
     grep -qE '^\$ .* (-j|--json)( |$)' "$T/demo.out" && want "a command with -j: $(grep -E '^\$ .* (-j|--json)( |$)' "$T/demo.out")"
     grep -qE '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" && want "JSON in the output: $(grep -m 3 -E '^ *[{}]|^\[$|^ *"[a-zA-Z]+": ' "$T/demo.out" | head -c 200)"
     finish
@@ -381,7 +384,7 @@ else
     begin "README.md is at most 400 lines, and links to every docs/ page"
     n=$(wc -l <"$ROOT/README.md")
     [ "$n" -le 400 ] || want "README.md has $n lines"
-    for page in usage output errors latency shards protocols performance interop hostile development internals; do
+    for page in usage output html errors latency shards protocols performance interop hostile development internals; do
         [ -s "$ROOT/docs/$page.md" ] || want "no docs/$page.md"
         grep -qF "](docs/$page.md)" "$ROOT/README.md" || want "README.md does not link docs/$page.md"
     done
