@@ -703,6 +703,8 @@ static void run_target(const struct shb_opts *o, const struct plan *pl, const st
         .protocol = o->http3 ? "HTTP/3" : o->http2 ? "HTTP/2" : "HTTP/1.1",
         .threads = threads,
         .connections = pl->conns,
+        .parallel = o->http2 || o->http3 ? o->parallel : 1,
+        .version = shb_version,
         .duration_ns = end_ns - measured_from,
         .warmup_ns = o->warmup_ns,
         .rate = o->rate_from > 0 ? &pl->shard_rate : NULL,

@@ -323,6 +323,16 @@ static void service_cell(char *out, size_t cap, const struct html_report *u)
     latencies(out, cap, u, "serviceTimeSeconds");
 }
 
+static void parallel_cell(char *out, size_t cap, const struct html_report *u)
+{
+    count_cell(out, cap, html_num(u->r, "parallel"));
+}
+
+static void version_cell(char *out, size_t cap, const struct html_report *u)
+{
+    snprintf(out, cap, "%s", html_str(u->r, "shbVersion") ? html_str(u->r, "shbVersion") : "");
+}
+
 static const struct {
     const char *name;
     cell_fn *cell;
@@ -333,9 +343,11 @@ static const struct {
     { "TLS", tls_cell, NULL },
     { "Threads (-t)", threads_cell, NULL },
     { "Connections (-c)", connections_cell, NULL },
+    { "Streams per connection (-p)", parallel_cell, NULL },
     { "Rate (-q)", rate_cell, NULL },
     { "Duration", window_cell, NULL },
     { "Shard", shard_cell, NULL },
+    { "shb version", version_cell, NULL },
     { "Requests", requests_cell, NULL },
     { "Requests/s", rps_cell, NULL },
     { "Received MB/s", received_cell, NULL },

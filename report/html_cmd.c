@@ -45,23 +45,16 @@ static bool all_shards(const struct json *const *r, size_t n)
     return true;
 }
 
-/* shb merge -j --histograms over the files, its report parsed into *out
- * (text kept in *text). 0, or 2 with the one line said. */
-static int merge_shards(int nfiles, char **files, char **text, struct json **out, FILE *errf)
+/* shb merge -j --histograms over the files already read, its report
+ * parsed into *out (text kept in *text). 0, or 2 with the one line said. */
+static int merge_shards(const struct json_file *files, size_t nfiles, char **text, struct json **out, FILE *errf)
 {
-    char **argv = calloc((size_t)nfiles + 4, sizeof *argv);
     char *merged = NULL, *why = NULL;
     size_t mlen = 0, wlen = 0;
     FILE *mf = open_memstream(&merged, &mlen), *wf = open_memstream(&why, &wlen);
     int rc = 2;
-    if (argv && mf && wf) {
-        argv[0] = (char *)"merge";
-        argv[1] = (char *)"-j";
-        argv[2] = (char *)"--histograms";
-        argv[3] = (char *)"--";
-        memcpy(argv + 4, files, (size_t)nfiles * sizeof *argv);
-        rc = merge_main(nfiles + 4, argv, mf, wf);
-    }
+    if (mf && wf)
+        rc = merge_files(files, nfiles, &(struct merge_options){ .json = true, .histograms = true }, mf, wf);
     if (mf)
         fclose(mf);
     if (wf)
@@ -84,7 +77,6 @@ static int merge_shards(int nfiles, char **files, char **text, struct json **out
     }
     free(merged);
     free(why);
-    free(argv);
     return rc;
 }
 
@@ -155,7 +147,7 @@ int html_cmd_main(int argc, char **argv, FILE *out, FILE *errf)
     char *merged_text = NULL;
     struct json *merged = NULL;
     if (rc == 0 && all_shards(reports, n)) {
-        rc = merge_shards(nfiles, argv + 1, &merged_text, &merged, errf);
+        rc = merge_shards(files, (size_t)nfiles, &merged_text, &merged, errf);
         if (rc == 0) {
             reports[0] = merged;
             n = 1;

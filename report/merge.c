@@ -58,6 +58,8 @@ struct merged_run {
     char *url, *protocol;       /* the first report's; several, joined, under --force */
     struct agreed connected_to; /* connectedTo (--connect-to, --resolve) */
     struct agreed proxy;        /* proxy.url (-x, the environment) */
+    struct agreed version;      /* shbVersion: the shb that made the runs */
+    unsigned parallel;          /* -p when every report has the same, else 0 */
     bool paced;                 /* -q: the open model */
     bool ramp;
     unsigned threads, connections;
@@ -672,7 +674,8 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     }
     bool first = m->info.reports == 0;
     if (!agree(&m->connected_to, string_at(r, NULL, "connectedTo"), first) ||
-        !agree(&m->proxy, string_at(r, "proxy", "url"), first)) {
+        !agree(&m->proxy, string_at(r, "proxy", "url"), first) ||
+        !agree(&m->version, string_at(r, NULL, "shbVersion"), first)) {
         bad(rd, "out of memory");
         return;
     }
@@ -708,6 +711,13 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     }
     m->threads += (unsigned)get_u64(rd, r, "", "threads");
     m->connections += (unsigned)get_u64(rd, r, "", "connections");
+    /* -p is per connection: shards of one run share it, so it is kept
+     * when all agree (0 once one differs or lacks it). */
+    unsigned parallel = json_get(r, "parallel") ? (unsigned)get_u64(rd, r, "", "parallel") : 0;
+    if (first)
+        m->parallel = parallel;
+    else if (parallel != m->parallel)
+        m->parallel = 0;
     uint64_t start = get_ns(rd, r, "", "startTime"), end = get_ns(rd, r, "", "endTime");
     if (!rd->failed && end < start)
         bad(rd, "endTime is before startTime");
@@ -897,8 +907,7 @@ static int merge_fail_if(int argc, char **argv, int *i, struct threshold *list, 
 
 int merge_main(int argc, char **argv, FILE *out, FILE *errf)
 {
-    struct merged_run m = { 0 };
-    bool json = false, histograms = false;
+    struct merge_options o = { 0 };
     int nfiles = 0, rc = 0;
     bool options_done = false;
     static struct threshold thresholds[MERGE_THRESHOLDS];
@@ -910,11 +919,11 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
         } else if (strcmp(a, "--") == 0) {
             options_done = true;
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0) {
-            json = true;
+            o.json = true;
         } else if (strcmp(a, "--histograms") == 0) {
-            histograms = true;
+            o.histograms = true;
         } else if (strcmp(a, "--force") == 0) {
-            m.force = true;
+            o.force = true;
         } else if (strcmp(a, "--fail-if") == 0 || strncmp(a, "--fail-if=", 10) == 0) {
             if (merge_fail_if(argc, argv, &i, thresholds, &nthresholds, errf) != 0)
                 return 2;
@@ -930,23 +939,47 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
         fputs("shb: merge: no report to merge (shb merge [-j [--histograms]] [--force] FILE...)\n", errf);
         return 2;
     }
-    struct stats total;
+    o.thresholds = thresholds;
+    o.nthresholds = nthresholds;
     char err[4600] = "";
     struct json_file *files = calloc((size_t)nfiles, sizeof *files);
-    if (!files || stats_init(&total) < 0 || stats_init_pace(&total) < 0 || hist_init(&m.scratch) < 0) {
+    if (!files) {
         fputs("shb: merge: out of memory\n", errf);
+        return 1;
+    }
+    for (int i = 0; i < nfiles && rc == 0; i++)
+        if (json_file_load(argv[1 + i], &files[i], err, sizeof err) < 0) {
+            fprintf(errf, "shb: merge: %s\n", err);
+            rc = 2;
+        }
+    if (rc == 0)
+        rc = merge_files(files, (size_t)nfiles, &o, out, errf);
+    for (int i = 0; i < nfiles; i++)
+        json_file_free(&files[i]);
+    free(files);
+    return rc;
+}
+
+int merge_files(const struct json_file *files, size_t nfiles, const struct merge_options *o, FILE *out, FILE *errf)
+{
+    struct merged_run m = { .force = o->force };
+    bool json = o->json, histograms = o->histograms;
+    const struct threshold *thresholds = o->thresholds;
+    size_t nthresholds = o->nthresholds;
+    int rc = 0;
+    struct stats total;
+    char err[4600] = "";
+    if (stats_init(&total) < 0 || stats_init_pace(&total) < 0 || hist_init(&m.scratch) < 0) {
+        fputs("shb: merge: out of memory\n", errf);
+        stats_free(&total);
+        hist_free(&m.scratch);
         return 1;
     }
     total.pace.on = false; /* set again by the reports that have it */
     /* Every file first: the merged timeline starts at the earliest
      * report's start (a startTime that does not read is refused below). */
     bool anchored = false;
-    for (int i = 0; i < nfiles && rc == 0; i++) {
-        if (json_file_load(argv[1 + i], &files[i], err, sizeof err) < 0) {
-            fprintf(errf, "shb: merge: %s\n", err);
-            rc = 2;
-            break;
-        }
+    for (size_t i = 0; i < nfiles; i++) {
         JSON_FILE_EACH(r, files[i].root)
         {
             uint64_t start;
@@ -956,7 +989,7 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             }
         }
     }
-    for (int i = 0; i < nfiles && rc == 0; i++)
+    for (size_t i = 0; i < nfiles && rc == 0; i++)
         if (merge_file(&files[i], &total, &m, err, sizeof err) < 0) {
             fprintf(errf, "shb: merge: %s\n", err);
             rc = 2;
@@ -993,6 +1026,8 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
             .protocol = m.protocol,
             .threads = m.threads,
             .connections = m.connections,
+            .parallel = m.parallel,
+            .version = m.version.text,
             .duration_ns = m.end_ns - m.start_ns,
             .warmup_ns = m.warmup_ns,
             .rate = m.paced ? &m.rate : NULL,
@@ -1016,13 +1051,10 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
     }
     stats_free(&total);
     hist_free(&m.scratch);
-    for (int i = 0; i < nfiles; i++) {
-        json_file_free(&files[i]);
-    }
-    free(files);
     free(m.url);
     free(m.connected_to.text);
     free(m.proxy.text);
+    free(m.version.text);
     free(m.protocol);
     free(m.shards);
     free(m.tnames);

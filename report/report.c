@@ -685,10 +685,17 @@ static void json_run(FILE *f, const struct report_info *ri)
     fputs(",\n  \"protocol\": ", f);
     json_string(f, ri->protocol);
     fprintf(f, ",\n  \"threads\": %u,\n  \"connections\": %u,\n", ri->threads, ri->connections);
+    if (ri->parallel)
+        fprintf(f, "  \"parallel\": %u,\n", ri->parallel);
     fputs("  \"durationSeconds\": ", f);
     json_seconds(f, ri->duration_ns);
     fputs(",\n", f);
     fprintf(f, "  \"interrupted\": %s,\n", ri->interrupted ? "true" : "false");
+    if (ri->version) {
+        fputs("  \"shbVersion\": ", f);
+        json_string(f, ri->version);
+        fputs(",\n", f);
+    }
 }
 
 static void json_requests(FILE *f, const struct report_info *ri, const struct stats *s)

@@ -41,6 +41,8 @@ struct report_info {
     const struct threshold *thresholds; /* --fail-if (report/thresholds.h), judged in the report */
     size_t nthresholds;
     const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
+    unsigned parallel;    /* -p: streams per connection (1 over HTTP/1.1); 0: not known (merged reports differ) */
+    const char *version;  /* the shb that made the run (shb_version), or NULL: not known */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */

@@ -27,6 +27,7 @@ H1="http://127.0.0.1:$NGINX_PORT/"
 MISSING="http://127.0.0.1:$NGINX_PORT/status/404"
 CHECK="$LIB_ROOT/test/e2e/html_check.py"
 MAX_PAGE=$((200 * 1024))
+VERSION=$("$SHB" -V | sed -n '1s/^shb //p') # what the runs' reports say made them
 
 # page_ok PAGE "chart-rate N ..." URL...: PAGE exists, is under 200 KB, has
 # only the URLs' addresses, and its charts have these series counts.
@@ -58,12 +59,20 @@ cp "$OUT" "$T/one.json"
 page_ok "$T/one.html" "chart-rate 2 chart-latency 4 chart-spectrum 1 chart-phases 1 chart-status 1 chart-errors 0" "$H1"
 grep -q 'warm-up (left out)' "$T/one.html" || want "no warm-up band"
 grep -q 'No errors.' "$T/one.html" || want "no 'No errors.'"
+# The header's -p (1 over HTTP/1.1) and the shb that made the run.
+grep -q '<th>Streams per connection (-p)</th><td>1</td>' "$T/one.html" || want "no -p 1 row"
+grep -qF "<th>shb version</th><td>$VERSION</td>" "$T/one.html" || want "no shb version $VERSION row: $(grep -o 'shb version</th><td>[^<]*' "$T/one.html")"
 finish
 
 begin "shb report --html from a plain -j report (no histograms): p50 and p99 over time, spectrum from its percentiles"
 shb report --html "$T/plain.html" "$T/one.json"
 [ "$SHB_RC" -eq 0 ] && [ ! -s "$ERR" ] || want "exit $SHB_RC: $(head -c 300 "$ERR")"
 page_ok "$T/plain.html" "chart-rate 2 chart-latency 2 chart-spectrum 1 chart-phases 1 chart-status 1 chart-errors 0" "$H1"
+# The header reads -p and the version from the report, not from the shb drawing it.
+jq '.parallel = 8 | .shbVersion = "an-older-shb"' "$T/one.json" >"$T/p8.json"
+shb report --html "$T/p8.html" "$T/p8.json"
+grep -q '<th>Streams per connection (-p)</th><td>8</td>' "$T/p8.html" || want "no -p 8 row"
+grep -q '<th>shb version</th><td>an-older-shb</td>' "$T/p8.html" || want "no an-older-shb row"
 finish
 
 begin "-q ramp, --histograms: asked-for rate beside achieved, service time beside latency; report --html draws the same"
@@ -92,7 +101,7 @@ shb report --html "$T/multi2.html" "$T/multi.json" # plain -j: p50 and p99 over 
 page_ok "$T/multi2.html" "chart-rate 4 chart-latency 4 chart-spectrum 2 chart-phases 4 chart-status 2 chart-errors 0" "$H1" "$MISSING"
 finish
 
-begin "shards: shb report merges 2 shards of one run into one (2 reports merged), as shb merge does"
+begin "shards: shb report merges 2 shards of one run into one (2 reports merged), as shb merge does, from files or stdin"
 run_shards sh 2 -z 2s -c 2 -t 1 -j "$H1"
 shb report --html "$T/shards.html" "$T/sh-0.json" "$T/sh-1.json"
 [ "$SHB_RC" -eq 0 ] || want "exit $SHB_RC: $(head -c 300 "$ERR")"
@@ -100,6 +109,13 @@ page_ok "$T/shards.html" "chart-rate 2 chart-latency 4 chart-spectrum 1 chart-ph
 grep -q '2 reports merged (shards of 2)' "$T/shards.html" || want "not merged: $(grep -o 'Shard</th><td>[^<]*' "$T/shards.html")"
 total=$(jq -s 'map(.requests.total) | add' "$T/sh-0.json" "$T/sh-1.json")
 grep -q ">$total ($total ok, 0 errors)<" "$T/shards.html" || want "the merged page does not count $total requests"
+grep -qF "<th>shb version</th><td>$VERSION</td>" "$T/shards.html" || want "the merged page lost the version"
+# The same shards on stdin, one after the other: read once, merged all the same.
+cat "$T/sh-0.json" "$T/sh-1.json" >"$T/sh-cat.json"
+IN=$T/sh-cat.json shb report --html "$T/shards-stdin.html" -
+[ "$SHB_RC" -eq 0 ] || want "stdin: exit $SHB_RC: $(head -c 300 "$ERR")"
+grep -q '2 reports merged (shards of 2)' "$T/shards-stdin.html" || want "stdin: not merged: $(grep -o 'Shard</th><td>[^<]*' "$T/shards-stdin.html")"
+grep -q ">$total ($total ok, 0 errors)<" "$T/shards-stdin.html" || want "stdin: the merged page does not count $total requests"
 finish
 
 begin "size: a 10-minute timeline (600 entries with histograms) makes a page under 200 KB"

@@ -32,6 +32,7 @@ start_or_die "nginx (test/servers/nginx-rate.conf.in)" start_nginx "$LIB_ROOT/te
 H1="http://127.0.0.1:$NGINX_PORT/"
 H2="http://127.0.0.1:$NGINX_PORT2/"
 H1_LOG="$NGINX_DIR/h1.log"
+VERSION=$("$SHB" -V | sed -n '1s/^shb //p') # what every report's shbVersion says
 
 # run NAME ARGS...: one `shb ARGS` into $T/NAME.json.
 run() {
@@ -163,11 +164,13 @@ ref timeline "$T/gap-a.json" "$T/gap-b.json"
 jx '(.timeline | length) >= 2 and .timeline[0].ok == 300 and .timeline[-1].ok == 300' '[.timeline[] | del(.histogram)]'
 finish
 
-begin "h2c: 2 shards of -n 1000 --http2 -p 4 merge into 1000, HTTP/2, percentiles those of both"
+begin "h2c: 2 shards of -n 1000 --http2 -p 4 merge into 1000, HTTP/2, percentiles those of both, -p and the version kept"
 run_shards h2 2 -n 1000 -c 4 -t 1 --http2 -p 4 -j "$H2"
 shb merge -j --histograms "$T"/h2-{0,1}.json
 json_run_ok HTTP/2
 jx '.requests.ok == 1000 and .merged.complete' '{requests, merged}'
+# -p is per connection, so shards share it; the version is `shb -V`'s.
+jx ".parallel == 4 and .shbVersion == \"$VERSION\" and .shbVersion != \"\"" '{parallel, shbVersion}'
 e2e_flush_report
 ref latencySeconds "$T"/h2-{0,1}.json
 finish
@@ -216,6 +219,14 @@ case $ERR_LINE in "shb: merge: $T/h2-0.json: a run of $H2 over HTTP/2, but $T/h1
 shb merge -j --histograms --force "$T/h1-0.json" "$T/h2-0.json"
 json_run_ok
 jx ".url == \"$H1 + $H2\" and .protocol == \"HTTP/1.1 + HTTP/2\" and .requests.total == 1500" '{url, protocol, requests}'
+# -p 1 and -p 4 do not agree: left out; one shb made both: kept.
+jx "(has(\"parallel\") | not) and .shbVersion == \"$VERSION\"" '{parallel, shbVersion}'
+e2e_flush_report
+# Reports of two shb versions: the merged one claims neither.
+jq '.shbVersion = "other-version"' "$T/h1-1.json" >"$T/other-version.json"
+shb merge -j --histograms "$T/h1-0.json" "$T/other-version.json"
+json_run_ok HTTP/1.1
+jx '(has("shbVersion") | not) and .parallel == 1' '{parallel, shbVersion}'
 finish
 
 begin "-q runs and closed runs are never merged, even with --force; the line says which file was run how"

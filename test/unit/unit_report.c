@@ -210,7 +210,7 @@ static void spec_text_run(struct report_info *ri, struct stats *s)
 {
     static const uint64_t at[9] = {70000, 93000, 123000, 162000, 222000,
                                    278000, 453000, 845000, 1452000};
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/1.1", 16, 50, 3046534500u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     s->ok = 1070162;
     s->status[200] = 1070162;
     s->bytes_recv = 172296082;
@@ -248,7 +248,7 @@ static const uint64_t spec_json_at[9] = {103381, 118051, 152571, 211807, 294087,
                                          340413, 424934, 617066, 876762};
 static void spec_json_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, true, NULL, NULL, NULL, NULL, 0, NULL};
+    *ri = (struct report_info){"http://127.0.0.1:3010/", "HTTP/2", 8, 8, 2002848834u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, true, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     s->ok = 722541;
     s->status[200] = 722541;
     s->bytes_recv = 57803854;
@@ -260,7 +260,7 @@ static void spec_json_run(struct report_info *ri, struct stats *s)
 /* A run with errors and several status codes, given out of order. */
 static void mixed_run(struct report_info *ri, struct stats *s)
 {
-    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL};
+    *ri = (struct report_info){"http://example.test/x", "HTTP/1.1", 2, 4, 1500000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     s->status[503] = 1;
     s->status[200] = 5;
     s->status[404] = 2;
@@ -343,7 +343,7 @@ static void check_text_no_errors_block(void)
 
 static void check_text_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL};
+    struct report_info ri = {"http://h/", "HTTP/3", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -552,7 +552,7 @@ static void check_json_escaping(void)
     /* quote, backslash, tab, another control char, valid UTF-8 (é), a byte
      * that is not UTF-8, and a truncated sequence at the end */
     struct report_info ri = {"http://h/a\"b\\c\td\x01" "e\xc3\xa9" "f\xff" "g\xe2\x82", "HTTP/1.1",
-                             1, 1, 1000000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL};
+                             1, 1, 1000000000u, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -575,7 +575,7 @@ static void check_json_escaping(void)
 
 static void check_json_empty_run(void)
 {
-    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL};
+    struct report_info ri = {"http://h/", "HTTP/1.1", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -606,7 +606,7 @@ static void check_json_empty_run(void)
 static void check_connected_to(void)
 {
     struct report_info ri = {"https://alpha.test/", "HTTP/2", 1, 1, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false,
-                             "[::1]:8443", "--connect-to", NULL, NULL, 0, NULL};
+                             "[::1]:8443", "--connect-to", NULL, NULL, 0, NULL, 0, NULL};
     struct stats s;
     if (stats_init(&s))
         return;
@@ -627,6 +627,37 @@ static void check_connected_to(void)
                                                               !strstr(json, "connectedTo"),
             "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
     free(text);
+    free(json);
+    stats_free(&s);
+}
+
+/* -p and the shb that made the run: in the JSON after connections and
+ * interrupted, left out when not known (a merged report whose reports
+ * differ); the text report has neither. */
+static void check_parallel_version(void)
+{
+    struct report_info ri = {"https://alpha.test/", "HTTP/2", 2, 8, 0, 0, NULL, 0, 0, 0, 1, NULL, NULL, false, NULL, false,
+                             NULL, NULL, NULL, NULL, 0, NULL, 32, "v2.0-3-gabc\"x"};
+    struct stats s;
+    if (stats_init(&s))
+        return;
+    char *text = render(report_text, &ri, &s), *json = render(report_json, &ri, &s);
+    T_CHECK("parallel: after connections", json && json_valid(json) &&
+                strstr(json, "\"connections\": 8,\n  \"parallel\": 32,\n  \"durationSeconds\""),
+            "got:\n%s", json ? json : "(null)");
+    T_CHECK("shbVersion: after interrupted, escaped",
+            json && strstr(json, "\"interrupted\": false,\n  \"shbVersion\": \"v2.0-3-gabc\\\"x\",\n  \"requests\""),
+            "got:\n%s", json ? json : "(null)");
+    T_CHECK("parallel, version: not in the text report", text && !strstr(text, "32") && !strstr(text, "v2.0"),
+            "got:\n%s", text ? text : "(null)");
+    free(text);
+    free(json);
+    ri.parallel = 0;
+    ri.version = NULL;
+    json = render(report_json, &ri, &s);
+    T_CHECK("parallel, version: left out when not known",
+            json && json_valid(json) && !strstr(json, "parallel") && !strstr(json, "shbVersion"), "got:\n%s",
+            json ? json : "(null)");
     free(json);
     stats_free(&s);
 }
@@ -1275,6 +1306,7 @@ int main(void)
     check_json_escaping();
     check_json_empty_run();
     check_connected_to();
+    check_parallel_version();
     check_tls_alerts();
     check_hint();
     T_DONE();
