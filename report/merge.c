@@ -328,6 +328,20 @@ static void get_early_data(struct reader *rd, const struct json *e, struct stats
 }
 
 /* "tls": what the first handshake settled on, or null (none completed). */
+/* An ALPN protocol name as shb reports one: it offers h2, http/1.1 and h3
+ * only (RFC 7301 §3.2: the server picks one of those), so printable ASCII
+ * that fits. Anything else would not survive a merge of the merge: the
+ * JSON writer turns a byte that is not UTF-8 into \ufffd, three bytes. */
+static bool alpn_name_ok(const struct json *alpn)
+{
+    if (alpn->len >= TLS_ALPN_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < alpn->len; i++)
+        if (alpn->text[i] < 0x21 || alpn->text[i] > 0x7e)
+            return false;
+    return true;
+}
+
 static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
 {
     const struct json *t = json_get(r, "tls");
@@ -339,8 +353,7 @@ static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
     int c = cipher && cipher->type == JSON_STRING ? tls_number(cipher->text, tls_cipher_name) : -1;
     int g = group && group->type == JSON_NULL ? 0
             : group && group->type == JSON_STRING ? tls_number(group->text, tls_group_name) : -1;
-    bool alpn_ok = alpn && (alpn->type == JSON_NULL || (alpn->type == JSON_STRING && alpn->len < TLS_ALPN_NAME_MAX &&
-                                                        strlen(alpn->text) == alpn->len));
+    bool alpn_ok = alpn && (alpn->type == JSON_NULL || (alpn->type == JSON_STRING && alpn_name_ok(alpn)));
     if (t->type != JSON_OBJECT || v <= 0 || c < 0 || g < 0 || !alpn_ok || !fallback ||
         (fallback->type != JSON_TRUE && fallback->type != JSON_FALSE)) {
         bad(rd, "tls is not what shb reports of a handshake");
