@@ -800,58 +800,55 @@ static void json_error_details(FILE *f, const struct stats *s)
     json_close_inline_object(f, empty);
 }
 
-/* A joined group or ALPN: null when every report had none. */
-static void json_joined(FILE *f, const char *text)
+/* A joined group or ALPN: NULL (null) when every report had none. */
+static const char *unless_none(const char *text)
 {
-    if (strcmp(text, "none") == 0)
-        fputs("null", f);
-    else
-        json_string(f, text);
+    return strcmp(text, "none") == 0 ? NULL : text;
 }
 
 /* "tls": {"version": "TLSv1.3", "cipher": "TLS_AES_128_GCM_SHA256",
  * "group": "x25519", "alpn": "h2", "fallback": false}, what text_tls
  * shows; null when it shows nothing. A merged report whose reports differ
- * joins each field's values (report_tls_joined). */
-
+ * joins each field's values (report_tls_joined); the handshake counts are
+ * the reports' sums either way. */
 static void json_tls(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     const struct tls_negotiated *t = &s->tls;
-    char buf[8];
     const struct report_tls_joined *j = tls_joined(ri, s);
+    char cipher_buf[8], group_buf[8];
+    const char *version, *cipher, *group, *alpn; /* group, alpn: NULL for null */
+    bool fallback;
     if (j) {
-        /* Reports that disagree: each field's values joined, and the
-         * handshake counts below, which are the reports' sums. */
-        fputs("  \"tls\": {\"version\": ", f);
-        json_string(f, j->version);
-        fputs(", \"cipher\": ", f);
-        json_string(f, j->cipher);
-        fputs(", \"group\": ", f);
-        json_joined(f, j->group);
-        fputs(", \"alpn\": ", f);
-        json_joined(f, j->alpn);
-        fprintf(f, ", \"fallback\": %s", j->fallback_any ? "true" : "false");
+        version = j->version;
+        cipher = j->cipher;
+        group = unless_none(j->group);
+        alpn = unless_none(j->alpn);
+        fallback = j->fallback_any;
     } else if (t->version == 0 || s->tls_mixed) {
         fputs("  \"tls\": null,\n", f);
         return;
     } else {
-        const char *version = tls_version_name(t->version);
-        fputs("  \"tls\": {\"version\": ", f);
-        json_string(f, version ? version : "?");
-        fputs(", \"cipher\": ", f);
-        json_string(f, iana_text(buf, sizeof buf, tls_cipher_name, t->cipher));
-        fputs(", \"group\": ", f);
-        if (t->group)
-            json_string(f, iana_text(buf, sizeof buf, tls_group_name, t->group));
-        else
-            fputs("null", f);
-        fputs(", \"alpn\": ", f);
-        if (t->alpn[0])
-            json_string(f, t->alpn);
-        else
-            fputs("null", f);
-        fprintf(f, ", \"fallback\": %s", t->fallback ? "true" : "false");
+        version = tls_version_name(t->version) ? tls_version_name(t->version) : "?";
+        cipher = iana_text(cipher_buf, sizeof cipher_buf, tls_cipher_name, t->cipher);
+        group = t->group ? iana_text(group_buf, sizeof group_buf, tls_group_name, t->group) : NULL;
+        alpn = t->alpn[0] ? t->alpn : NULL;
+        fallback = t->fallback;
     }
+    fputs("  \"tls\": {\"version\": ", f);
+    json_string(f, version);
+    fputs(", \"cipher\": ", f);
+    json_string(f, cipher);
+    fputs(", \"group\": ", f);
+    if (group)
+        json_string(f, group);
+    else
+        fputs("null", f);
+    fputs(", \"alpn\": ", f);
+    if (alpn)
+        json_string(f, alpn);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"fallback\": %s", fallback ? "true" : "false");
     if (s->handshakes.on)
         fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
                 s->handshakes.resumed);
