@@ -289,6 +289,18 @@ static void resolve_unix(const char *path, struct target_addr *out)
     /* connect(2) on a unix socket needs write permission on it (unix(7)). */
     if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
         shb_die(2, "--unix-socket %s: %s", path, strerror(errno));
+    /* The report names the socket, absolute (a relative path means
+     * nothing once the report has left this directory); symlinks are
+     * kept as typed. */
+    out->via = "--unix-socket";
+    char cwd[PATH_MAX];
+    const char *rel = path;
+    while (strncmp(rel, "./", 2) == 0)
+        rel += 2;
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(out->text, sizeof out->text, "%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", rel);
+    else
+        snprintf(out->text, sizeof out->text, "%s", path);
 }
 
 /* --bind: every address must be one of this machine's, or every connect

@@ -6,6 +6,7 @@
 #define SHB_CLI_PREFLIGHT_H
 
 #include <stdint.h>
+#include <limits.h>
 #include <sys/socket.h>
 
 #include "cli/cli.h"
@@ -35,8 +36,10 @@ void require_kernel(void);
 struct target_addr {
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    const char *via; /* "--connect-to" or "--resolve" when one chose it, else NULL */
-    char text[64];   /* then the address as the report shows it: "127.0.0.1:8443", "[::1]:443" */
+    const char *via; /* "--connect-to", "--resolve" or "--unix-socket" when one chose it, else NULL */
+    /* then the address as the report shows it: "127.0.0.1:8443", "[::1]:443",
+     * or the socket's absolute path */
+    char text[PATH_MAX + 112];
 };
 
 /* --bind's addresses are this machine's; every target resolves (addrs[i]

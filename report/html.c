@@ -203,6 +203,12 @@ static void url_cell(char *out, size_t cap, const struct html_report *u)
     snprintf(out, cap, "%s", html_str(u->r, "url"));
 }
 
+/* --connect-to, --resolve, --unix-socket: where the connections went. */
+static void connected_cell(char *out, size_t cap, const struct html_report *u)
+{
+    snprintf(out, cap, "%s", html_str(u->r, "connectedTo") ? html_str(u->r, "connectedTo") : "");
+}
+
 static void protocol_cell(char *out, size_t cap, const struct html_report *u)
 {
     snprintf(out, cap, "%s", html_str(u->r, "protocol") ? html_str(u->r, "protocol") : "");
@@ -336,9 +342,10 @@ static void version_cell(char *out, size_t cap, const struct html_report *u)
 static const struct {
     const char *name;
     cell_fn *cell;
-    const char *only_with; /* a key the first report must have for the row to be shown, or NULL */
+    const char *only_with; /* a key some report must have for the row to be shown, or NULL */
 } header_rows[] = {
     { "URL", url_cell, NULL },
+    { "Connected to", connected_cell, "connectedTo" },
     { "Protocol", protocol_cell, NULL },
     { "TLS", tls_cell, NULL },
     { "Threads (-t)", threads_cell, NULL },
@@ -366,7 +373,10 @@ static void settings_table(FILE *f, const struct html_report *u, size_t nruns)
     }
     fputs("</tr></thead><tbody>\n", f);
     for (size_t k = 0; k < sizeof header_rows / sizeof header_rows[0]; k++) {
-        if (header_rows[k].only_with && !json_get(u[0].r, header_rows[k].only_with))
+        bool shown = !header_rows[k].only_with;
+        for (size_t i = 0; i < nruns && !shown; i++)
+            shown = json_get(u[i].r, header_rows[k].only_with) != NULL;
+        if (!shown)
             continue;
         fputs("<tr><th>", f);
         svg_escape(f, header_rows[k].name);

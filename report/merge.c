@@ -39,6 +39,7 @@ struct merged_run;
 struct reader;
 static void get_targets(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m,
                         bool first);
+static char *joined(char *have, const char *add);
 
 /* A string the merged report shows only when every report has the same
  * one: the address connected to, the proxy gone through. Reports that
@@ -59,6 +60,13 @@ struct merged_run {
     struct agreed connected_to; /* connectedTo (--connect-to, --resolve) */
     struct agreed proxy;        /* proxy.url (-x, the environment) */
     struct agreed version;      /* shbVersion: the shb that made the runs */
+    /* tls: each field's values across the reports, joined, shown when
+     * they differ (report_tls_joined); seen: some report had a handshake. */
+    struct {
+        char *version, *cipher, *group, *alpn;
+        bool fallback_any, fallback_all, seen;
+    } tls;
+    struct report_tls_joined tls_joined;
     unsigned parallel;          /* -p when every report has the same, else 0 */
     bool paced;                 /* -q: the open model */
     bool ramp;
@@ -327,43 +335,112 @@ static void get_early_data(struct reader *rd, const struct json *e, struct stats
     s->early.on = true;
 }
 
-/* "tls": what the first handshake settled on, or null (none completed). */
-/* An ALPN protocol name as shb reports one: it offers h2, http/1.1 and h3
- * only (RFC 7301 §3.2: the server picks one of those), so printable ASCII
- * that fits. Anything else would not survive a merge of the merge: the
- * JSON writer turns a byte that is not UTF-8 into \ufffd, three bytes. */
-static bool alpn_name_ok(const struct json *alpn)
+/* A TLS field's text, piece by piece (" + " joins the values of a merged
+ * report whose reports differed): each must be one shb prints. */
+enum tls_field { TLS_VERSION, TLS_CIPHER, TLS_GROUP, TLS_ALPN };
+
+static bool tls_piece_ok(enum tls_field f, const char *piece)
 {
-    if (alpn->len >= TLS_ALPN_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < alpn->len; i++)
-        if (alpn->text[i] < 0x21 || alpn->text[i] > 0x7e)
+    switch (f) {
+    case TLS_VERSION:
+        return tls_number(piece, tls_version_name) > 0;
+    case TLS_CIPHER:
+        return tls_number(piece, tls_cipher_name) >= 0;
+    case TLS_GROUP:
+        return strcmp(piece, "none") == 0 || tls_number(piece, tls_group_name) >= 0;
+    case TLS_ALPN:
+        /* shb offers h2, http/1.1 and h3 only (RFC 7301 §3.2: the server
+         * picks one of those), so printable ASCII that fits. Anything
+         * else would not survive a merge of the merge: the JSON writer
+         * turns a byte that is not UTF-8 into \ufffd, three bytes. */
+        if (!piece[0] || strlen(piece) >= TLS_ALPN_NAME_MAX)
             return false;
-    return true;
+        for (const char *c = piece; *c; c++)
+            if (*c < 0x21 || *c > 0x7e)
+                return false;
+        return true;
+    }
+    return false;
 }
 
-static void get_tls(struct reader *rd, const struct json *r, struct stats *s)
+/* Each piece of text checked, and added to *have (once: joined() keeps
+ * the first-seen order). -1: a piece is not a value; -2: out of memory. */
+static int tls_join(char **have, enum tls_field f, const char *text)
+{
+    for (const char *p = text;;) {
+        const char *end = strstr(p, " + ");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char piece[256];
+        if (n >= sizeof piece)
+            return -1;
+        memcpy(piece, p, n);
+        piece[n] = '\0';
+        if (!tls_piece_ok(f, piece))
+            return -1;
+        char *next = *have ? joined(*have, piece) : strdup(piece);
+        if (!next)
+            return -2;
+        *have = next;
+        if (!end)
+            return 0;
+        p = end + 3;
+    }
+}
+
+/* A string member's text, "none" for null (group, ALPN); NULL: neither,
+ * or a string with a NUL inside. */
+static const char *tls_text(const struct json *v, bool null_ok)
+{
+    if (v && v->type == JSON_NULL && null_ok)
+        return "none";
+    return v && v->type == JSON_STRING && strlen(v->text) == v->len ? v->text : NULL;
+}
+
+/* "tls": what the first handshake settled on, or null (none completed).
+ * Each field's value goes into m->tls too, for a merged report whose
+ * reports differ; a report merge made of such reports has each field's
+ * values joined already (s->tls_mixed). */
+static void get_tls(struct reader *rd, const struct json *r, struct stats *s, struct merged_run *m)
 {
     const struct json *t = json_get(r, "tls");
     if (!t || t->type == JSON_NULL)
         return;
-    const struct json *version = json_get(t, "version"), *cipher = json_get(t, "cipher");
-    const struct json *group = json_get(t, "group"), *alpn = json_get(t, "alpn"), *fallback = json_get(t, "fallback");
-    int v = version && version->type == JSON_STRING ? tls_number(version->text, tls_version_name) : -1;
-    int c = cipher && cipher->type == JSON_STRING ? tls_number(cipher->text, tls_cipher_name) : -1;
-    int g = group && group->type == JSON_NULL ? 0
-            : group && group->type == JSON_STRING ? tls_number(group->text, tls_group_name) : -1;
-    bool alpn_ok = alpn && (alpn->type == JSON_NULL || (alpn->type == JSON_STRING && alpn_name_ok(alpn)));
-    if (t->type != JSON_OBJECT || v <= 0 || c < 0 || g < 0 || !alpn_ok || !fallback ||
-        (fallback->type != JSON_TRUE && fallback->type != JSON_FALSE)) {
+    const struct json *fallback = t->type == JSON_OBJECT ? json_get(t, "fallback") : NULL;
+    const char *text[4] = { NULL };
+    if (t->type == JSON_OBJECT) {
+        text[TLS_VERSION] = tls_text(json_get(t, "version"), false);
+        text[TLS_CIPHER] = tls_text(json_get(t, "cipher"), false);
+        text[TLS_GROUP] = tls_text(json_get(t, "group"), true);
+        text[TLS_ALPN] = tls_text(json_get(t, "alpn"), true);
+    }
+    char **have[4] = { &m->tls.version, &m->tls.cipher, &m->tls.group, &m->tls.alpn };
+    int rc = fallback && (fallback->type == JSON_TRUE || fallback->type == JSON_FALSE) ? 0 : -1;
+    for (int f = 0; f < 4 && rc == 0; f++)
+        rc = text[f] ? tls_join(have[f], (enum tls_field)f, text[f]) : -1;
+    if (rc == -2) {
+        bad(rd, "out of memory");
+        return;
+    }
+    if (rc < 0) {
         bad(rd, "tls is not what shb reports of a handshake");
         return;
     }
-    s->tls.version = (uint16_t)v;
-    s->tls.cipher = (uint16_t)c;
-    s->tls.group = (uint16_t)g;
-    s->tls.fallback = fallback->type == JSON_TRUE;
-    tls_negotiated_alpn(&s->tls, alpn->type == JSON_STRING ? alpn->text : "");
+    bool fell_back = fallback->type == JSON_TRUE;
+    m->tls.fallback_all = m->tls.seen ? m->tls.fallback_all && fell_back : fell_back;
+    m->tls.fallback_any |= fell_back;
+    m->tls.seen = true;
+    bool several = false;
+    for (int f = 0; f < 4; f++)
+        several |= strstr(text[f], " + ") != NULL;
+    if (several) {
+        s->tls_mixed = true; /* a merge of reports that differed: no one answer */
+    } else {
+        s->tls.version = (uint16_t)tls_number(text[TLS_VERSION], tls_version_name);
+        s->tls.cipher = (uint16_t)tls_number(text[TLS_CIPHER], tls_cipher_name);
+        s->tls.group = strcmp(text[TLS_GROUP], "none") == 0 ? 0 : (uint16_t)tls_number(text[TLS_GROUP], tls_group_name);
+        s->tls.fallback = fell_back;
+        tls_negotiated_alpn(&s->tls, strcmp(text[TLS_ALPN], "none") == 0 ? "" : text[TLS_ALPN]);
+    }
     get_handshakes(rd, json_get(t, "handshakes"), s);
     get_early_data(rd, json_get(t, "earlyData"), s);
 }
@@ -490,7 +567,8 @@ static void get_outcomes(struct reader *rd, const struct json *r, struct stats *
 }
 
 /* "errorDetails" (absent from reports older than it): each kind's first
- * message, kept as the first seen across the reports. */
+ * message, kept as the first seen across the reports (one that is a hint
+ * before one that is not: stats_merge). */
 static void get_error_details(struct reader *rd, const struct json *r, struct stats *s)
 {
     const struct json *d = json_get(r, "errorDetails");
@@ -505,11 +583,15 @@ static void get_error_details(struct reader *rd, const struct json *r, struct st
         while (k < ERR_KINDS && strcmp(err_kind_name((enum err_kind)k), m->key) != 0)
             k++;
         const struct json *first = m->type == JSON_OBJECT ? json_get(m, "first") : NULL;
-        if (k == ERR_KINDS || !first || first->type != JSON_STRING) {
+        const struct json *hint = m->type == JSON_OBJECT ? json_get(m, "hint") : NULL;
+        if (k == ERR_KINDS || !first || first->type != JSON_STRING ||
+            (hint && hint->type != JSON_TRUE && hint->type != JSON_FALSE)) {
             bad(rd, "errorDetails: \"%s\" is not an error kind shb counts with its first message", m->key);
             return;
         }
-        stats_why(s, (enum err_kind)k, first->text, NULL, false);
+        /* "hint": the message names a likely mistake: the merged text
+         * report repeats it on a Hint: line, as the run's did. */
+        stats_why(s, (enum err_kind)k, first->text, NULL, hint && hint->type == JSON_TRUE);
     }
 }
 
@@ -751,7 +833,7 @@ static void read_report(struct reader *rd, const struct json *r, struct stats *s
     if (paced)
         get_pace(rd, r, s, m);
     get_alerts(rd, r, s);
-    get_tls(rd, r, s);
+    get_tls(rd, r, s, m);
     get_quic(rd, r, s);
     get_hist(rd, json_get(r, "latencySeconds"), "latencySeconds", &s->latency);
     get_phases(rd, r, s);
@@ -855,8 +937,10 @@ static int merge_file(const struct json_file *f, struct stats *total, struct mer
         memset(&s, 0, sizeof s);
         read_report(&rd, r, &s, m);
         if (!rd.failed) {
-            /* One TLS answer when every report gives the same one. */
-            if (m->info.reports > 0 && !same_tls(&total->tls, &s.tls))
+            /* One TLS answer when every report that made a handshake
+             * gives the same one (a report with none, http:// or every
+             * handshake failed, has nothing to disagree with). */
+            if (s.tls_mixed || (total->tls.version && s.tls.version && !same_tls(&total->tls, &s.tls)))
                 total->tls_mixed = true;
             stats_merge(total, &s);
             m->info.reports++;
@@ -1027,6 +1111,11 @@ int merge_files(const struct json_file *files, size_t nfiles, const struct merge
         m.rate.ramp_ns = m.ramp; /* only whether it was a ramp: rate_requested is summed */
         if (!m.ramp)
             m.rate.from = m.rate.to = m.info.rate_requested;
+        if (total.tls_mixed && m.tls.version && m.tls.cipher && m.tls.group && m.tls.alpn) {
+            m.tls_joined = (struct report_tls_joined){ m.tls.version, m.tls.cipher, m.tls.group, m.tls.alpn,
+                                                       m.tls.fallback_any, m.tls.fallback_all };
+            m.info.tls = &m.tls_joined;
+        }
         if (m.targets_dropped) {
             reqstats_free(&total.targets);
             fprintf(errf, "shb: merge: no per-target table: %s\n", m.targets_dropped);
@@ -1035,6 +1124,9 @@ int merge_files(const struct json_file *files, size_t nfiles, const struct merge
             .url = m.url,
             .target_names = m.tnames,
             .connected_to = m.connected_to.text,
+            /* Only a --unix-socket path starts with a slash (an address
+             * never does): the text report can say which it was. */
+            .connected_via = m.connected_to.text && m.connected_to.text[0] == '/' ? "--unix-socket" : NULL,
             .proxy = m.proxy.text,
             .protocol = m.protocol,
             .threads = m.threads,
@@ -1068,6 +1160,10 @@ int merge_files(const struct json_file *files, size_t nfiles, const struct merge
     free(m.connected_to.text);
     free(m.proxy.text);
     free(m.version.text);
+    free(m.tls.version);
+    free(m.tls.cipher);
+    free(m.tls.group);
+    free(m.tls.alpn);
     free(m.protocol);
     free(m.shards);
     free(m.tnames);

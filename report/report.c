@@ -154,13 +154,30 @@ static const char *iana_text(char *buf, size_t cap, const char *(*name_of)(uint1
     return buf;
 }
 
+/* A merged report whose reports' handshakes differ: the values joined. */
+static const struct report_tls_joined *tls_joined(const struct report_info *ri, const struct stats *s)
+{
+    return s->tls_mixed && ri->merged ? ri->merged->tls : NULL;
+}
+
 /* https:// and HTTP/3: "TLS:          TLSv1.3, TLS_AES_128_GCM_SHA256,
  * x25519, ALPN h2", from the first handshake that completed; nothing when
  * none did (http://, or every handshake failed). */
-static void text_tls(FILE *f, const struct stats *s)
+static void text_tls(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     const struct tls_negotiated *t = &s->tls;
     char cipher[8], group[8];
+    const struct report_tls_joined *j = tls_joined(ri, s);
+    if (j) { /* "TLS:          TLSv1.3, TLS_AES_128_GCM_SHA256 + TLS_AES_256_GCM_SHA384, x25519, ALPN h2" */
+        fprintf(f, "TLS:          %s, %s, %s, ", j->version, j->cipher,
+                strcmp(j->group, "none") == 0 ? "RSA key exchange" : j->group);
+        if (strcmp(j->alpn, "none") == 0)
+            fputs("no ALPN", f);
+        else
+            fprintf(f, "ALPN %s", j->alpn);
+        fputs(!j->fallback_any ? "\n" : j->fallback_all ? " (TLS 1.2 fallback)\n" : " (TLS 1.2 fallback in some)\n", f);
+        return;
+    }
     if (s->tls_mixed) {
         fputs("TLS:          differs between the merged reports\n", f);
         return;
@@ -191,13 +208,13 @@ static void text_handshakes(FILE *f, const struct stats *s)
 static void text_run(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     fprintf(f, "URL:          %s\n", or_empty(ri->url));
-    if (ri->connected_to) /* only when --connect-to or --resolve sent the traffic elsewhere */
+    if (ri->connected_to) /* only when --connect-to, --resolve or --unix-socket sent the traffic elsewhere */
         fprintf(f, "Connected to: %s%s%s%s\n", ri->connected_to, ri->connected_via ? " (" : "",
                 ri->connected_via ? ri->connected_via : "", ri->connected_via ? ")" : "");
     if (ri->proxy) /* tunnels: one per connection, or none (absolute-form HTTP/1.1) */
         fprintf(f, "Proxy:        %s (%" PRIu64 " tunnels)\n", ri->proxy, s->proxy_tunnels);
     fprintf(f, "Protocol:     %s\n", or_empty(ri->protocol));
-    text_tls(f, s);
+    text_tls(f, ri, s);
     text_handshakes(f, s);
     fprintf(f, "Threads:      %u\n", ri->threads);
     fprintf(f, "Connections:  %u\n", ri->connections);
@@ -254,11 +271,16 @@ static void text_rate(FILE *f, const struct report_info *ri, const struct stats 
         fprintf(f, "%.1f/s", ri->rate->from);
     fprintf(f, ", achieved %.1f/s (%" PRIu64 " sent); latency counts from when each request was due\n",
             rate_achieved(ri, p), p->sent);
-    fprintf(f,
-            "Schedule lag: %" PRIu64 " of %" PRIu64 " answered requests were sent more than %.0f ms late; p50 %.3f ms, p99 "
-            "%.3f ms, max %.3f ms",
-            p->late, p->lag.count, ns_to_ms((double)PACE_LATE_NS), ns_to_ms((double)hist_percentile(&p->lag, 50)),
-            ns_to_ms((double)hist_percentile(&p->lag, 99)), ns_to_ms((double)max_latency_ns(&p->lag)));
+    /* The lag is measured on answered requests: with none, there is no
+     * figure, and zeros would claim a perfect schedule. */
+    if (p->lag.count == 0)
+        fputs("Schedule lag: no responses (it is measured on answered requests)", f);
+    else
+        fprintf(f,
+                "Schedule lag: %" PRIu64 " of %" PRIu64 " answered requests were sent more than %.0f ms late; p50 %.3f "
+                "ms, p99 %.3f ms, max %.3f ms",
+                p->late, p->lag.count, ns_to_ms((double)PACE_LATE_NS), ns_to_ms((double)hist_percentile(&p->lag, 50)),
+                ns_to_ms((double)hist_percentile(&p->lag, 99)), ns_to_ms((double)max_latency_ns(&p->lag)));
     if (p->unsent)
         fprintf(f, "; %" PRIu64 " due and never sent", p->unsent);
     fputc('\n', f);
@@ -757,7 +779,8 @@ static void json_error_kinds(FILE *f, const struct stats *s)
 
 /* "errorDetails": { "connect": { "count": 10, "first": "Connection
  * refused" } }: each kind that occurred, with the first message seen for
- * it; {} when there were no errors. */
+ * it ("hint": true after a message that names a likely mistake); {} when
+ * there were no errors. */
 static void json_error_details(FILE *f, const struct stats *s)
 {
     bool empty = true;
@@ -769,39 +792,63 @@ static void json_error_details(FILE *f, const struct stats *s)
         json_string(f, err_kind_name((enum err_kind)k));
         fprintf(f, ": { \"count\": %" PRIu64 ", \"first\": ", s->errors[k]);
         json_string(f, s->why[k]);
-        fputs(" }", f);
+        /* Only when the message names a likely mistake (the text's Hint:
+         * line): shb merge shows the hint again from it. */
+        fputs(s->why_hint[k] ? ", \"hint\": true }" : " }", f);
         empty = false;
     }
     json_close_inline_object(f, empty);
 }
 
+/* A joined group or ALPN: NULL (null) when every report had none. */
+static const char *unless_none(const char *text)
+{
+    return strcmp(text, "none") == 0 ? NULL : text;
+}
+
 /* "tls": {"version": "TLSv1.3", "cipher": "TLS_AES_128_GCM_SHA256",
  * "group": "x25519", "alpn": "h2", "fallback": false}, what text_tls
- * shows; null when it shows nothing or the merged reports differ. */
-static void json_tls(FILE *f, const struct stats *s)
+ * shows; null when it shows nothing. A merged report whose reports differ
+ * joins each field's values (report_tls_joined); the handshake counts are
+ * the reports' sums either way. */
+static void json_tls(FILE *f, const struct report_info *ri, const struct stats *s)
 {
     const struct tls_negotiated *t = &s->tls;
-    char buf[8];
-    if (t->version == 0 || s->tls_mixed) {
+    const struct report_tls_joined *j = tls_joined(ri, s);
+    char cipher_buf[8], group_buf[8];
+    const char *version, *cipher, *group, *alpn; /* group, alpn: NULL for null */
+    bool fallback;
+    if (j) {
+        version = j->version;
+        cipher = j->cipher;
+        group = unless_none(j->group);
+        alpn = unless_none(j->alpn);
+        fallback = j->fallback_any;
+    } else if (t->version == 0 || s->tls_mixed) {
         fputs("  \"tls\": null,\n", f);
         return;
+    } else {
+        version = tls_version_name(t->version) ? tls_version_name(t->version) : "?";
+        cipher = iana_text(cipher_buf, sizeof cipher_buf, tls_cipher_name, t->cipher);
+        group = t->group ? iana_text(group_buf, sizeof group_buf, tls_group_name, t->group) : NULL;
+        alpn = t->alpn[0] ? t->alpn : NULL;
+        fallback = t->fallback;
     }
-    const char *version = tls_version_name(t->version);
     fputs("  \"tls\": {\"version\": ", f);
-    json_string(f, version ? version : "?");
+    json_string(f, version);
     fputs(", \"cipher\": ", f);
-    json_string(f, iana_text(buf, sizeof buf, tls_cipher_name, t->cipher));
+    json_string(f, cipher);
     fputs(", \"group\": ", f);
-    if (t->group)
-        json_string(f, iana_text(buf, sizeof buf, tls_group_name, t->group));
+    if (group)
+        json_string(f, group);
     else
         fputs("null", f);
     fputs(", \"alpn\": ", f);
-    if (t->alpn[0])
-        json_string(f, t->alpn);
+    if (alpn)
+        json_string(f, alpn);
     else
         fputs("null", f);
-    fprintf(f, ", \"fallback\": %s", t->fallback ? "true" : "false");
+    fprintf(f, ", \"fallback\": %s", fallback ? "true" : "false");
     if (s->handshakes.on)
         fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
                 s->handshakes.resumed);
@@ -935,12 +982,17 @@ static void json_rate(FILE *f, const struct report_info *ri, struct hdr_buf *enc
     fprintf(f, ", \"clientSaturated\": %s},\n", ri->client_busy >= CLIENT_SATURATED ? "true" : "false");
     fprintf(f, "  \"scheduleLag\": {\"late\": %" PRIu64 ", \"lateAfterSeconds\": ", p->late);
     json_seconds(f, PACE_LATE_NS);
-    fprintf(f, ", \"responses\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"p50\": ", p->lag.count, p->unsent);
-    json_seconds(f, hist_percentile(&p->lag, 50));
-    fputs(", \"p99\": ", f);
-    json_seconds(f, hist_percentile(&p->lag, 99));
-    fputs(", \"max\": ", f);
-    json_seconds(f, max_latency_ns(&p->lag));
+    fprintf(f, ", \"responses\": %" PRIu64 ", \"unsent\": %" PRIu64, p->lag.count, p->unsent);
+    if (p->lag.count == 0) { /* nothing answered: no figures, rather than zeros (as latencySeconds) */
+        fputs(", \"p50\": null, \"p99\": null, \"max\": null", f);
+    } else {
+        fputs(", \"p50\": ", f);
+        json_seconds(f, hist_percentile(&p->lag, 50));
+        fputs(", \"p99\": ", f);
+        json_seconds(f, hist_percentile(&p->lag, 99));
+        fputs(", \"max\": ", f);
+        json_seconds(f, max_latency_ns(&p->lag));
+    }
     if (enc) {
         fputs(", \"histogram\": ", f);
         json_hdr(f, enc, &p->lag);
@@ -1127,7 +1179,7 @@ void report_json_object(FILE *f, const struct report_info *ri, const struct stat
         json_string(f, ri->proxy);
         fprintf(f, ", \"tunnels\": %" PRIu64 "},\n", s->proxy_tunnels);
     }
-    json_tls(f, s);
+    json_tls(f, ri, s);
     /* The wall-clock window, to the ns (a double would keep only µs), and
      * which shard of the run this is: what shards' reports line up by. */
     uint64_t end_wall = ri->start_wall_ns + ri->duration_ns;

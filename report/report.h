@@ -35,14 +35,24 @@ struct report_info {
     bool interrupted;     /* a signal stopped the run before its end (merged: one of the reports' runs) */
     const char *interrupted_by; /* "SIGINT", "SIGTERM": the text report names it; NULL: none (or merged) */
     bool histograms;      /* --histograms (or --shard): the JSON carries each histogram, encoded */
-    const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), or NULL */
-    const char *connected_via; /* then which: "--connect-to" or "--resolve" */
+    const char *connected_to; /* the address --connect-to or --resolve chose ("127.0.0.1:8443"), the
+                               * --unix-socket path (absolute), or NULL */
+    const char *connected_via; /* then which: "--connect-to", "--resolve" or "--unix-socket" */
     const char *proxy;    /* the proxy's URL (-x, the environment), its password masked; NULL: direct */
     const struct threshold *thresholds; /* --fail-if (report/thresholds.h), judged in the report */
     size_t nthresholds;
     const struct report_target_name *target_names; /* --targets: stats.targets.n of them; else NULL */
     unsigned parallel;    /* -p: streams per connection (1 over HTTP/1.1); 0: not known (merged reports differ) */
     const char *version;  /* the shb that made the run (shb_version), or NULL: not known */
+};
+
+/* shb merge of reports whose handshakes settled differently: each
+ * field's values, each once, in the order first seen, joined by " + "
+ * (as url and protocol under --force); "none" stands for a report's null
+ * group or ALPN. */
+struct report_tls_joined {
+    const char *version, *cipher, *group, *alpn;
+    bool fallback_any, fallback_all; /* some, every report's handshake ran on the TLS 1.2 engine */
 };
 
 /* What went into a report that `shb merge` made (merge.c). */
@@ -53,6 +63,7 @@ struct report_merged {
     unsigned n_shards;
     bool shard_twice;       /* some shard came in more than once */
     double rate_requested;  /* -q: the rates the reports asked for, summed */
+    const struct report_tls_joined *tls; /* when the reports' TLS differ (stats.tls_mixed), else NULL */
 };
 
 /* The phases table: phase i's JSON key ("connect", "tlsHandshake",

@@ -102,12 +102,25 @@ begin "unix socket, HTTP/1.1: -n 1000 -c 10: 1000 ok, all at nginx with the URL'
 shb --unix-socket "$H1_SOCK" -n 1000 -c 10 -j "http://shb.test:8080/conn/h1?x=1"
 json_run_ok HTTP/1.1
 jx '.requests.ok == 1000 and .statusCodes == {"200": 1000} and .connectionsOpened == 10' '{requests, statusCodes, connectionsOpened}'
-jx '.url == "http://shb.test:8080/conn/h1?x=1"' '.url'
+jx ".url == \"http://shb.test:8080/conn/h1?x=1\" and .connectedTo == \"$H1_SOCK\"" '{url, connectedTo}'
 phases_cleartext_ok
 log_json "$H1_LOG"
 lx 'length == 1000' 'length'
 lx 'all(.addr == "unix:" and .host == "shb.test:8080" and .target == "/conn/h1?x=1")' 'map(select(.addr != "unix:" or .host != "shb.test:8080" or .target != "/conn/h1?x=1")) | .[:3]'
 lx '[.[].conn] | unique | length == 10' '[.[].conn] | unique | length'
+finish
+
+begin "unix socket named in the reports: text Connected to: PATH (--unix-socket), a relative path made absolute, kept by shb merge, shown by the HTML page"
+(cd "$NGINX_DIR" && "$SHB" --unix-socket ./h1.sock -n 10 -c 2 http://shb.test/) >"$T/unix.txt" 2>&1
+grep -q "^Connected to: $H1_SOCK (--unix-socket)\$" "$T/unix.txt" || want "text: $(grep -m1 -A1 '^URL' "$T/unix.txt")"
+for i in 0 1; do
+    shb --unix-socket "$H1_SOCK" -n 10 -c 2 -j --histograms http://shb.test/
+    cp "$OUT" "$T/unix-$i.json"
+done
+shb merge "$T"/unix-{0,1}.json
+grep -q "^Connected to: $H1_SOCK (--unix-socket)\$" "$OUT" || want "merged text: $(grep -m1 -A1 '^URL' "$OUT")"
+shb report --html "$T/unix.html" "$T/unix-0.json"
+grep -q "<th>Connected to</th><td[^>]*>$H1_SOCK</td>" "$T/unix.html" || want "the HTML page has no Connected to row with the socket"
 finish
 
 begin "unix socket, HTTP/2 (h2c): -n 1000 -c 4 -p 8: 1000 ok, all at nginx with the URL's Host and target"

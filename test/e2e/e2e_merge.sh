@@ -318,6 +318,21 @@ one_line_exit 2
 case $ERR_LINE in *"unknown option '--bogus'"*) ;; *) want "unexpected error: $ERR_LINE" ;; esac
 finish
 
+begin "https:// to a plain-HTTP port: the runs' Hint: line survives shb merge (errorDetails' \"hint\": true)"
+HTTPS_TO_H1="https://127.0.0.1:$NGINX_PORT/"
+for i in 0 1; do
+    shb -n 4 -c 2 -j --histograms "$HTTPS_TO_H1" # exit 1: no request succeeded
+    cp "$OUT" "$T/hint-$i.json"
+done
+jx '.errorDetails["tls handshake"].hint == true' '.errorDetails'
+shb merge "$T"/hint-{0,1}.json
+[ "$SHB_RC" -eq 0 ] || want "merge exit status $SHB_RC: $(head -c 300 "$ERR")"
+grep -q '^Hint:         the server at 127.0.0.1:[0-9]* answered in plain HTTP: is this port TLS? (try http://)$' "$OUT" ||
+    want "no Hint: line in the merged text report: $(grep -A3 '^Errors' "$OUT")"
+shb merge -j "$T"/hint-{0,1}.json
+jx '.errorDetails["tls handshake"] | .count == 8 and .hint == true' '.errorDetails'
+finish
+
 # --- HTTP/3 -------------------------------------------------------------------
 if command -v caddy >/dev/null 2>&1; then
     start_or_die "caddy (test/servers/Caddyfile-h3.in)" start_caddy_h3 caddy-merge

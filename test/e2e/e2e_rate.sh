@@ -245,6 +245,16 @@ jx '.scheduleLag.late >= .scheduleLag.responses * 0.9' '.scheduleLag'
 jx '.rate.clientSaturated == (.rate.clientBusy >= 0.9)' '.rate'
 finish
 
+begin "every request refused: -q 100 -n 10 to a port nobody listens on: no lag figures (no responses), not zeros"
+pick_port DEAD_PORT
+shb -q 100 -n 10 -c 2 "http://127.0.0.1:$DEAD_PORT/"
+grep -q '^Schedule lag: no responses (it is measured on answered requests)$' "$OUT" ||
+    want "text: $(grep '^Schedule lag' "$OUT")"
+shb -q 100 -n 10 -c 2 -j "http://127.0.0.1:$DEAD_PORT/"
+jx '.requests.errors == 10 and .scheduleLag.responses == 0' '{requests, scheduleLag}'
+jx '.scheduleLag.p50 == null and .scheduleLag.p99 == null and .scheduleLag.max == null' '.scheduleLag'
+finish
+
 # --- HTTP/3 ------------------------------------------------------------------
 if command -v caddy >/dev/null 2>&1; then
     CADDY_H3_BIG=1 start_or_die "caddy (test/servers/Caddyfile-h3.in)" start_caddy_h3 caddy-rate

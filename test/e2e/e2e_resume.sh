@@ -147,6 +147,33 @@ begin "shb merge adds the counts of two reports"
 merge_adds .tls.handshakes '.tls.handshakes.full == 5' "$TICKETS" --tls-resume
 finish
 
+begin "shb merge --force of TLS 1.3/http/1.1 and TLS 1.2/h2 reports: tls kept, the fields that differ joined, the counts summed; again through a merge of the merge, and with a plain-http report"
+shb -n 20 -c 2 --disable-keepalive --tls-resume -j --histograms "$TICKETS"
+cp "$OUT" "$T/tls-a.json"
+shb -n 20 -c 2 --http2 --tls-resume --tls-max 1.2 -j --histograms "$TLS12"
+cp "$OUT" "$T/tls-b.json"
+# A report without a handshake (http://, nothing listening): no tls to add.
+pick_port DEAD_PORT
+shb -n 4 -c 1 -j --histograms "http://127.0.0.1:$DEAD_PORT/"
+cp "$OUT" "$T/tls-plain.json"
+shb merge --force -j --histograms "$T/tls-a.json" "$T/tls-b.json"
+cp "$OUT" "$T/tls-ab.json"
+jx '.tls.version == "TLSv1.3 + TLSv1.2" and .tls.alpn == "http/1.1 + h2" and .tls.fallback == true' '.tls'
+# hs FILE...: the files' tls.handshakes added up.
+hs() { jq -sc 'map(.tls.handshakes) | {full: (map(.full) | add), resumed: (map(.resumed) | add)}' "$@"; }
+jx ".tls.handshakes == $(hs "$T/tls-a.json" "$T/tls-b.json")" '.tls'
+shb merge --force -j "$T/tls-ab.json" "$T/tls-plain.json" "$T/tls-a.json"
+jx '.tls.version == "TLSv1.3 + TLSv1.2" and .tls.alpn == "http/1.1 + h2"' '.tls'
+jx ".tls.handshakes == $(hs "$T/tls-a.json" "$T/tls-b.json" "$T/tls-a.json")" '.tls'
+shb merge --force "$T/tls-a.json" "$T/tls-b.json"
+grep -q '^TLS:          TLSv1.3 + TLSv1.2, .*ALPN http/1.1 + h2 (TLS 1.2 fallback in some)$' "$OUT" ||
+    want "text TLS line: $(grep '^TLS' "$OUT")"
+grep -q "^Handshakes:   $(hs "$T/tls-a.json" "$T/tls-b.json" | jq -r '"\(.full) full, \(.resumed) resumed"')\$" "$OUT" ||
+    want "text Handshakes line: $(grep '^Handshakes' "$OUT")"
+shb merge --force -j "$T/tls-a.json" "$T/tls-plain.json"
+jx ".tls == $(jq -c .tls "$T/tls-a.json")" '.tls'
+finish
+
 # --- HTTP/3: ngtcp2's server, connections idling out ------------------------------------
 if start_ngtcp2_h3 ngtcp2-resume "$LIB_CERTS/ec.crt" "$LIB_CERTS/ec.key" --timeout=300ms; then
     begin "ngtcp2 h3 (idle timeout 300 ms) -z 3s -q 3 -c 2 --tls-resume: 2 full handshakes, the reconnections resumed"

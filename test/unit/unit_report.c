@@ -857,6 +857,22 @@ static void check_rate(void)
     free(text);
     free(json);
 
+    /* No response: no lag figure (zeros would claim a perfect schedule). */
+    hist_free(&s.pace.lag);
+    if (hist_init(&s.pace.lag))
+        return;
+    s.pace.late = 0;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("rate: no responses, no lag figures",
+            text && json && strstr(text, "\nSchedule lag: no responses (it is measured on answered requests); 10 due "
+                                         "and never sent\n") &&
+                strstr(json, "\"responses\": 0, \"unsent\": 10, \"p50\": null, \"p99\": null, \"max\": null, ") &&
+                json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+
     /* A ramp says both ends and the mean over the report's window; a
      * saturated client says so. 2,000 sent of the 2,250 due in 1.5 s. */
     struct pace_rate ramp = { .from = 1000, .to = 3000, .ramp_ns = 3000000000ull };
@@ -1148,6 +1164,14 @@ static void check_hint(void)
                 !strstr(strstr(out, "Hint:") + 1, "Hint:"),
             "got:\n%s", out ? out : "(null)");
     free(out);
+    /* The JSON marks it, for shb merge's Hint: line; a plain message not. */
+    out = render(report_json, &ri, &s);
+    T_CHECK("json: a hint's errorDetails member says \"hint\": true, a plain one nothing",
+            out && strstr(out, "(try http://)\", \"hint\": true }") && !strstr(out, "\"reset\": { \"count\": 2, \"first\": "
+                                                                                 "\"Connection reset by peer\", \"hint\"") &&
+                json_valid(out),
+            "got:\n%s", out ? out : "(null)");
+    free(out);
     stats_free(&s);
 }
 
@@ -1272,8 +1296,31 @@ static void check_tls(void)
         stats_free(&u);
     }
 
-    /* shb merge of reports that disagree: no one answer. */
+    /* shb merge of reports that disagree: each field's values joined,
+     * the counts kept. */
     s.tls_mixed = true;
+    s.handshakes = (struct tls_handshakes){ .on = true, .full = 3, .resumed = 7 };
+    struct report_tls_joined joined = { "TLSv1.3 + TLSv1.2", "TLS_AES_128_GCM_SHA256 + TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                                        "x25519", "h2 + none", true, false };
+    struct report_merged merged = { .reports = 2, .tls = &joined };
+    ri.merged = &merged;
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: merged reports that differ: joined, the counts kept",
+            text && json &&
+                strstr(text, "\nTLS:          TLSv1.3 + TLSv1.2, TLS_AES_128_GCM_SHA256 + "
+                             "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, x25519, ALPN h2 + none (TLS 1.2 fallback in "
+                             "some)\nHandshakes:   3 full, 7 resumed\n") &&
+                strstr(json, "\"tls\": {\"version\": \"TLSv1.3 + TLSv1.2\", \"cipher\": \"TLS_AES_128_GCM_SHA256 + "
+                             "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\", \"group\": \"x25519\", \"alpn\": \"h2 + none\", "
+                             "\"fallback\": true, \"handshakes\": {\"full\": 3, \"resumed\": 7}},\n") &&
+                json_valid(json),
+            "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
+    free(text);
+    free(json);
+    ri.merged = NULL;
+
+    /* Without the joined values (not shb merge's): no one answer. */
     text = render(report_text, &ri, &s);
     json = render(report_json, &ri, &s);
     T_CHECK("tls: merged reports that differ: said so, and null",
