@@ -590,8 +590,9 @@ static const struct opt_spec opt_specs[] = {
               "comes from $SHB_PROXY_PASSWORD. Outputs show it as ***"}},
     {OPT_NOPROXY, "--noproxy",
      {.long_name = "noproxy", .value_name = "LIST",
-      .help = "Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under it "
-              "(as curl; in place of no_proxy and NO_PROXY); '*' for every host"}},
+      .help = "Hosts that go direct, not through the proxy: comma-separated names, each with the hosts under it, "
+              "IP addresses and CIDR blocks (10.0.0.0/8) for IP hosts (as curl; in place of no_proxy and "
+              "NO_PROXY); '*' for every host"}},
     {OPT_CONNECT_TIMEOUT, "--connect-timeout",
      {.long_name = "connect-timeout", .value_name = "CONNECT_TIMEOUT",
       .help = "Connection establishment timeout (e.g. 5s, 500ms)", .default_text = "5s"}},

@@ -219,6 +219,13 @@ static void from_dns(const struct shb_opts *o, const char *host, uint16_t port, 
                      struct candidates *c)
 {
     int family = wanted_family(o);
+    struct in6_addr lit;
+    int lit_family = inet_pton(AF_INET, host, &lit) == 1 ? AF_INET : inet_pton(AF_INET6, host, &lit) == 1 ? AF_INET6 : 0;
+    /* A literal of the other family cannot be "resolved": say what it is,
+     * not what getaddrinfo says of a name ("Name does not resolve"). */
+    if (lit_family && family != AF_UNSPEC && lit_family != family)
+        shb_die(2, "host '%s'%s is an %s address, not an %s one%s", host, what, family_name(lit_family),
+            family_name(family), family_reason(o));
     struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP };
     struct addrinfo *res = NULL;
     int rc = getaddrinfo(host, NULL, &hints, &res);

@@ -2,6 +2,7 @@
  * no-proxy list (cli/proxy.h). */
 #include "cli/proxy.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,14 +107,57 @@ const char *proxy_noproxy_list(const char *list, proxy_getenv_fn *get)
     return v ? v : env_value(get, "NO_PROXY");
 }
 
-/* One entry [e, e + n) against host (its length hn, a trailing dot
- * already dropped). */
-static bool entry_matches(const char *e, size_t n, const char *host, size_t hn)
+/* An IP literal [s, s + n): its family (AF_INET, AF_INET6) and address
+ * into a, or 0 when it is none. */
+static int ip_literal(const char *s, size_t n, uint8_t a[16])
 {
-    if (n >= 2 && e[0] == '[' && e[n - 1] == ']') {
-        e++;
-        n -= 2;
+    char buf[INET6_ADDRSTRLEN + 1];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (inet_pton(AF_INET, buf, a) == 1)
+        return AF_INET;
+    return strchr(buf, ':') && inet_pton(AF_INET6, buf, a) == 1 ? AF_INET6 : 0;
+}
+
+/* One entry [e, e + n), brackets already dropped, against an IP host (its
+ * family and address), as curl (7.86+) does: ADDRESS or ADDRESS/BITS, of
+ * the host's family, matching when the first BITS bits agree. Like curl,
+ * no "/BITS" or "/0" compares the whole address; BITS beyond the family's
+ * width, or not a number, matches nothing. */
+static bool entry_matches_ip(const char *e, size_t n, int fam, const uint8_t host[16])
+{
+    const char *slash = memchr(e, '/', n);
+    size_t an = slash ? (size_t)(slash - e) : n;
+    unsigned width = fam == AF_INET ? 32 : 128, bits = 0;
+    uint8_t net[16];
+    if (slash) {
+        size_t dn = n - an - 1;
+        if (dn == 0 || dn > 3)
+            return false;
+        for (size_t i = 0; i < dn; i++) {
+            if (slash[1 + i] < '0' || slash[1 + i] > '9')
+                return false;
+            bits = bits * 10 + (unsigned)(slash[1 + i] - '0');
+        }
     }
+    if (bits > width || ip_literal(e, an, net) != fam)
+        return false;
+    if (bits == 0)
+        bits = width;
+    size_t whole = bits / 8;
+    if (memcmp(net, host, whole) != 0)
+        return false;
+    unsigned rest = bits % 8;
+    uint8_t mask = (uint8_t)(0xff00u >> rest);
+    return rest == 0 || ((net[whole] ^ host[whole]) & mask) == 0;
+}
+
+/* One entry [e, e + n), brackets already dropped, against a host name
+ * (its length hn, a trailing dot already dropped). */
+static bool entry_matches_name(const char *e, size_t n, const char *host, size_t hn)
+{
     while (n && e[0] == '.') {
         e++;
         n--;
@@ -130,6 +174,10 @@ static bool entry_matches(const char *e, size_t n, const char *host, size_t hn)
 bool proxy_noproxy_match(const char *list, const char *host)
 {
     size_t hn = strlen(host);
+    uint8_t ip[16];
+    /* curl: an IP host is matched against IP entries only, a name against
+     * names only (nothing is resolved for this). */
+    int fam = ip_literal(host, hn, ip);
     while (hn && host[hn - 1] == '.')
         hn--;
     for (const char *p = list; *p;) {
@@ -144,7 +192,11 @@ bool proxy_noproxy_match(const char *list, const char *host)
             n--;
         if (n == 1 && *e == '*')
             return true;
-        if (entry_matches(e, n, host, hn))
+        if (n >= 2 && e[0] == '[' && e[n - 1] == ']') {
+            e++;
+            n -= 2;
+        }
+        if (fam ? entry_matches_ip(e, n, fam, ip) : entry_matches_name(e, n, host, hn))
             return true;
         p += len;
         if (*p == ',')

@@ -40,7 +40,10 @@ const char *proxy_noproxy_list(const char *list, proxy_getenv_fn *get);
  * name matches itself and every host under it ("example.com" and
  * ".example.com" both match "a.example.com" and "example.com"); "*" alone
  * matches every host. Names compare case-insensitively; an IPv6 entry may
- * be written in brackets. */
+ * be written in brackets. A host that is an IP literal matches IP entries
+ * only, as curl (7.86+) does: "10.1.2.3", "::1", or a CIDR block
+ * "192.168.0.0/16", "fd00::/8" (no "/BITS", or "/0", is the whole
+ * address, as in curl); names are never resolved for this. */
 bool proxy_noproxy_match(const char *list, const char *host);
 
 /* Target t's proxy under o's options and the environment (get): sets

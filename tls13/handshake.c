@@ -13,8 +13,8 @@
  *            their handling decides what goes into the transcript when;
  *   STREAM   Certificate, CertificateRequest, CertificateVerify: hashed as
  *            they pass, never stored beyond the first sizeof msg bytes, so a
- *            long chain costs no memory (their framing is checked by a
- *            resumable walker; certificates are verified only with
+ *            long chain or CA list costs no memory (the first two are read
+ *            by resumable walkers, cert_walk below and tls13/cert_request.c; certificates are verified only with
  *            --cacert, each entry going to the caller's X.509 verifier as
  *            it passes; the server's Finished is always verified);
  *   SKIP     NewSessionTicket without --tls-resume (cfg.resume.on_ticket):
@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "tls13/cert_request.h"
 #include "tls13/credentials.h"
 #include "tls13/verify.h"
 #include "tls13/x25519.h"
@@ -1420,49 +1421,6 @@ static int cert_walk(struct tls13_hs *hs, const uint8_t *p, size_t n)
 }
 
 /* ------------------------------------------------------------------ */
-/* CertificateRequest (§4.3.2) with a credential: the scheme to sign with. */
-
-/* From the request's signature_algorithms ("The "signature_algorithms"
- * extension MUST be specified"), the first scheme in the server's order
- * our key can make; none is handshake_failure (§4.4.2.2: "If the client
- * cannot construct an acceptable chain using the provided certificates and
- * decides to abort the handshake, then it MUST abort the handshake with an
- * appropriate certificate-related alert" — with no usable scheme there is
- * no chain to offer at all). Sending an empty Certificate instead would
- * run the load without the certificate the user asked to show, measuring
- * something else: the handshake stops, and the report says why.
- * Only the message's first sizeof msg bytes are kept: OpenSSL, Go and
- * rustls put signature_algorithms before certificate_authorities, the one
- * extension that can be long; one found nowhere in the kept part of a
- * longer message is beyond what we hold (internal_error). */
-static int choose_scheme(struct tls13_hs *hs)
-{
-    size_t kept = hs->msg_len < sizeof hs->msg ? hs->msg_len : sizeof hs->msg;
-    const uint8_t *p = hs->msg + 3, *end = hs->msg + kept;
-    uint16_t type;
-    const uint8_t *d, *d_end, *list, *list_end;
-    int r;
-
-    while (p < end) {
-        if ((r = get_u16(&p, end, &type)) < 0 || (r = get_vec(&p, end, 2, &d, &d_end)) < 0) {
-            if (hs->msg_len <= sizeof hs->msg)
-                return r;
-            break; /* runs past the kept part */
-        }
-        if (type != EXT_SIGNATURE_ALGORITHMS)
-            continue;
-        /* §4.2.3: SignatureScheme supported_signature_algorithms<2..2^16-2> */
-        if ((r = get_vec(&d, d_end, 2, &list, &list_end)) < 0 || (r = expect_end(d, d_end)) < 0)
-            return r;
-        if (list == list_end || (list_end - list) % 2 != 0)
-            return E_DECODE;
-        hs->cv_scheme = tls13_credential_scheme(hs->cfg.cred, list, (size_t)(list_end - list));
-        return hs->cv_scheme ? 0 : E_HANDSHAKE_FAILURE;
-    }
-    return hs->msg_len > sizeof hs->msg ? E_INTERNAL : E_MISSING_EXT;
-}
-
-/* ------------------------------------------------------------------ */
 /* Finished (§4.4.4) and the client's second flight. */
 
 /* Our handshake bytes: into the transcript exactly as they go out. */
@@ -1766,6 +1724,7 @@ static int begin_message(struct tls13_hs *hs)
 {
     uint8_t type = hs->hdr[0];
     uint32_t len = (uint32_t)hs->hdr[1] << 16 | (uint32_t)hs->hdr[2] << 8 | hs->hdr[3];
+    int r;
 
     if (type == 0 || (type != rules[hs->state].types[0] && type != rules[hs->state].types[1]))
         return E_UNEXPECTED;
@@ -1799,6 +1758,9 @@ static int begin_message(struct tls13_hs *hs)
             (*x509_of(hs))->start_chain(x509_of(hs), hs->cfg.server_name);
         /* fall through */
     case HT_CERTIFICATE_REQUEST:
+        if (type == HT_CERTIFICATE_REQUEST && (r = tls13_cr_start(&hs->cr, len, hs->cfg.cred)) < 0)
+            return r;
+        /* fall through */
     case HT_CERTIFICATE_VERIFY:
         /* §4.4.3: the server signs Transcript-Hash(ClientHello ..
          * Certificate), the transcript before this message. */
@@ -1874,18 +1836,14 @@ static int end_message(struct tls13_hs *hs)
     case HT_ENCRYPTED_EXTENSIONS:
         return on_encrypted_extensions(hs);
     case HT_CERTIFICATE_REQUEST: {
-        /* §4.3.2: certificate_request_context<0..2^8-1> (zero length
-         * during the handshake) then extensions<2..2^16-1>; only the head
-         * is kept, so the rest is framed by length alone. */
-        if (hs->msg_len < 3 || hs->msg[0] != 0)
-            return hs->msg_len < 3 ? E_DECODE : E_ILLEGAL_PARAM;
-        if ((uint32_t)(hs->msg[1] << 8 | hs->msg[2]) != hs->msg_len - 3)
-            return E_DECODE;
-        if (hs->cfg.cred) {
-            int r = choose_scheme(hs);
-            if (r < 0)
-                return r;
-        }
+        /* Read as it streamed (tls13/cert_request.c). Without a usable
+         * scheme the handshake stops (handshake_failure): sending an empty
+         * Certificate instead would run the load without the certificate
+         * the user asked to show, measuring something else. */
+        int r = tls13_cr_end(&hs->cr);
+        if (r < 0)
+            return r;
+        hs->cv_scheme = hs->cr.scheme;
         hs->got_cr = 1;
         hs->state = ST_WAIT_CERT;
         return 0;
@@ -1953,6 +1911,8 @@ int tls13_hs_input(struct tls13_hs *hs, enum tls13_epoch epoch, const uint8_t *p
                 memcpy(hs->msg + hs->msg_have, p, keep);
             }
             if (hs->msg_type == HT_CERTIFICATE && (r = cert_walk(hs, p, take)) < 0)
+                return fail(hs, r);
+            if (hs->msg_type == HT_CERTIFICATE_REQUEST && (r = tls13_cr_feed(&hs->cr, p, take)) < 0)
                 return fail(hs, r);
             break;
         default:

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tls13/cert_request.h"
 #include "tls13/keysched.h"
 #include "tls13/negotiated.h"
 
@@ -136,8 +137,9 @@ struct tls13_hs_callbacks {
 
 /* Opaque in spirit: fields are the engine's. Sized for the largest message
  * it has to hold whole (ServerHello, EncryptedExtensions, Finished,
- * NewSessionTicket/KeyUpdate headers); Certificate and CertificateVerify are
- * hashed and skipped as they stream past, so a long chain costs no memory. */
+ * NewSessionTicket/KeyUpdate headers); Certificate, CertificateRequest and
+ * CertificateVerify are hashed and read as they stream past, so a long
+ * chain or CA list costs no memory. */
 struct tls13_hs {
     uint8_t state;               /* internal: where the handshake stands (handshake.c) */
     uint8_t hrr_done;            /* a HelloRetryRequest was answered */
@@ -165,6 +167,7 @@ struct tls13_hs {
     uint8_t hdr_have;
     uint8_t cw_phase, cw_need;   /* Certificate framing walker (streamed, never stored) */
     uint32_t cw_acc, cw_skip, cw_left;
+    struct tls13_cr_reader cr;   /* CertificateRequest reader (streamed, never stored) */
     const uint8_t *test_ch2;     /* tests only: ClientHello2 bytes replayed instead of built */
     size_t test_ch2_len;
     uint8_t msg[4096];           /* small messages are collected here; ClientHellos are built here */

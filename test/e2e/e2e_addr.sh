@@ -14,7 +14,8 @@
 # h2c) and HTTP/3, through --connect-to and through --resolve (* too);
 # several targets each go to their own address; shards do; -4 and -6 pick
 # the family (IPv6 loopback checked first: SKIP without it); the first
-# address that accepts is taken; --bind's family is the one connected to;
+# address that accepts is taken; --bind's family is the one connected to,
+# and --bind ::1 to an [::1] URL is ::1 in nginx's log;
 # the report names the address connected to; misuse is one line, exit 2.
 # Same conventions as test/e2e/e2e.sh. jq programs are single-quoted on
 # purpose ($ is jq's, not the shell's).
@@ -250,9 +251,21 @@ if [ "$HAVE_V6" = 1 ]; then
     log_json
     lx 'length == 20 and all(.at == "::1" and .from == "::1" and .server == "beta.shb.test")' 'map({at, from, server}) | unique'
     finish
+
+    begin "--bind ::1 to an IPv6-literal URL, http://[::1]:PORT/ (HTTP/1.1) and https://[::1]:PORT/ (HTTP/2): nginx logs ::1 as the client"
+    shb --bind ::1 -n 10 -c 2 -j "http://[::1]:$H1/"
+    json_run_ok HTTP/1.1 '.requests.ok == 10 and .connectionsOpened == 2' '{requests, connectionsOpened}'
+    log_json
+    lx 'length == 10 and all(.port == '"$H1"' and .at == "::1" and .from == "::1" and .host == "[::1]")' 'map({port, at, from, host}) | unique'
+    shb --bind ::1 --http2 -n 10 -c 1 -j "https://[::1]:$TLS/"
+    json_run_ok HTTP/2 '.requests.ok == 10' '.requests'
+    log_json
+    lx 'length == 10 and all(.port == '"$TLS"' and .at == "::1" and .from == "::1" and .proto == "HTTP/2.0")' 'map({port, at, from, proto}) | unique'
+    finish
 else
     skip "-4 and -6 with --resolve to 127.0.0.1 and ::1: no IPv6 loopback on this machine"
     skip "-6 with an IPv6 --connect-to: no IPv6 loopback on this machine"
+    skip "--bind ::1 to an IPv6-literal URL: no IPv6 loopback on this machine"
 fi
 
 begin "--bind 127.0.0.2 with a URL of [::1] sent by --connect-to to 127.0.0.1: the address connected to decides the family"
@@ -305,11 +318,15 @@ err_case "for --resolve: PORT '65536' is out of range (1-65535)" --resolve a:655
 err_case "for --resolve: empty ADDR" --resolve a:1:127.0.0.1, -n 1 "$U"
 err_case "-4/--ipv4 and -6/--ipv6 are mutually exclusive" -4 -6 -n 1 "$U"
 err_case "--resolve gives alpha.shb.test:$H1 no IPv6 address (-6)" --resolve "alpha.shb.test:$H1:127.0.0.1" -6 -n 1 "$U"
-# An IPv4 literal has no IPv6 address anywhere (localhost may have ::1).
-err_case "cannot resolve host '127.0.0.1' (--connect-to for alpha.shb.test:$H1) to an IPv6 address (-6)" \
+# An IPv4 literal has no IPv6 address anywhere (localhost may have ::1):
+# the line says what the literal is.
+err_case "host '127.0.0.1' (--connect-to for alpha.shb.test:$H1) is an IPv4 address, not an IPv6 one (-6)" \
     --connect-to "alpha.shb.test:$H1:127.0.0.1:" -6 -n 1 "$U"
-err_case "cannot resolve host '::1' (--connect-to for alpha.shb.test:$H1) to an IPv4 address (--bind's are)" \
+err_case "host '::1' (--connect-to for alpha.shb.test:$H1) is an IPv6 address, not an IPv4 one (--bind's are)" \
     --connect-to "alpha.shb.test:$H1:[::1]:" --bind 127.0.0.2 -n 1 "$U"
+err_case "host '127.0.0.1' (--connect-to for alpha.shb.test:$H1) is an IPv4 address, not an IPv6 one (--bind's are)" \
+    --connect-to "alpha.shb.test:$H1:127.0.0.1:" --bind ::1 -n 1 "$U"
+err_case "--bind gives IPv6 addresses, but the target 127.0.0.1 is an IPv4 address" --bind ::1 -n 1 "http://127.0.0.1:$H1/"
 err_case "-6/--ipv6 asks for IPv6 addresses, but --bind gives IPv4 ones" -6 --bind 127.0.0.2 -n 1 "$U"
 err_case "cannot resolve host 'alpha.shb.test'" -n 1 "$U"
 err_case "--connect-to does not apply to --unix-socket" --unix-socket "$T/none.sock" --connect-to a:1:b:2 -n 1 "$U"

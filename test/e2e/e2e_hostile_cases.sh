@@ -162,6 +162,7 @@ play_shard() {
         begin "$CASE"
         printf '%s\n' "$CASE" >"$CONTROL"
         before=$(wc -l <"$CASE_LOG")
+        args=${args//@CERTS@/$LIB_CERTS} # a client certificate (--cert): gen_certs' files
         # shellcheck disable=SC2086  # args is a word list from the table
         SHB_TIMEOUT=$((deadline + 5)) shb_rss $args -j "$url"
         if [ "$xexit" != 0 ]; then

@@ -3,11 +3,14 @@
 # --key: mutual TLS): the built binary $SHB against servers that require
 # one, with a CA and client certificates this script makes itself with
 # openssl (EC P-256 and P-384, RSA 2048 and 2049 bits, a chain through an
-# intermediate, a 13 KB chain, a file holding both certificate and key):
+# intermediate, a 13 KB chain, a file holding both certificate and key, a
+# hundred extra CAs):
 #   nginx (OpenSSL, test/servers/nginx-mtls.conf.in, ssl_verify_client on):
 #     TLS 1.3 and TLS 1.2 (shb's BearSSL fallback), HTTP/1.1 and HTTP/2; its
 #     access log shows $ssl_client_verify SUCCESS and the certificate's
 #     subject for every request; without a certificate nginx answers 400;
+#     a server trusting 101 CAs sends a CertificateRequest of about 20 KB
+#     (certificate_authorities), TLS 1.3 and 1.2, and the handshake works;
 #     a server whose CertificateRequest allows RSA-PSS alone takes RSA keys
 #     (SHA-512) and refuses EC ones (handshake_failure, no scheme in common);
 #   openssl s_server -Verify (TLS 1.3): without a certificate the handshake
@@ -95,6 +98,24 @@ for f in "$CC/p256.crt" "$LIB_CERTS/ca1.crt" "$LIB_CERTS/ca2.crt"; do
     LONG_DER=$((LONG_DER + $(openssl x509 -in "$f" -outform DER | wc -c)))
 done
 
+# A hundred more CAs (EC P-256, self-signed, with long subjects) around the
+# real one: nginx's CertificateRequest then lists about 20 KB of
+# certificate_authorities (RFC 8446 §4.2.4; TLS 1.2's, RFC 5246 §7.4.4).
+MANY_CAS=$CC/client-cas-many.crt
+if ! (
+    set -e
+    openssl ecparam -name prime256v1 -genkey -noout -out "$CC/many.key"
+    for i in $(seq 1 100); do
+        openssl req -x509 -new -key "$CC/many.key" -days 2 -out "$CC/many-$i.crt" \
+            -subj "/C=NL/ST=Noord-Holland/L=Amsterdam/O=shb test organisation number $i, trusted for nothing/OU=client certificates of a department with a long name/OU=another department, number $i/CN=shb extra client CA $i"
+        cat "$CC/many-$i.crt" >>"$MANY_CAS"
+        if [ "$i" = 50 ]; then cat "$CC/ca.crt" >>"$MANY_CAS"; fi
+    done
+) >"$CC/openssl-many.log" 2>&1; then
+    echo "FAIL $P setup: openssl could not make the hundred CAs:"
+    tail -n 5 "$CC/openssl-many.log" | sed 's/^/  /'
+    exit 1
+fi
 # all_ok N: exactly N requests, all 200, no errors.
 all_ok() {
     jx ".requests.total == $1 and .requests.ok == $1 and .requests.errors == 0" '{requests, errorDetails}'
@@ -111,6 +132,7 @@ log_has() {
 # --- nginx: ssl_verify_client on -----------------------------------------------------
 mkdir -p "$LIB_TMP/nginx-mtls"
 cp "$CC/ca.crt" "$LIB_TMP/nginx-mtls/client-ca.crt"
+cp "$MANY_CAS" "$LIB_TMP/nginx-mtls/client-cas-many.crt"
 start_or_die "nginx (test/servers/nginx-mtls.conf.in)" start_nginx "$LIB_ROOT/test/servers/nginx-mtls.conf.in" nginx-mtls
 ND=$NGINX_DIR
 N13="https://127.0.0.1:$NGINX_PORT/"
@@ -142,6 +164,30 @@ with_cert() {
 }
 for key in p256 p384 rsa rsa2049; do with_cert 3 "$key"; done
 for key in p256 rsa; do with_cert 2 "$key"; done
+
+# many_cas V: nginx trusting a hundred CAs and the real one, TLS 1.V: its
+# CertificateRequest (measured with openssl s_client) is over 16 KB, and
+# --cert p256 still works over HTTP/1.1 and HTTP/2, verified on every request.
+many_cas() {
+    local v=$1 port=$NGINX_PORT_MANYCA cr_len proto
+    [ "$v" = 2 ] && port=$NGINX_PORT_MANYCA12
+    cr_len=$(openssl s_client -connect "127.0.0.1:$port" -tls1_$v -msg </dev/null 2>/dev/null |
+        sed -n 's/^<<< .*Handshake \[length \([0-9a-f]*\)\], CertificateRequest.*/\1/p' | head -n 1)
+    cr_len=$((16#${cr_len:-0}))
+    for proto in h1 h2; do
+        args=()
+        [ "$proto" = h2 ] && args=(--http2 -p 4)
+        : >"$ND/access-many-1$v.log"
+        begin "nginx TLS 1.$v $proto, 101 CAs trusted (a $cr_len-byte CertificateRequest), --cert p256: 40 requests 200, verified on every one"
+        [ "$cr_len" -gt 16384 ] || want "nginx's CertificateRequest is $cr_len bytes, expected over 16384"
+        shb "${args[@]}" -n 40 -c 4 --cert "$CC/p256.crt" --key "$CC/p256.key" -j "https://127.0.0.1:$port/"
+        json_run_ok && all_ok 40
+        log_has "$ND/access-many-1$v.log" 40 "TLSv1.$v SUCCESS \"CN=shb client p256\" 200"
+        finish
+    done
+}
+many_cas 3
+many_cas 2
 
 : >"$ND/access-13.log"
 begin "nginx TLS 1.3: a chain (leaf + intermediate) in --cert, the CA alone trusted by nginx: every request 200"

@@ -4,7 +4,8 @@
 # HTTP/1.1, h2c, and TLS with h2 and http/1.1, each logging the protocol and
 # status of every request): http:// HTTP/1.1 as absolute-form requests,
 # https:// (h1 and h2) and h2c through CONNECT tunnels, a proxy that wants
-# credentials, the environment's proxies and the no-proxy list, refusals,
+# credentials, the environment's proxies and the no-proxy list (names, IP
+# addresses and CIDR blocks, as curl 7.86+), refusals,
 # and the proxy's password in no output.
 #
 #   SHB=./shb SHB_FLAVOUR=musl bash test/e2e/e2e_proxy.sh
@@ -200,6 +201,26 @@ json_run_ok HTTP/1.1 '.proxy.tunnels == 1' '.proxy'
 n=$(grep -c "CONNECT $TLS" "$OPEN_LOG" || true)
 [ "$n" = 1 ] || want "tinyproxy's log: expected 1 CONNECT (got $n)"
 logged "$NGINX_DIR/tls.log" "50 x HTTP/1.1 200"
+finish
+
+begin "no_proxy CIDR blocks (curl 7.86+): 127.0.0.0/8 sends 127.0.0.1 direct (the proxy sees nothing), 10.0.0.0/8 does not"
+clean_logs
+https_proxy="http://$PROXY" no_proxy="10.0.0.0/8, 127.0.0.0/8" shb -n 10 -c 1 -j "https://$TLS/"
+json_run_ok HTTP/1.1 '.proxy == null and .statusCodes == {"200": 10}' '{proxy, statusCodes}'
+http_proxy="http://$PROXY" NO_PROXY="::1,127.0.0.1/32" shb -n 10 -c 1 -j "http://$H1/"
+json_run_ok HTTP/1.1 '.proxy == null and .statusCodes == {"200": 10}' '{proxy, statusCodes}'
+n=$(grep -c "Request (file descriptor [0-9]*): " "$OPEN_LOG" || true)
+[ "$n" = 0 ] || want "tinyproxy's log: expected nothing through it (got $n requests and CONNECTs)"
+https_proxy="http://$PROXY" no_proxy="10.0.0.0/8,192.168.0.0/16" shb -n 10 -c 1 -j "https://$TLS/"
+json_run_ok HTTP/1.1 '.proxy.tunnels == 1 and .statusCodes == {"200": 10}' '{proxy, statusCodes}'
+shb -n 10 -c 1 -j --noproxy '127.0.0.2/32,fd00::/8' -x "http://$PROXY" "http://$H1/"
+json_run_ok HTTP/1.1 ".proxy.url == \"http://$PROXY\" and .statusCodes == {\"200\": 10}" '{proxy, statusCodes}'
+n=$(grep -c "CONNECT $TLS" "$OPEN_LOG" || true)
+[ "$n" = 1 ] || want "tinyproxy's log: expected 1 CONNECT (got $n)"
+n=$(grep -c "Request (file descriptor [0-9]*): " "$OPEN_LOG" || true)
+[ "$n" = 11 ] || want "tinyproxy's log: expected 1 CONNECT and 10 absolute-form requests (got $n)"
+logged "$NGINX_DIR/tls.log" "20 x HTTP/1.1 200"
+logged "$NGINX_DIR/h1.log" "20 x HTTP/1.1 200"
 finish
 
 # --- refusals ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 # fresh P-256 certificate, -WWW serving one small file) answering
 # fuzz_tls13_client's fixed ClientHello: TLS 1.3 with each cipher suite,
 # HelloRetryRequests (the server wants P-256 or P-384, we offer an X25519
-# share first), a CertificateRequest, and TLS 1.2 with AES-GCM and
+# share first), a CertificateRequest (short, and one listing 100 CAs), and TLS 1.2 with AES-GCM and
 # ChaCha20; and one HelloRetryRequest with a cookie added by hand. OpenSSL's own randomness
 # makes every capture differ, each as valid as the last. Seeds are
 # overwritten by name and nothing is deleted: the regress_* files (inputs a
@@ -23,7 +23,7 @@ WARN="-Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototy
 make -s build/inc/.stamp
 mkdir -p build/fuzz
 "$CC" -std=gnu11 -O1 -g $WARN -isystem build/inc -I. -o "$BIN" test/fuzz/mkcorpus.c \
-    tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/conn.c tls13/tls12.c tls13/credentials.c tls13/verify.c \
+    tls13/keysched.c tls13/aead.c tls13/record.c tls13/handshake.c tls13/cert_request.c tls13/conn.c tls13/tls12.c tls13/credentials.c tls13/verify.c \
     tls13/choice.c tls13/names.c request.c qpack.c h3.c hpack.c cli/cli.c cli/auth.c cli/override.c cli/proxy.c \
     cli/fail_if.c cli/reqlist.c cli/reqlist_file.c stats/err_kind.c \
     "${BEARSSL_A:-/usr/lib/x86_64-linux-gnu/libbearssl.a}"
@@ -70,6 +70,15 @@ capture tls13_aes256 13 -tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384 -num_ticket
 capture tls13_chacha 13 -tls1_3 -ciphersuites TLS_CHACHA20_POLY1305_SHA256 -num_tickets 0
 capture tls13_hrr_p256 13 -tls1_3 -groups P-256 -num_tickets 1
 capture tls13_certreq_p384 13 -tls1_3 -groups P-384 -verify 1 -num_tickets 1
+# A CertificateRequest of about 26 KB: 100 CAs with long subjects in its
+# certificate_authorities.
+openssl ecparam -name prime256v1 -genkey -noout -out "$dir/many.key"
+for i in $(seq 1 100); do
+    openssl req -x509 -new -key "$dir/many.key" -days 3650 -out "$dir/many-$i.crt" \
+        -subj "/C=NL/ST=Noord-Holland/L=Amsterdam/O=shb test organisation number $i, trusted for nothing/OU=client certificates of a department with a long name/OU=another department, number $i/CN=shb extra client CA $i"
+    cat "$dir/many-$i.crt" >>"$dir/many.pem"
+done
+capture tls13_certreq_many_cas 13 -tls1_3 -verify 1 -CAfile "$dir/many.pem" -num_tickets 1
 capture tls12_aesgcm 12 -tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256
 capture tls12_chacha 12 -tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305
 # OpenSSL's HRR carries no cookie: the HRR seed again with one added (it

@@ -24,7 +24,8 @@
 //   tls       served over TLS 1.3 (test/servers/hostile_server.js --tls)
 //   raw       no protocol engine and no TLS: onOpen(x) and onData(x, bytes)
 //             see and write the TCP bytes (a server that is not TLS at all)
-//   args      shb's arguments before the URL ("-n 8 -c 2"); -j is added
+//   args      shb's arguments before the URL ("-n 8 -c 2"); -j is added;
+//             @CERTS@ is the test certificates' directory (ec.crt, ec.key)
 //   does      what the server does, for docs/hostile.md
 //   rfc       the rule behind shb's verdict, for docs/hostile.md ("RFC 9112 §6.3")
 //   expect    ok: N, errors: {kind: N} (errorKinds exactly), kinds: [...]

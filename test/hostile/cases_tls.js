@@ -47,6 +47,15 @@ const downgrade = (ch, last, legacyVersion) => plainRecord(CT.HANDSHAKE, serverH
     legacyVersion, version: null, suite: 0xc02b,
     random: Buffer.concat([crypto.randomBytes(24), Buffer.from('DOWNGRD', 'latin1'), Buffer.from([last])]) }));
 
+// A CertificateRequest body (RFC 8446 §4.3.2): signature_algorithms
+// (ecdsa_secp256r1_sha256, rsa_pss_rsae_sha256) and certificate_authorities
+// of caLen bytes of 98-byte DistinguishedNames, the CAs first or last.
+const certRequest = (caLen, casFirst) => {
+    const dns = Buffer.concat(Array.from({ length: Math.floor(caLen / 100) }, (_, i) =>
+        Buffer.concat([u16(98), Buffer.alloc(98, 0x30 + (i % 64))])));
+    const sig = ext(13, tls13.vec16(Buffer.from('04030804', 'hex'))), cas = ext(47, tls13.vec16(dns));
+    return Buffer.concat([Buffer.from([0]), tls13.vec16(Buffer.concat(casFirst ? [cas, sig] : [sig, cas]))]);
+};
 const hs8 = (alerts) => ({ errors: { 'tls handshake': 8 }, jq: `.tlsAlerts == ${JSON.stringify(alerts)}` });
 const tls8 = (alerts) => ({ errors: { tls: 8 }, jq: `.tlsAlerts == ${JSON.stringify(alerts)}` });
 // -c 1, the first response fine and the second replaced: 4 ok, 4 `tls`.
@@ -267,6 +276,20 @@ module.exports = [
         rfc: 'RFC 8446 §2',
         expect: { ok: 8 },
         ...tls13.serve(),
+    },
+    {
+        name: 'tls-certreq-cas-first', raw: true, args: '-n 8 -c 2 --cert @CERTS@/ec.crt --key @CERTS@/ec.key',
+        does: 'a CertificateRequest whose certificate_authorities (20 KB, as a server trusting dozens of CAs sends) comes before signature_algorithms; shb shows --cert',
+        rfc: 'RFC 8446 §4.3.2: extensions in any order; shb reads the request as it streams, at any length its framing allows',
+        expect: { ok: 8 },
+        ...tls13.serve({ certRequest: () => certRequest(20000, true) }),
+    },
+    {
+        name: 'tls-certreq-too-long', raw: true, args: '-n 8 -c 2 --cert @CERTS@/ec.crt --key @CERTS@/ec.key',
+        does: 'a CertificateRequest of 70,000 bytes, longer than its own framing allows (an empty context and extensions<2..2^16-1>)',
+        rfc: 'RFC 8446 §4.3.2: a message that cannot be framed is decode_error, refused at its header',
+        expect: hs8({ 'sent decode_error': 8 }),
+        ...tls13.serve({ certRequest: () => Buffer.concat([certRequest(64000, false), Buffer.alloc(70000 - 64000 - 13)]) }),
     },
     {
         name: 'tls-wrong-finished', raw: true, args: '-n 8 -c 2',

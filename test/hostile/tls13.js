@@ -23,7 +23,7 @@ const ext = (type, body) => Buffer.concat([u16(type), vec16(body)]);
 
 // HandshakeType (§4) and ContentType (§5.1).
 const HT = { CLIENT_HELLO: 1, SERVER_HELLO: 2, NEW_SESSION_TICKET: 4, ENCRYPTED_EXTENSIONS: 8, CERTIFICATE: 11,
-    CERTIFICATE_VERIFY: 15, FINISHED: 20, KEY_UPDATE: 24 };
+    CERTIFICATE_REQUEST: 13, CERTIFICATE_VERIFY: 15, FINISHED: 20, KEY_UPDATE: 24 };
 const CT = { CHANGE_CIPHER_SPEC: 20, ALERT: 21, HANDSHAKE: 22, APPLICATION_DATA: 23 };
 // §4.1.3: the random of a HelloRetryRequest, SHA-256("HelloRetryRequest").
 const HRR_RANDOM = Buffer.from('cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c', 'hex');
@@ -227,6 +227,9 @@ function identity(files) {
 // record that does not open ends the connection (FIN). opts:
 //   alpn(ch)     the ALPN name to select (default: the client's first offer)
 //   certs(id)    the DER blobs of the Certificate (default: [the server's])
+//   certRequest()  a CertificateRequest body, sent after EncryptedExtensions
+//                (the client's Certificate and CertificateVerify are
+//                read past, like its Finished, not verified)
 //   finished(m)  the Finished message as sent (default: as computed)
 //   beforeHello(s)  called before the ServerHello goes out (s.raw() works)
 //   drip         the server's handshake flight goes out one byte every
@@ -320,7 +323,9 @@ class Server {
         const th = () => sha256(Buffer.concat(transcript));
         const { hs, cHs, sHs } = handshakeSecrets(shared, th());
         const alpn = this.alpn = o.alpn ? o.alpn(ch) : ch.alpn[0];
-        transcript.push(encryptedExtensions(alpn), certificateMsg(o.certs ? o.certs(id) : [id.der]));
+        transcript.push(encryptedExtensions(alpn));
+        if (o.certRequest) transcript.push(handshakeMsg(HT.CERTIFICATE_REQUEST, o.certRequest()));
+        transcript.push(certificateMsg(o.certs ? o.certs(id) : [id.der]));
         transcript.push(certificateVerify(th(), id.key));
         let fin = finishedMsg(sHs, th());
         transcript.push(fin);

@@ -134,6 +134,37 @@ static void test_env(void)
         {"*.example.com", "a.example.com", false}, /* "*" only alone, as curl */
         {"", "a", false},
         {"a,*", "z", true},
+        /* IP entries and CIDR blocks (curl 7.86+): an IP host against them only */
+        {"192.168.0.0/16", "192.168.45.3", true},
+        {"192.168.0.0/16", "192.169.0.1", false},
+        {"10.0.0.0/8", "127.0.0.1", false},
+        {"127.0.0.0/8", "127.0.0.1", true},
+        {"10.1.2.3", "10.1.2.3", true},
+        {"10.1.2.3", "10.1.2.4", false},
+        {"10.1.2.3/32", "10.1.2.3", true},
+        {"172.16.0.0/12", "172.31.255.255", true},
+        {"172.16.0.0/12", "172.32.0.0", false},
+        {"10.1.2.128/25", "10.1.2.200", true},
+        {"10.1.2.128/25", "10.1.2.127", false},
+        {"0.0.0.0/0", "1.2.3.4", false}, /* "/0" is the whole address, as curl */
+        {"10.0.0.0/33", "10.0.0.1", false},
+        {"10.0.0.0/x", "10.0.0.1", false},
+        {"10.0.0.0/", "10.0.0.1", false},
+        {"0.0.1", "127.0.0.1", false},  /* no suffix matching of addresses */
+        {"127.0.0.1", "127.0.0.1.example", false},
+        {"10.0.0.0/8", "ten.example", false},
+        {"fd00::/8", "fd12:3456::1", true},
+        {"fd00::/8", "fe80::1", false},
+        {"[fd00::]/8", "fd12::1", false}, /* brackets around the whole entry only */
+        {"[fd00::/8]", "fd12::1", true},
+        {"2001:db8::/33", "2001:db8:7fff::1", true},
+        {"2001:db8::/33", "2001:db8:8000::1", false},
+        {"::1/128", "::1", true},
+        {"::/129", "::1", false},
+        {"::1", "127.0.0.1", false},     /* another family */
+        {"127.0.0.0/8", "::1", false},
+        {" example.com , 10.0.0.0/8 ", "10.200.0.1", true},
+        {"*", "10.0.0.1", true},
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         char name2[128];

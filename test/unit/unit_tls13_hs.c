@@ -28,6 +28,7 @@
 #include "t.h"
 #include "test/vectors/credentials.h"
 #include "test/vectors/tls13_traces.h"
+#include "tls13/cert_request.h"
 #include "tls13/credentials.h"
 #include "tls13/trust.h"
 #include "tls13/verify.h"
@@ -2447,6 +2448,76 @@ static bool srv_check_cert_flight(struct srv *s, const struct tls13_credential *
     return true;
 }
 
+/* A CertificateRequest body: signature_algorithms (ecdsa_secp256r1_sha256,
+ * rsa_pss_rsae_sha256) and a certificate_authorities of ca_len bytes of
+ * DistinguishedNames (§4.2.4), in either order. Returns its length. */
+static size_t cr_with_cas(uint8_t *b, size_t cap, size_t ca_len, bool sig_first)
+{
+    static const uint8_t sigalgs[] = {0, 13, 0, 6, 0, 4, 4, 3, 8, 4};
+    size_t at = 3, ca_at = sig_first ? 3 + sizeof sigalgs : 3;
+    if (cap < 3 + sizeof sigalgs + 6 + ca_len)
+        abort();
+    b[0] = 0;
+    memcpy(b + (sig_first ? 3 : 3 + 6 + ca_len), sigalgs, sizeof sigalgs);
+    at = ca_at;
+    be16(b + at, 47); /* certificate_authorities */
+    be16(b + at + 2, ca_len + 2);
+    be16(b + at + 4, ca_len);
+    for (size_t i = 0; i < ca_len; i += 100) { /* DNs of 98 bytes (the last one shorter) */
+        size_t dn = ca_len - i < 100 ? ca_len - i - 2 : 98;
+        be16(b + at + 6 + i, dn);
+        memset(b + at + 8 + i, 0x30 + (int)(i / 100 % 64), dn);
+    }
+    size_t total = 3 + sizeof sigalgs + 6 + ca_len;
+    be16(b + 1, total - 3);
+    return total;
+}
+
+/* The reader alone: bounds and framing, fed whole and a byte at a time. */
+static int cr_read(const uint8_t *b, size_t n, uint32_t msg_len, const struct tls13_credential *cred, bool bytewise,
+                   uint16_t *scheme)
+{
+    struct tls13_cr_reader rd;
+    int e = tls13_cr_start(&rd, msg_len, cred);
+    for (size_t i = 0; e == 0 && i < n; i += bytewise ? 1 : n)
+        e = tls13_cr_feed(&rd, b + i, bytewise ? 1 : n);
+    if (e == 0)
+        e = tls13_cr_end(&rd);
+    *scheme = rd.scheme;
+    return e;
+}
+
+static void test_cert_request_reader(const struct tls13_credential *ec)
+{
+    static uint8_t b[TLS13_CR_MAX + 16];
+    uint16_t scheme = 0;
+    size_t n = cr_with_cas(b, sizeof b, 0xffff - 10 - 6, false);
+    T_CHECK("cert request: the longest (3 + 65535 bytes, CAs first), byte by byte -> ecdsa_secp256r1_sha256",
+            n == TLS13_CR_MAX && cr_read(b, n, (uint32_t)n, ec, true, &scheme) == 0 &&
+                scheme == TLS13_SIG_ECDSA_P256_SHA256,
+            "n=%zu scheme=%04x", n, scheme);
+    T_CHECK("cert request: one byte longer than its framing allows -> decode_error at the header",
+            cr_read(b, 0, TLS13_CR_MAX + 1, ec, false, &scheme) == -50, "wrong");
+    n = cr_with_cas(b, sizeof b, 2000, true);
+    T_CHECK("cert request: no credential, a long request -> framing only, fine",
+            cr_read(b, n, (uint32_t)n, NULL, true, &scheme) == 0 && scheme == 0, "wrong");
+    b[3 + 10 + 3] = (uint8_t)(b[3 + 10 + 3] + 1); /* the CA extension claims a byte more than is left */
+    T_CHECK("cert request: an extension longer than the block -> decode_error",
+            cr_read(b, n, (uint32_t)n, ec, false, &scheme) == -50, "wrong");
+    b[3 + 10 + 3] = (uint8_t)(b[3 + 10 + 3] - 1);
+    T_CHECK("cert request: cut inside an extension -> decode_error",
+            cr_read(b, n - 1, (uint32_t)n - 1, ec, false, &scheme) == -50, "wrong");
+    static const uint8_t twice[] = {0, 0, 16, 0, 13, 0, 4, 0, 2, 4, 3, 0, 13, 0, 4, 0, 2, 4, 3};
+    T_CHECK("cert request: signature_algorithms twice -> decode_error (§4.2)",
+            cr_read(twice, sizeof twice, sizeof twice, ec, false, &scheme) == -50, "wrong");
+    static const uint8_t ctx[] = {1, 'x', 0, 0};
+    T_CHECK("cert request: a non-empty context -> illegal_parameter",
+            cr_read(ctx, sizeof ctx, sizeof ctx, ec, false, &scheme) == -47, "wrong");
+    static const uint8_t half_hdr[] = {0, 0, 3, 0, 13, 0};
+    T_CHECK("cert request: an extension header cut short -> decode_error",
+            cr_read(half_hdr, sizeof half_hdr, sizeof half_hdr, NULL, true, &scheme) == -50, "wrong");
+}
+
 static void test_client_cert(void)
 {
     static struct tls13_credential rsa, ec_chain;
@@ -2465,6 +2536,7 @@ static void test_client_cert(void)
     lr |= tls13_credential_load(&ec_chain, (const uint8_t *)chain_pem, strlen(chain_pem),
                                 (const uint8_t *)pem_p256_key, strlen(pem_p256_key), &which, err, sizeof err);
     T_CHECK("client cert: test credentials load", lr == 0, "%s", err);
+    test_cert_request_reader(&ec_chain);
 
     /* RSA over TCP, and under QUIC; the server's CertificateRequest asks for rsa_pss_rsae_sha256. */
     for (int quic = 0; quic < 2; quic++) {
@@ -2510,6 +2582,26 @@ static void test_client_cert(void)
     loopback(&r, &cfg, ent, &o, 0, 0);
     T_CHECK("client cert: signature_algorithms of odd length -> decode_error", r.flight_r == -50, "flight=%d",
             r.flight_r);
+    /* A long certificate_authorities (nginx lists every CA of
+     * ssl_client_certificate: 20 KB here) before or after
+     * signature_algorithms: the request streams, over TCP in 37-byte cuts
+     * and under QUIC. */
+    static uint8_t cr_long[20100];
+    for (int quic = 0; quic < 2; quic++)
+        for (int sig_first = 0; sig_first < 2; sig_first++) {
+            size_t crn = cr_with_cas(cr_long, sizeof cr_long, 20000, sig_first != 0);
+            struct tls13_hs_config c2 = quic ? cfg_quic() : cfg_tcp();
+            c2.cred = &ec_chain;
+            struct srv_opts ol = {.cert_request = true, .cr = cr_long, .cr_len = crn, .quic_tp = quic != 0};
+            loopback(&r, &c2, ent, &ol, quic ? 0 : 37, 0);
+            n = client_flight(&r.rec, flight, sizeof flight);
+            ok = r.flight_r == TLS13_HS_DONE && r.srv.ok &&
+                 srv_check_cert_flight(&r.srv, &ec_chain, TLS13_SIG_ECDSA_P256_SHA256, flight, n, why, sizeof why);
+            char name[160];
+            snprintf(name, sizeof name, "client cert (%s): 20 KB certificate_authorities %s signature_algorithms -> done",
+                     quic ? "QUIC" : "TCP", sig_first ? "after" : "before");
+            T_CHECK(name, ok, "flight=%d %s", r.flight_r, why);
+        }
     /* Without a credential, the same request is answered with an empty Certificate as before. */
     cfg.cred = NULL;
     loopback(&r, &cfg, ent, &o, 0, 0);
