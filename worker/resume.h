@@ -56,8 +56,9 @@ const struct tls13_resume *resume_for(struct resume_store *s, uint32_t i, uint64
  * none yet. */
 static inline uint16_t resume_key_share(const struct resume_store *s) { return s->hrr_group; }
 
-/* A TLS 1.3 handshake completed (over either transport): counts it, full
- * or resumed and whether a HelloRetryRequest asked for hrr_group (0: none),
+/* A handshake completed (either engine, either transport): counts it,
+ * full or resumed and whether a HelloRetryRequest asked for hrr_group (0:
+ * none, and always for TLS 1.2, which has no retry),
  * which later handshakes then share for; a retry to another group (the
  * server changed its mind) replaces the one remembered. */
 void resume_handshake_done(struct resume_store *s, struct tls_handshakes *count, bool resumed, uint16_t hrr_group);
