@@ -133,7 +133,7 @@ finish
 # HelloRetryRequest to x25519 (rejecting its early data, which is sent
 # again after the handshake), and from then on the slots lead with x25519.
 : >"$ND/switch.log"
-begin "nginx switched from P-384 to X25519 mid-run, h1 --disable-keepalive -z 2s -c 2 -t 1 --early-data: retries in the first wave and again after the switch only; early requests rejected by them resent; all 200, both groups in nginx's log"
+begin "nginx switched from P-384 to X25519 mid-run, h1 --disable-keepalive -z 2s -c 2 -t 1 --early-data: retries in the first wave and around the switch only (of hundreds of handshakes); early requests rejected by them resent; all 200, both groups in nginx's log"
 (
     sleep 1
     sed -i 's/ssl_ecdh_curve secp384r1; # switch/ssl_ecdh_curve X25519; # switch/' "$ND/nginx.conf"
@@ -144,9 +144,11 @@ shb -z 2s -c 2 -t 1 --disable-keepalive --early-data -j "$SWITCH"
 wait "$reloader"
 if json_run_ok; then
     jx '.requests.errors == 0 and .requests.ok == .requests.total and .requests.total >= 100' '{requests, errorDetails}'
-    jx '.tls.handshakes.helloRetries >= 2 and .tls.handshakes.helloRetries <= 8' '.tls'
+    # While nginx reloads, its old worker (P-384) and the new one (X25519)
+    # both take connections for a moment: the group may flip a few times.
+    jx '.tls.handshakes.helloRetries >= 2 and .tls.handshakes.helloRetries <= 16' '.tls'
     # -z: an early request still in flight at the end has no verdict yet.
-    jx '.tls.earlyData.accepted > 0 and .tls.earlyData.resent >= 1 and .tls.earlyData.resent <= 4 and .tls.earlyData.accepted + .tls.earlyData.resent + .inFlight >= .tls.earlyData.sent' '{tls, inFlight}'
+    jx '.tls.earlyData.accepted > 0 and .tls.earlyData.resent >= 1 and .tls.earlyData.resent <= .tls.handshakes.helloRetries and .tls.earlyData.accepted + .tls.earlyData.resent + .inFlight >= .tls.earlyData.sent' '{tls, inFlight}'
 fi
 lines_settled "$ND/switch.log" >/dev/null
 p384=$(grep -c '^secp384r1 ' "$ND/switch.log" || true)
