@@ -82,6 +82,17 @@ static void set_close(struct quic_conn *c, enum quic_close_kind kind, bool app, 
         c->state = QUIC_CLOSED;
 }
 
+/* RFC 9000 §12.3: "If the packet number for sending reaches 2^62-1, the
+ * sender MUST close the connection without sending a CONNECTION_CLOSE
+ * frame or any further packets". So the last number used is 2^62-2, and a
+ * close already pending (ours) is dropped unsent. */
+static void pn_exhausted(struct quic_conn *c)
+{
+    c->close_pending = false;
+    c->close.kind = QUIC_CLOSE_NONE; /* a pending close of ours gives way */
+    set_close(c, QUIC_CLOSE_PN_EXHAUSTED, false, 0, 0, NULL, 0);
+}
+
 /* A transport error we detected: the connection closes with it. */
 static void fail(struct quic_conn *c, uint64_t code, uint64_t frame_type, const char *why)
 {
@@ -351,6 +362,7 @@ struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config
         .nsuites = cfg->tls ? cfg->tls->nsuites13 : 0,
         .groups = cfg->tls ? cfg->tls->groups : NULL,
         .ngroups = cfg->tls ? cfg->tls->ngroups : 0,
+        .key_share_group = cfg->key_share_group,
         .cred = cfg->cred,
         .resume = resume,
         .verifier = cfg->verifier,
@@ -1016,7 +1028,7 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
     bool ack_now = sp->ack_pending && (sp->ack_deadline != 0 && sp->ack_deadline <= now);
     bool data = !closing && (cwnd_ok || probe) && has_data(c, s);
 
-    if ((!sp->has_wr && !zero_rtt) || rs->discarded || (zero_rtt && closing))
+    if (c->state == QUIC_CLOSED || (!sp->has_wr && !zero_rtt) || rs->discarded || (zero_rtt && closing))
         return 0;
     if (closing && (c->close_sent & (1u << s)))
         return 0; /* one CONNECTION_CLOSE per space is enough (§10.2.1: we do not linger) */
@@ -1030,6 +1042,10 @@ static size_t build_packet(struct quic_conn *c, enum quic_space s, uint8_t *out,
         pn_jump(c);
 #endif
     uint64_t pn = rs->next_pn;
+    if (pn >= QUIC_PN_MAX) {
+        pn_exhausted(c);
+        return 0;
+    }
     size_t pn_len = quic_pn_encode_len(pn, rs->largest_acked);
     size_t hlen;
     if (pn_len == 0)
@@ -1265,6 +1281,7 @@ const struct quic_conn_counters *quic_conn_counters(struct quic_conn *c)
 const char *quic_conn_alpn(const struct quic_conn *c) { return tls13_hs_alpn(&c->hs); }
 void quic_conn_negotiated(const struct quic_conn *c, struct tls_negotiated *out) { tls13_hs_negotiated(&c->hs, out); }
 bool quic_conn_resumed(const struct quic_conn *c) { return tls13_hs_resumed(&c->hs); }
+uint16_t quic_conn_hrr_group(const struct quic_conn *c) { return tls13_hs_hrr_group(&c->hs); }
 const struct quic_tparams *quic_conn_peer_tparams(const struct quic_conn *c) { return &c->peer; }
 enum quic_early quic_conn_early(const struct quic_conn *c) { return (enum quic_early)c->early; }
 bool quic_conn_early_keys(const struct quic_conn *c) { return c->has_early_wr && c->state == QUIC_HANDSHAKING; }
@@ -1314,6 +1331,16 @@ const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, in
 }
 
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets) { c->key_update_after = packets; }
+
+void quic_conn_test_next_app_pn(struct quic_conn *c, uint64_t pn)
+{
+    struct quic_rec_space *rs = &c->rec.space[QUIC_SPACE_APP];
+    for (uint64_t p = rs->oldest; p < rs->next_pn; p++)
+        rs->sent[p % QUIC_REC_CAP].time = 0;
+    rs->oldest = rs->next_pn = pn;
+    rs->largest_acked = pn - 1;
+    c->rec.bytes_in_flight = 0;
+}
 
 int quic_conn_test_establish(struct quic_conn *c, const struct quic_tparams *peer, uint64_t now)
 {

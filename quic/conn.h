@@ -63,6 +63,7 @@ enum quic_close_kind {
     QUIC_CLOSE_STATELESS_RESET,/* a stateless reset (§10.3) */
     QUIC_CLOSE_VERSION,        /* Version Negotiation: the server does not speak version 1 */
     QUIC_CLOSE_HANDSHAKE,      /* the TLS handshake failed (alert in tls_alert) */
+    QUIC_CLOSE_PN_EXHAUSTED,   /* our packet numbers ran out (RFC 9000 §12.3): closed without a word */
 };
 
 struct quic_close_info {
@@ -103,6 +104,11 @@ struct quic_conn_config {
      * per-slot copy of this config (NULL: trust every certificate). */
     const struct tls13_verify_config *verify;
     struct tls13_verifier *verifier;
+    /* The key share group when not the first chosen: the one a
+     * HelloRetryRequest asked for on an earlier connection
+     * (tls13_hs_config.key_share_group), set on the worker's per-slot copy;
+     * 0: the first. */
+    uint16_t key_share_group;
     /* Start values for tests (shb's test build: SHB_TEST_QUIC_*, shb.c);
      * 0 means the default. key_update_after: 1-RTT packets we send per key
      * phase before we update our keys (default 2^22, RFC 9001 §6.6).
@@ -155,6 +161,9 @@ struct quic_conn *quic_conn_init_resume(void *mem, const struct quic_conn_config
                                         const struct quic_tparams *remembered);
 /* The handshake resumed a session with a ticket's PSK (RFC 8446 §2.2). */
 bool quic_conn_resumed(const struct quic_conn *c);
+/* The group a HelloRetryRequest of the handshake asked for (RFC 8446
+ * §4.1.4, tls13_hs_hrr_group), 0 for none. */
+uint16_t quic_conn_hrr_group(const struct quic_conn *c);
 /* The server's transport parameters, once established: what a ticket it
  * sends on this connection is remembered with. */
 const struct quic_tparams *quic_conn_peer_tparams(const struct quic_conn *c);

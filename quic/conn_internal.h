@@ -339,6 +339,10 @@ const struct quic_keys *quic_conn_test_handshake_write_keys(const struct quic_co
 const struct quic_keys *quic_conn_test_client_keys(const struct quic_conn *c, int *wr_phase);
 /* Our 1-RTT keys change after this many packets (default 2^22). */
 void quic_conn_test_key_update_after(struct quic_conn *c, uint64_t packets);
+/* The next 1-RTT packet number is pn, everything before it acknowledged
+ * (what was in flight forgotten): how the unit test reaches the end of the
+ * packet number space (RFC 9000 §12.3) without sending 2^62 packets. */
+void quic_conn_test_next_app_pn(struct quic_conn *c, uint64_t pn);
 /* Skips the TLS handshake: Handshake and 1-RTT keys from fixed secrets
  * (TLS_AES_128_GCM_SHA256), the Initial space discarded, the server's
  * transport parameters *peer taken as they are, and the connection

@@ -304,8 +304,9 @@ static int tls_number(const char *text, const char *(*name_of)(uint16_t))
     return v <= 0xffff && !errno && end == text + 6 && *end == '\0' ? (int)v : -1;
 }
 
-/* "handshakes" (--tls-resume): {"full": N, "resumed": M}, added across
- * the reports by stats_merge. */
+/* "handshakes" (--tls-resume, or some HelloRetryRequest): {"full": N,
+ * "resumed": M, "helloRetries": R}, added across the reports by
+ * stats_merge; a report without helloRetries counts none. */
 static void get_handshakes(struct reader *rd, const struct json *h, struct stats *s)
 {
     if (!h)
@@ -316,6 +317,8 @@ static void get_handshakes(struct reader *rd, const struct json *h, struct stats
     }
     s->handshakes.full = get_u64(rd, h, "tls.handshakes.", "full");
     s->handshakes.resumed = get_u64(rd, h, "tls.handshakes.", "resumed");
+    if (json_get(h, "helloRetries"))
+        s->handshakes.hello_retries = get_u64(rd, h, "tls.handshakes.", "helloRetries");
     s->handshakes.on = true;
 }
 

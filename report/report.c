@@ -194,12 +194,19 @@ static void text_tls(FILE *f, const struct report_info *ri, const struct stats *
     fputs(t->fallback ? " (TLS 1.2 fallback)\n" : "\n", f);
 }
 
-/* --tls-resume: "Handshakes:   4 full, 996 resumed". */
+/* With --tls-resume, or once a handshake needed a HelloRetryRequest:
+ * "Handshakes:   4 full, 996 resumed", then ", 3 after a HelloRetryRequest"
+ * when any did. */
+static bool handshakes_shown(const struct stats *s) { return s->handshakes.on || s->handshakes.hello_retries > 0; }
+
 static void text_handshakes(FILE *f, const struct stats *s)
 {
-    if (s->handshakes.on)
-        fprintf(f, "Handshakes:   %" PRIu64 " full, %" PRIu64 " resumed\n", s->handshakes.full,
-                s->handshakes.resumed);
+    if (handshakes_shown(s)) {
+        fprintf(f, "Handshakes:   %" PRIu64 " full, %" PRIu64 " resumed", s->handshakes.full, s->handshakes.resumed);
+        if (s->handshakes.hello_retries > 0)
+            fprintf(f, ", %" PRIu64 " after a HelloRetryRequest", s->handshakes.hello_retries);
+        fputc('\n', f);
+    }
     if (s->early.on) /* --early-data: "Early data:   940 requests sent early, 940 accepted, 0 resent" */
         fprintf(f, "Early data:   %" PRIu64 " requests sent early, %" PRIu64 " accepted, %" PRIu64 " resent\n",
                 s->early.sent, s->early.accepted, s->early.resent);
@@ -849,9 +856,9 @@ static void json_tls(FILE *f, const struct report_info *ri, const struct stats *
     else
         fputs("null", f);
     fprintf(f, ", \"fallback\": %s", fallback ? "true" : "false");
-    if (s->handshakes.on)
-        fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}", s->handshakes.full,
-                s->handshakes.resumed);
+    if (handshakes_shown(s))
+        fprintf(f, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 ", \"helloRetries\": %" PRIu64 "}",
+                s->handshakes.full, s->handshakes.resumed, s->handshakes.hello_retries);
     if (s->early.on)
         fprintf(f, ", \"earlyData\": {\"sent\": %" PRIu64 ", \"accepted\": %" PRIu64 ", \"resent\": %" PRIu64 "}",
                 s->early.sent, s->early.accepted, s->early.resent);

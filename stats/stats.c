@@ -139,6 +139,7 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->handshakes.on |= src->handshakes.on;
     dst->handshakes.full += src->handshakes.full;
     dst->handshakes.resumed += src->handshakes.resumed;
+    dst->handshakes.hello_retries += src->handshakes.hello_retries;
     dst->early.on |= src->early.on;
     dst->early.sent += src->early.sent;
     dst->early.accepted += src->early.accepted;

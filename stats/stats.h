@@ -83,11 +83,13 @@ struct stats {
      * disagree, so no one answer is shown. */
     struct tls_negotiated tls;
     bool tls_mixed;
-    /* --tls-resume (on): completed handshakes, full and resumed (RFC 8446
-     * §2.2), over the whole run. */
+    /* Completed handshakes, full and resumed (RFC 8446 §2.2), over the
+     * whole run, reported with --tls-resume (on) or once any needed a
+     * HelloRetryRequest (hello_retries, RFC 8446 §4.1.4: those among
+     * them that did). */
     struct tls_handshakes {
         bool on;
-        uint64_t full, resumed;
+        uint64_t full, resumed, hello_retries;
     } handshakes;
     /* --early-data (on): requests sent as 0-RTT data (RFC 8446 §4.2.10),
      * those the server accepted early, and those it rejected, sent again

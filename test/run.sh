@@ -314,6 +314,7 @@ suite e2e-cacert 240 test/e2e/e2e_cacert.sh "verifying the server (--cacert: cha
 suite e2e-proxy 180 test/e2e/e2e_proxy.sh "through an HTTP proxy (tinyproxy): absolute-form, CONNECT tunnels, credentials, the environment" together
 suite e2e-resume 180 test/e2e/e2e_resume.sh "resumed handshakes (--tls-resume: nginx over h1 and h2, ngtcp2 over h3)" together
 suite e2e-early 240 test/e2e/e2e_early.sh "0-RTT (--early-data: nginx over h1 and h2, ngtcp2 over h3, accepted and rejected)" together
+suite e2e-hrr 180 test/e2e/e2e_hrr.sh "HelloRetryRequest paid once (nginx P-384 over h1 and h2, TLS 1.2 fallback, ngtcp2 P-384 over h3 with 0-RTT)" together
 suite e2e-targets 240 test/e2e/e2e_targets.sh "request lists (--targets: nginx h1, h2c, h2, Caddy h3; seq, random, bodies, merge)" together
 suite e2e-knobs 180 test/e2e/e2e_knobs.sh "protocol knobs (-w, -W, --max-frame-size, --header-table-size, --max-data, --max-stream-data) and --data-binary" together
 

@@ -162,6 +162,7 @@ struct tls_conn *tls_conn_init_resume(void *mem, const struct tls_config *cfg,
         .nsuites = ch ? ch->nsuites13 : 0,
         .groups = ch ? ch->groups : NULL,
         .ngroups = ch ? ch->ngroups : 0,
+        .key_share_group = cfg->key_share_group,
         .tls13_only = ch && ch->min_version == TLS_VERSION_13,
         .cred = cfg->cred,
         .resume = resume,
@@ -405,6 +406,8 @@ bool tls_conn_ready(const struct tls_conn *t) { return t->tls12 ? tls12_ready(&t
 const char *tls_conn_alpn(const struct tls_conn *t) { return t->tls12 ? tls12_alpn(&t->v12) : tls13_hs_alpn(&t->hs); }
 
 bool tls_conn_resumed(const struct tls_conn *t) { return t->tls12 ? t->v12.resumed : tls13_hs_resumed(&t->hs); }
+
+uint16_t tls_conn_hrr_group(const struct tls_conn *t) { return t->tls12 ? 0 : tls13_hs_hrr_group(&t->hs); }
 
 bool tls_conn_session12(const struct tls_conn *t, br_ssl_session_parameters *out)
 {

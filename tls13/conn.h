@@ -34,6 +34,10 @@ struct tls_config {
      * tls_conn_init, which hands it to either engine). */
     const struct tls13_verify_config *verify;
     struct tls13_verifier *verifier;
+    /* The 1.3 engine's key share group when not the first chosen (what a
+     * HelloRetryRequest asked for before: tls13_hs_config.key_share_group),
+     * set on the same per-connection copy; 0: the first. */
+    uint16_t key_share_group;
 };
 
 /* Results of tls_conn_recv (negative: the connection is finished). */
@@ -74,6 +78,10 @@ bool tls_conn_session12(const struct tls_conn *t, br_ssl_session_parameters *out
 /* The completed handshake resumed a session (RFC 8446 §2.2, or an
  * abbreviated TLS 1.2 one). */
 bool tls_conn_resumed(const struct tls_conn *t);
+
+/* The group a HelloRetryRequest of the completed handshake asked for (RFC
+ * 8446 §4.1.4; tls13_hs_hrr_group), 0 for none and for the 1.2 engine. */
+uint16_t tls_conn_hrr_group(const struct tls_conn *t);
 
 /* Feeds ciphertext. p is writable: whole records found in it are decrypted in
  * place (no copy); a record split across calls is gathered first (the 1.2

@@ -903,7 +903,10 @@ static int hs_init(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
     tls13_transcript_init(&hs->transcript);
     if (!choice_ok(&hs->cfg))
         return fail(hs, E_INTERNAL);
-    hs->group = hs->cfg.groups[0]; /* §4.2.8: one share, for the group we like best */
+    /* §4.2.8: one share, for the group we like best, or the one this
+     * server asked for by HelloRetryRequest before (a subset of
+     * supported_groups may get shares). */
+    hs->group = group_offered(hs, cfg->key_share_group) ? cfg->key_share_group : hs->cfg.groups[0];
 
     /* RFC 6066 §3: a DNS host name, 1..255 bytes (IP literals are the
      * caller's to drop). The other limits keep ClientHello2 inside msg. */
@@ -936,13 +939,13 @@ int tls13_hs_start(struct tls13_hs *hs, const struct tls13_hs_config *cfg, const
     /* ClientHello2 may add a cookie and a P-384 share: make sure now that
      * it would fit, so a HelloRetryRequest cannot fail for our own sake. A
      * ticket that leaves no room for that is not offered. */
-    if (hs->psk && (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)) {
+    if (hs->psk && (n == 0 || n + (6 + sizeof hs->cookie) + (97 - kx_len) > sizeof hs->msg)) {
         hs->psk = PSK_NONE;
         hs->early = EARLY_NONE;
         tls13_wipe(&hs->ks, sizeof hs->ks);
         n = build_client_hello(hs, kx, kx_len);
     }
-    if (n == 0 || n + (6 + sizeof hs->cookie) + (97 - 32) > sizeof hs->msg)
+    if (n == 0 || n + (6 + sizeof hs->cookie) + (97 - kx_len) > sizeof hs->msg)
         return fail(hs, E_INTERNAL);
     send_client_hello(hs, hs->msg, n);
     if (hs->early == EARLY_OFFERED)
@@ -1705,6 +1708,8 @@ static int on_new_session_ticket(struct tls13_hs *hs)
     tls13_wipe(t.psk, sizeof t.psk);
     return 0;
 }
+
+uint16_t tls13_hs_hrr_group(const struct tls13_hs *hs) { return hs->hrr_done ? hs->group : 0; }
 
 void tls13_hs_negotiated(const struct tls13_hs *hs, struct tls_negotiated *out)
 {

@@ -88,6 +88,12 @@ struct tls13_hs_config {
     size_t nsuites;
     const uint16_t *groups;
     size_t ngroups;
+    /* The group to send the key share for instead of the first listed: the
+     * one a HelloRetryRequest asked for on an earlier connection to this
+     * server (tls13_hs_hrr_group), so that later handshakes skip the retry.
+     * supported_groups still lists them all: RFC 8446 §4.2.8 lets the
+     * client share for a subset of them. 0, or one not listed: the first. */
+    uint16_t key_share_group;
     bool tls13_only;           /* a TLS 1.2 ServerHello is protocol_version (§D.1), not a fallback */
     /* A client certificate (--cert/--key) for a CertificateRequest, or NULL
      * (an empty Certificate answers it, RFC 8446 §4.4.2). Outlives every
@@ -211,6 +217,11 @@ uint32_t tls13_hs_early_budget(const struct tls13_hs *hs);
  * EncryptedExtensions carried early_data, §4.2.10). False means any early
  * data sent was discarded and must be sent again under the 1-RTT keys. */
 bool tls13_hs_early_accepted(const struct tls13_hs *hs);
+
+/* The group a HelloRetryRequest of this handshake settled on (its
+ * selected_group, or with a cookie alone the one we shared for), 0 when
+ * the server sent none: what cfg.key_share_group is for next time. */
+uint16_t tls13_hs_hrr_group(const struct tls13_hs *hs);
 
 /* The negotiated application protocol ("" when the server chose none). */
 const char *tls13_hs_alpn(const struct tls13_hs *hs);

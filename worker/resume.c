@@ -33,6 +33,18 @@ static void keep_ticket(void *ctx, const struct tls13_ticket *t)
     slot->valid = true;
 }
 
+void resume_handshake_done(struct resume_store *s, struct tls_handshakes *count, bool resumed, uint16_t hrr_group)
+{
+    if (resumed)
+        count->resumed++;
+    else
+        count->full++;
+    if (hrr_group) {
+        count->hello_retries++;
+        s->hrr_group = hrr_group;
+    }
+}
+
 void resume_keep_tparams(struct resume_store *s, uint32_t i, const struct quic_tparams *server)
 {
     if (!s->slots)

@@ -5,7 +5,13 @@
  * for multiple connections"). Over TCP a slot served by the TLS 1.2 engine
  * keeps its last session instead (RFC 5246 §7.3: an id, resumable as long
  * as the server caches it). Allocated only with --tls-resume. Private to
- * the worker. */
+ * the worker.
+ *
+ * With or without --tls-resume it also keeps the key share group a
+ * HelloRetryRequest of this target asked for (RFC 8446 §4.1.4): later
+ * ClientHellos share for it first, so a server that prefers a group other
+ * than our first costs the retry on its first connections only. One per
+ * worker transport (no locking: each worker learns it from its own). */
 #ifndef SHB_WORKER_RESUME_H
 #define SHB_WORKER_RESUME_H
 
@@ -13,6 +19,7 @@
 #include <stdint.h>
 
 #include "quic/tparams.h"
+#include "stats/stats.h"
 #include "tls13/conn.h"
 #include "tls13/handshake.h"
 
@@ -32,6 +39,7 @@ struct resume_slot {
 struct resume_store {
     struct resume_slot *slots; /* NULL without --tls-resume */
     uint32_t n;
+    uint16_t hrr_group;        /* the last HelloRetryRequest's group, 0 before any */
 };
 
 /* n slots reading the clock at *now; 0, or -1 out of memory. */
@@ -42,6 +50,18 @@ void resume_store_free(struct resume_store *s);
  * again), its age at now, and where the next ticket goes. NULL without
  * --tls-resume. */
 const struct tls13_resume *resume_for(struct resume_store *s, uint32_t i, uint64_t now, struct tls13_resume *r);
+
+/* The key share group for the next ClientHello (tls13_hs_config
+ * .key_share_group): the one the last HelloRetryRequest asked for, 0 for
+ * none yet. */
+static inline uint16_t resume_key_share(const struct resume_store *s) { return s->hrr_group; }
+
+/* A handshake completed (either engine, either transport): counts it,
+ * full or resumed and whether a HelloRetryRequest asked for hrr_group (0:
+ * none, and always for TLS 1.2, which has no retry),
+ * which later handshakes then share for; a retry to another group (the
+ * server changed its mind) replaces the one remembered. */
+void resume_handshake_done(struct resume_store *s, struct tls_handshakes *count, bool resumed, uint16_t hrr_group);
 
 /* QUIC: slot i's connection is established with these server parameters:
  * the tickets it brings are remembered with them (RFC 9000 §7.4.1: "store

@@ -145,6 +145,7 @@ void tcp_tls_start(struct loop *l, struct conn *c)
     struct tls_config cfg = *l->cfg->tls;
     if ((cfg.verifier = verifier_of(l, c)))
         worker_verifier_start(cfg.verifier, cfg.verify);
+    cfg.key_share_group = resume_key_share(&t->resume); /* what a HelloRetryRequest asked for */
     c->tls = tls_conn_init_resume(c->tls_mem, &cfg, entropy, c->tls12, resume,
                                   c->tls12 ? resume_session12(&t->resume, c->s.idx) : NULL);
     tls13_wipe(entropy, sizeof entropy);
@@ -203,10 +204,8 @@ static bool tls_opened(struct loop *l, struct conn *c)
     if (opened_early)
         early_verdict(l, c);
     loop_phase(l, &l->w->stats.phases.tls_handshake, c->phase_ns);
-    if (tls_conn_resumed(c->tls))
-        l->w->stats.handshakes.resumed++;
-    else
-        l->w->stats.handshakes.full++;
+    resume_handshake_done(&tcp_of(l)->resume, &l->w->stats.handshakes, tls_conn_resumed(c->tls),
+                          tls_conn_hrr_group(c->tls));
     if (c->tls12)
         resume_keep12(&tcp_of(l)->resume, c->s.idx, c->tls);
     if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */

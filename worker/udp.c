@@ -386,16 +386,17 @@ static void qc_hint_choice(struct loop *l, const struct quic_close_info *ci)
         loop_hint(l, ERR_TLS_HANDSHAKE, what);
 }
 
-/* Each slot's block: the QUIC connection and, with --cacert, a copy of
- * the config carrying the slot's certificate verifier, and the verifier
- * (allocated only then; quic_conn_init keeps the config it is given). */
+/* Each slot's block: the QUIC connection, its copy of the config (the
+ * remembered key share group; with --cacert the slot's certificate
+ * verifier: quic_conn_init keeps the config it is given) and, with
+ * --cacert only, the verifier. */
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 static size_t slot_block_size(const struct quic_conn_config *qc)
 {
-    size_t n = align64(quic_conn_size(qc));
+    size_t n = align64(quic_conn_size(qc)) + align64(sizeof(struct quic_conn_config));
     if (qc->verify)
-        n += align64(sizeof(struct quic_conn_config)) + align64(tls13_verifier_size(qc->verify->ip_len > 0));
+        n += align64(tls13_verifier_size(qc->verify->ip_len > 0));
     return n;
 }
 
@@ -408,18 +409,18 @@ static struct tls13_verifier *slot_verifier(const struct loop *l, const struct q
                                              align64(sizeof(struct quic_conn_config)));
 }
 
-/* The config this connection starts from: the target's, or with --cacert
- * the slot's copy with its verifier readied. */
+/* The config this connection starts from: the slot's copy of the
+ * target's, with the key share group a HelloRetryRequest asked for and
+ * with --cacert its verifier readied. */
 static const struct quic_conn_config *slot_config(const struct loop *l, struct qc *c)
 {
     const struct quic_conn_config *qc = &l->cfg->h3->quic;
     struct tls13_verifier *v = slot_verifier(l, c);
-    if (!v)
-        return qc;
     struct quic_conn_config *mine = (void *)((uint8_t *)c->qmem + align64(quic_conn_size(qc)));
     *mine = *qc;
-    mine->verifier = v;
-    worker_verifier_start(v, qc->verify);
+    mine->key_share_group = resume_key_share(&udp_of(l)->resume);
+    if ((mine->verifier = v))
+        worker_verifier_start(v, qc->verify);
     return mine;
 }
 
@@ -480,6 +481,10 @@ static void qc_finished(struct loop *l, struct qc *c)
     case QUIC_CLOSE_STATELESS_RESET:
         kind = ERR_RESET;
         loop_why(l, kind, "the server sent a stateless reset", NULL);
+        break;
+    case QUIC_CLOSE_PN_EXHAUSTED: /* RFC 9000 §12.3: closed without a CONNECTION_CLOSE */
+        kind = ERR_RESET;
+        loop_why(l, kind, "the connection used up its QUIC packet numbers (2^62) and was closed", NULL);
         break;
     case QUIC_CLOSE_NONE:
         loop_why(l, kind, "the QUIC connection ended", NULL);
@@ -665,10 +670,8 @@ static void qc_turn(struct loop *l, struct qc *c)
         l->w->stats.connections_opened++;
         if (l->w->stats.tls.version == 0) /* the report's TLS line: the first handshake's */
             quic_conn_negotiated(c->q, &l->w->stats.tls);
-        if (quic_conn_resumed(c->q))
-            l->w->stats.handshakes.resumed++;
-        else
-            l->w->stats.handshakes.full++;
+        resume_handshake_done(&u->resume, &l->w->stats.handshakes, quic_conn_resumed(c->q),
+                              quic_conn_hrr_group(c->q));
         l->conns_open++;
         resume_keep_tparams(&u->resume, c->s.idx, quic_conn_peer_tparams(c->q));
         /* The server's verdict on the 0-RTT requests: rejected, the engine

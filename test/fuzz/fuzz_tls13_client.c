@@ -13,7 +13,10 @@
  * bytes, a lifetime of 1 s to 7 days, the handshake's suite and SNI), and
  * with the resume byte's bit 0 a fixed ticket is offered in the
  * ClientHello (pre_shared_key; the seeds' captured flights then fail at
- * Finished, but ServerHello's pre_shared_key is reached).
+ * Finished, but ServerHello's pre_shared_key is reached); the resume
+ * byte's bits 1-2 pick the key share group a HelloRetryRequest asked for
+ * before (cfg.key_share_group: none, x25519, P-256, P-384). Checked:
+ * tls13_hs_hrr_group is 0 or a group we offer.
  *
  * Connection mode: tls_conn_init with the fixed entropy of fuzz.h (so the
  * ClientHello is always the same and a captured server flight in the seed
@@ -242,6 +245,8 @@ static void handshake(const struct tls_config *cfg, uint8_t flags, uint8_t resum
             res.ticket = &ticket;
         }
         hc.resume = &res;
+        static const uint16_t remembered[] = {0, 0x001d, 0x0017, 0x0018};
+        hc.key_share_group = remembered[(resume >> 1) & 3];
     }
     R.read_epoch = R.write_epoch = TLS13_EPOCH_INITIAL;
     int err = tls13_hs_start(&hs, &hc, ent, &hs_callbacks, &R);
@@ -273,6 +278,8 @@ static void handshake(const struct tls_config *cfg, uint8_t flags, uint8_t resum
     }
     if (R.done)
         check_alpn(cfg, tls13_hs_alpn(&hs));
+    uint16_t g = tls13_hs_hrr_group(&hs);
+    FZ_CHECK(g == 0 || g == 0x001d || g == 0x0017 || g == 0x0018, "HelloRetryRequest group %04x not offered", g);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1697,6 +1697,58 @@ static void test_small_window(void)
     tc_free(&t);
 }
 
+/* RFC 9000 §12.3: the packet number for sending reaching 2^62-1 closes the
+ * connection with nothing more sent, not even CONNECTION_CLOSE. The last
+ * number used is 2^62-2. */
+static void test_pn_exhausted(void)
+{
+    struct tc t;
+    struct out o;
+    established(&t, true);
+    drain(&t, &o);
+    srv_ack_all(&t);
+    quic_conn_test_next_app_pn(t.c, QUIC_PN_MAX - 1);
+    uint64_t sent = quic_conn_counters(t.c)->packets_sent;
+    open_req(&t);
+    t.now += MS;
+    drain(&t, &o);
+    T_CHECK("packet numbers: 2^62-2, the last one, is still sent",
+            quic_conn_counters(t.c)->packets_sent == sent + 1 &&
+                quic_conn_counters(t.c)->largest_app_pn_sent == QUIC_PN_MAX - 1 && quic_conn_state(t.c) == QUIC_ESTABLISHED,
+            "sent %llu more, largest %llu, state %d", (unsigned long long)(quic_conn_counters(t.c)->packets_sent - sent),
+            (unsigned long long)quic_conn_counters(t.c)->largest_app_pn_sent, quic_conn_state(t.c));
+    open_req(&t);
+    t.now += MS;
+    drain(&t, &o);
+    T_CHECK("packet numbers: at 2^62-1 the connection closes, nothing sent, no CONNECTION_CLOSE",
+            o.dgrams == 0 && quic_conn_counters(t.c)->packets_sent == sent + 1 && quic_conn_state(t.c) == QUIC_CLOSED &&
+                quic_conn_close_info(t.c)->kind == QUIC_CLOSE_PN_EXHAUSTED,
+            "%u datagrams, state %d, kind %d", o.dgrams, quic_conn_state(t.c), quic_conn_close_info(t.c)->kind);
+    quic_conn_close(t.c, true, 0x100, NULL);
+    t.now += 100 * MS;
+    quic_conn_timeout(t.c, t.now);
+    drain(&t, &o);
+    T_CHECK("packet numbers: closed for good, nothing after (a close asked for later, timers)",
+            o.dgrams == 0 && quic_conn_close_info(t.c)->kind == QUIC_CLOSE_PN_EXHAUSTED, "%u datagrams, kind %d", o.dgrams,
+            quic_conn_close_info(t.c)->kind);
+
+    tc_free(&t);
+
+    /* Our close pending when the numbers run out: it is not sent either. */
+    established(&t, true);
+    drain(&t, &o);
+    srv_ack_all(&t);
+    quic_conn_test_next_app_pn(t.c, QUIC_PN_MAX);
+    quic_conn_close(t.c, true, 0x100, NULL);
+    drain(&t, &o);
+    T_CHECK("packet numbers: a pending CONNECTION_CLOSE at 2^62-1 is dropped, the connection closed",
+            o.shorts == 0 && o.close == 0 && quic_conn_state(t.c) == QUIC_CLOSED &&
+                quic_conn_close_info(t.c)->kind == QUIC_CLOSE_PN_EXHAUSTED,
+            "%u 1-RTT packets, %u closes, state %d, kind %d", o.shorts, o.close, quic_conn_state(t.c),
+            quic_conn_close_info(t.c)->kind);
+    tc_free(&t);
+}
+
 int main(void)
 {
     test_replay_in_order();
@@ -1710,6 +1762,7 @@ int main(void)
     test_ring();
     test_pto();
     test_peer_close();
+    test_pn_exhausted();
     test_stateless_reset();
     test_cid_limit();
     test_crypto_after_handshake();

@@ -1262,27 +1262,46 @@ static void check_tls(void)
             text && strstr(text, "(TLS 1.2 fallback)\nHandshakes:   8 full, 9416 resumed\n"), "got:\n%s",
             text ? text : "(null)");
     T_CHECK("tls: --tls-resume's handshakes in the tls object",
-            json && strstr(json, "\"fallback\": true, \"handshakes\": {\"full\": 8, \"resumed\": 9416}},\n") &&
+            json && strstr(json, "\"fallback\": true, \"handshakes\": {\"full\": 8, \"resumed\": 9416, \"helloRetries\": 0}},\n") &&
                 json_valid(json),
             "got:\n%s", json ? json : "(null)");
     free(text);
     free(json);
-    t.handshakes = (struct tls_handshakes){ .on = true, .full = 2, .resumed = 5 };
+    t.handshakes = (struct tls_handshakes){ .on = true, .full = 2, .resumed = 5, .hello_retries = 2 };
     struct stats v;
     if (stats_init(&v) == 0) {
         stats_merge(&v, &t);
         stats_merge(&v, &s);
         T_CHECK("tls: stats_merge adds the handshake counts",
-                v.handshakes.on && v.handshakes.full == 10 && v.handshakes.resumed == 9421, "full %llu resumed %llu",
-                (unsigned long long)v.handshakes.full, (unsigned long long)v.handshakes.resumed);
+                v.handshakes.on && v.handshakes.full == 10 && v.handshakes.resumed == 9421 && v.handshakes.hello_retries == 2,
+                "full %llu resumed %llu retries %llu", (unsigned long long)v.handshakes.full,
+                (unsigned long long)v.handshakes.resumed, (unsigned long long)v.handshakes.hello_retries);
         stats_free(&v);
     }
     s.handshakes = (struct tls_handshakes){ 0 };
     t.handshakes = (struct tls_handshakes){ 0 };
     text = render(report_text, &ri, &s);
-    T_CHECK("tls: without --tls-resume no Handshakes line", text && !strstr(text, "Handshakes:"), "got:\n%s",
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: without --tls-resume nor a HelloRetryRequest no Handshakes line, no handshakes object",
+            text && !strstr(text, "Handshakes:") && json && !strstr(json, "\"handshakes\""), "got:\n%s",
             text ? text : "(null)");
     free(text);
+    free(json);
+    /* A HelloRetryRequest, with or without --tls-resume: the line and the
+     * object, with the count. */
+    s.handshakes = (struct tls_handshakes){ .full = 300, .hello_retries = 4 };
+    text = render(report_text, &ri, &s);
+    json = render(report_json, &ri, &s);
+    T_CHECK("tls: handshakes after a HelloRetryRequest (no --tls-resume): counted in the Handshakes line",
+            text && strstr(text, "\nHandshakes:   300 full, 0 resumed, 4 after a HelloRetryRequest\n"), "got:\n%s",
+            text ? text : "(null)");
+    T_CHECK("tls: handshakes after a HelloRetryRequest: helloRetries in the handshakes object",
+            json && strstr(json, "\"handshakes\": {\"full\": 300, \"resumed\": 0, \"helloRetries\": 4}") &&
+                json_valid(json),
+            "got:\n%s", json ? json : "(null)");
+    free(text);
+    free(json);
+    s.handshakes = (struct tls_handshakes){ 0 };
 
     /* Workers' stats: the first handshake's answer stands. */
     t.tls = (struct tls_negotiated){ .version = TLS_VERSION_13, .cipher = 0x1302, .group = 23, .alpn = "h2" };

@@ -2743,6 +2743,87 @@ static void test_verify(void)
     tls13_credential_wipe(&rsa);
 }
 
+/* ------------------------------------------------------------ the group a HelloRetryRequest asked for */
+
+/* cfg.key_share_group: the worker hands in the group an earlier
+ * connection's HelloRetryRequest selected; the ClientHello shares for it
+ * alone and still lists every group (RFC 8446 §4.2.7, §4.2.8), and the
+ * engine says which group a retry of its own settled on. */
+static void test_key_share_group(void)
+{
+    static struct tls13_hs hs;
+    static struct rec ra;
+    static struct run r;
+    static const uint8_t groups_ext[] = {0x00, 0x0a, 0x00, 0x08, 0x00, 0x06, 0x00, 0x1d, 0x00, 0x17, 0x00, 0x18};
+    uint8_t ent[TLS13_ENTROPY_LEN];
+    struct ch_info ci;
+    const uint8_t *a;
+    size_t an;
+    struct tls13_hs_config cfg = cfg_tcp();
+
+    fill_entropy(ent, 21);
+    cfg.key_share_group = 0x0018;
+    bool ok = ch_of(&hs, &ra, &cfg, ent, &ci, &a, &an);
+    T_CHECK("key_share_group P-384: the ClientHello's one share is P-384 (97 bytes)",
+            ok && ci.n_shares == 1 && ci.ks_group == 0x0018 && ci.ks_len == 97, "ok=%d shares=%d group=%04x len=%zu", ok,
+            ci.n_shares, ci.ks_group, (size_t)ci.ks_len);
+    T_CHECK("key_share_group P-384: supported_groups still x25519, P-256, P-384",
+            ok && contains(a, an, groups_ext, sizeof groups_ext), "missing");
+
+    struct srv_opts o = {0};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("key_share_group P-384 against a server that takes it: done in one round trip, no retry",
+            loopback_agrees(&r) && r.srv.group == 0x0018 && tls13_hs_hrr_group(&r.hs) == 0 && !r.hs.hrr_done,
+            "flight=%d group=%04x hrr=%04x", r.flight_r, r.srv.group, tls13_hs_hrr_group(&r.hs));
+
+    cfg.key_share_group = 0;
+    o.hrr_group = 0x0018;
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("no key_share_group, HelloRetryRequest to P-384: done, tls13_hs_hrr_group says P-384",
+            loopback_agrees(&r) && tls13_hs_hrr_group(&r.hs) == 0x0018, "flight=%d hrr=%04x", r.flight_r,
+            tls13_hs_hrr_group(&r.hs));
+    o = (struct srv_opts){.cookie_len = 40};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("a HelloRetryRequest with a cookie only: tls13_hs_hrr_group is the group shared (x25519)",
+            loopback_agrees(&r) && tls13_hs_hrr_group(&r.hs) == 0x001d, "flight=%d hrr=%04x", r.flight_r,
+            tls13_hs_hrr_group(&r.hs));
+
+    /* The server changed its mind: the remembered P-256 gets a retry to
+     * x25519, which the worker then remembers instead. */
+    cfg.key_share_group = 0x0017;
+    o = (struct srv_opts){.hrr_group = 0x001d};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("key_share_group P-256, HelloRetryRequest to x25519: done on x25519, tls13_hs_hrr_group says x25519",
+            loopback_agrees(&r) && r.srv.group == 0x001d && tls13_hs_hrr_group(&r.hs) == 0x001d,
+            "flight=%d group=%04x hrr=%04x", r.flight_r, r.srv.group, tls13_hs_hrr_group(&r.hs));
+    /* §4.2.8: a retry to the group already shared is still illegal_parameter. */
+    o = (struct srv_opts){.hrr_group = 0x0017};
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("key_share_group P-256, HelloRetryRequest to P-256 (already shared): illegal_parameter",
+            r.hrr_r == -47, "hrr=%d", r.hrr_r);
+
+    /* A group the user's list leaves out is not shared; a retry to a
+     * group we did not offer stays illegal_parameter (§4.2.8). */
+    static const uint16_t two[] = {0x001d, 0x0018};
+    cfg.groups = two;
+    cfg.ngroups = 2;
+    ok = ch_of(&hs, &ra, &cfg, ent, &ci, &a, &an);
+    T_CHECK("key_share_group P-256 not among the groups chosen (x25519, P-384): the share is x25519",
+            ok && ci.n_shares == 1 && ci.ks_group == 0x001d, "ok=%d group=%04x", ok, ci.ks_group);
+    cfg.key_share_group = 0x0018;
+    loopback(&r, &cfg, ent, &o, 0, 0);
+    T_CHECK("key_share_group P-384, HelloRetryRequest to P-256 (not offered): illegal_parameter", r.hrr_r == -47,
+            "hrr=%d", r.hrr_r);
+
+    /* Under QUIC the same. */
+    struct tls13_hs_config q = cfg_quic();
+    q.key_share_group = 0x0018;
+    ok = ch_of(&hs, &ra, &q, ent, &ci, &a, &an);
+    T_CHECK("QUIC, key_share_group P-384: one P-384 share, supported_groups unchanged",
+            ok && ci.n_shares == 1 && ci.ks_group == 0x0018 && contains(a, an, groups_ext, sizeof groups_ext),
+            "ok=%d group=%04x", ok, ci.ks_group);
+}
+
 int main(void)
 {
     test_verify();
@@ -2752,6 +2833,7 @@ int main(void)
     test_loopback();
     test_loopback_splits();
     test_client_hello();
+    test_key_share_group();
     test_server_hello_errors();
     test_flight_errors();
     test_epochs();
