@@ -1332,7 +1332,7 @@ static void check_tls(void)
                              "some)\nHandshakes:   3 full, 7 resumed\n") &&
                 strstr(json, "\"tls\": {\"version\": \"TLSv1.3 + TLSv1.2\", \"cipher\": \"TLS_AES_128_GCM_SHA256 + "
                              "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\", \"group\": \"x25519\", \"alpn\": \"h2 + none\", "
-                             "\"fallback\": true, \"handshakes\": {\"full\": 3, \"resumed\": 7}},\n") &&
+                             "\"fallback\": true, \"handshakes\": {\"full\": 3, \"resumed\": 7, \"helloRetries\": 0}},\n") &&
                 json_valid(json),
             "got:\n%s\n%s", text ? text : "(null)", json ? json : "(null)");
     free(text);
