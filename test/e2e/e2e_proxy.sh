@@ -56,8 +56,12 @@ clean_logs() { : >"$NGINX_DIR/h1.log"; : >"$NGINX_DIR/h2c.log"; : >"$NGINX_DIR/t
 SECRETS=("$PPASS" "$PPASS_B64" 's3cr3tgriffin')
 
 # tunnels_ok N: the report shows the proxy and N tunnels, one per connection.
+# tunnels_ok N: N connections to the proxy, each asked for a tunnel (the
+# proxy's log says so); shb counts a tunnel when the proxy's 200 arrives,
+# and on a loaded machine the other connections may finish the -n run while
+# one still waits for it: at least one, at most N.
 tunnels_ok() {
-    jx ".proxy.url == \"http://$PROXY\" and .proxy.tunnels == $1 and .connectionsOpened == $1" '{proxy, connectionsOpened}'
+    jx ".proxy.url == \"http://$PROXY\" and .proxy.tunnels >= 1 and .proxy.tunnels <= $1 and .connectionsOpened == $1" '{proxy, connectionsOpened}'
 }
 
 # --- through the proxy ----------------------------------------------------------------
@@ -71,7 +75,7 @@ n=$(grep -c "Request (file descriptor [0-9]*): GET http://$H1/ HTTP/1.1" "$OPEN_
 [ "$n" = 200 ] || want "tinyproxy's log: expected 200 request lines 'GET http://$H1/ HTTP/1.1' (got $n)"
 finish
 
-begin "https:// HTTP/1.1 through a CONNECT tunnel: exactly 200 at nginx over TLS, tunnels == connections opened"
+begin "https:// HTTP/1.1 through a CONNECT tunnel: exactly 200 at nginx over TLS, a tunnel per connection"
 clean_logs
 shb -n 200 -c 4 -j -x "http://$PROXY" "https://$TLS/"
 json_run_ok HTTP/1.1 '.statusCodes == {"200": 200}' '{statusCodes, errorKinds}' '.tls.alpn == "http/1.1"' '.tls'
@@ -83,16 +87,19 @@ finish
 
 begin "--shard 0/2 and 1/2 through the proxy: shb merge keeps proxy.url and adds the tunnels; a direct report leaves proxy out"
 run_shards prx 2 -x "http://$PROXY" --http2 -n 40 -c 4 -j "https://$TLS/"
+# Each shard's 2 connections asked for a tunnel; one may still have been
+# waiting for it when the other finished the shard's 20 (tunnels_ok).
 for i in 0 1; do
-    jq -e ".requests.ok == 20 and .proxy.url == \"http://$PROXY\" and .proxy.tunnels == 2" "$T/prx-$i.json" >/dev/null 2>&1 ||
+    jq -e ".requests.ok == 20 and .proxy.url == \"http://$PROXY\" and .proxy.tunnels >= 1 and .proxy.tunnels <= 2" "$T/prx-$i.json" >/dev/null 2>&1 ||
         want "shard $i: $(jq -c '{requests, proxy}' "$T/prx-$i.json" 2>/dev/null | head -c 300)"
 done
+tunnels=$(jq -s 'map(.proxy.tunnels) | add' "$T/prx-0.json" "$T/prx-1.json")
 "$SHB" merge -j "$T/prx-0.json" "$T/prx-1.json" >"$T/prx-merged.json" 2>"$T/prx-merged.err" ||
     want "shb merge failed: $(head -c 300 "$T/prx-merged.err")"
-jq -e ".requests.ok == 40 and .proxy == {\"url\": \"http://$PROXY\", \"tunnels\": 4}" "$T/prx-merged.json" >/dev/null 2>&1 ||
-    want "merged: $(jq -c '{requests, proxy}' "$T/prx-merged.json" 2>/dev/null)"
+jq -e ".requests.ok == 40 and .proxy == {\"url\": \"http://$PROXY\", \"tunnels\": $tunnels}" "$T/prx-merged.json" >/dev/null 2>&1 ||
+    want "merged: $(jq -c '{requests, proxy}' "$T/prx-merged.json" 2>/dev/null), expected $tunnels tunnels"
 "$SHB" merge "$T/prx-0.json" "$T/prx-1.json" >"$T/prx-merged.txt" 2>"$T/prx-merged.err"
-grep -qx "Proxy:        http://$PROXY (4 tunnels)" "$T/prx-merged.txt" || want "merged text report: no 'Proxy:        http://$PROXY (4 tunnels)' line"
+grep -qx "Proxy:        http://$PROXY ($tunnels tunnels)" "$T/prx-merged.txt" || want "merged text report: no 'Proxy:        http://$PROXY ($tunnels tunnels)' line"
 jq 'del(.proxy)' "$T/prx-1.json" >"$T/prx-1-direct.json"
 "$SHB" merge -j "$T/prx-0.json" "$T/prx-1-direct.json" >"$T/prx-merged2.json" 2>"$T/prx-merged.err" ||
     want "shb merge (one direct) failed: $(head -c 300 "$T/prx-merged.err")"
@@ -101,7 +108,7 @@ jq -e '.requests.ok == 40 and (has("proxy") | not)' "$T/prx-merged2.json" >/dev/
 schema_collect "$T/prx-merged.json" "shb merge -j (two shards through a proxy)"
 finish
 
-begin "https:// HTTP/2 through a CONNECT tunnel: exactly 300 at nginx as HTTP/2.0, tunnels == connections opened"
+begin "https:// HTTP/2 through a CONNECT tunnel: exactly 300 at nginx as HTTP/2.0, a tunnel per connection"
 clean_logs
 shb -n 300 -c 3 -p 4 --http2 -j -x "http://$PROXY" "https://$TLS/"
 json_run_ok HTTP/2 '.statusCodes == {"200": 300}' '{statusCodes, errorKinds}' '.tls.alpn == "h2"' '.tls'
@@ -113,7 +120,7 @@ begin "h2c (HTTP/2 in clear) through a CONNECT tunnel: exactly 300 at nginx as H
 clean_logs
 shb -n 300 -c 3 -p 4 --http2 -j -x "$PROXY" "http://$H2C/"
 json_run_ok HTTP/2 '.statusCodes == {"200": 300}' '{statusCodes, errorKinds}'
-jx ".proxy.url == \"$PROXY\" and .proxy.tunnels == 3 and .connectionsOpened == 3" '{proxy, connectionsOpened}'
+jx ".proxy.url == \"$PROXY\" and .proxy.tunnels >= 1 and .proxy.tunnels <= 3 and .connectionsOpened == 3" '{proxy, connectionsOpened}'
 logged "$NGINX_DIR/h2c.log" "300 x HTTP/2.0 200"
 finish
 

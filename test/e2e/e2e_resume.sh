@@ -160,7 +160,7 @@ shb merge --force -j --histograms "$T/tls-a.json" "$T/tls-b.json"
 cp "$OUT" "$T/tls-ab.json"
 jx '.tls.version == "TLSv1.3 + TLSv1.2" and .tls.alpn == "http/1.1 + h2" and .tls.fallback == true' '.tls'
 # hs FILE...: the files' tls.handshakes added up.
-hs() { jq -sc 'map(.tls.handshakes) | {full: (map(.full) | add), resumed: (map(.resumed) | add)}' "$@"; }
+hs() { jq -sc 'map(.tls.handshakes) | {full: (map(.full) | add), resumed: (map(.resumed) | add), helloRetries: (map(.helloRetries) | add)}' "$@"; }
 jx ".tls.handshakes == $(hs "$T/tls-a.json" "$T/tls-b.json")" '.tls'
 shb merge --force -j "$T/tls-ab.json" "$T/tls-plain.json" "$T/tls-a.json"
 jx '.tls.version == "TLSv1.3 + TLSv1.2" and .tls.alpn == "http/1.1 + h2"' '.tls'
