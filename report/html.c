@@ -198,20 +198,24 @@ static double lat_ms(const struct json *r, const char *obj, const char *key)
 /* Each header row's cell for one run, as text into out (empty: "-"). */
 typedef void cell_fn(char *out, size_t cap, const struct html_report *u);
 
-static void url_cell(char *out, size_t cap, const struct html_report *u)
+/* A string member of the report, "" when it has none. */
+static void str_cell(char *out, size_t cap, const struct html_report *u, const char *key)
 {
-    snprintf(out, cap, "%s", html_str(u->r, "url"));
+    const char *v = html_str(u->r, key);
+    snprintf(out, cap, "%s", v ? v : "");
 }
+
+static void url_cell(char *out, size_t cap, const struct html_report *u) { str_cell(out, cap, u, "url"); }
 
 /* --connect-to, --resolve, --unix-socket: where the connections went. */
 static void connected_cell(char *out, size_t cap, const struct html_report *u)
 {
-    snprintf(out, cap, "%s", html_str(u->r, "connectedTo") ? html_str(u->r, "connectedTo") : "");
+    str_cell(out, cap, u, "connectedTo");
 }
 
 static void protocol_cell(char *out, size_t cap, const struct html_report *u)
 {
-    snprintf(out, cap, "%s", html_str(u->r, "protocol") ? html_str(u->r, "protocol") : "");
+    str_cell(out, cap, u, "protocol");
 }
 
 static void tls_cell(char *out, size_t cap, const struct html_report *u)
@@ -336,7 +340,7 @@ static void parallel_cell(char *out, size_t cap, const struct html_report *u)
 
 static void version_cell(char *out, size_t cap, const struct html_report *u)
 {
-    snprintf(out, cap, "%s", html_str(u->r, "shbVersion") ? html_str(u->r, "shbVersion") : "");
+    str_cell(out, cap, u, "shbVersion");
 }
 
 static const struct {

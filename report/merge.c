@@ -1063,9 +1063,6 @@ int merge_main(int argc, char **argv, FILE *out, FILE *errf)
 int merge_files(const struct json_file *files, size_t nfiles, const struct merge_options *o, FILE *out, FILE *errf)
 {
     struct merged_run m = { .force = o->force };
-    bool json = o->json, histograms = o->histograms;
-    const struct threshold *thresholds = o->thresholds;
-    size_t nthresholds = o->nthresholds;
     int rc = 0;
     struct stats total;
     char err[4600] = "";
@@ -1145,11 +1142,11 @@ int merge_files(const struct json_file *files, size_t nfiles, const struct merge
             .shard_count = 1,
             .merged = &m.info,
             .interrupted = m.interrupted,
-            .histograms = histograms,
-            .thresholds = thresholds,
-            .nthresholds = nthresholds,
+            .histograms = o->histograms,
+            .thresholds = o->thresholds,
+            .nthresholds = o->nthresholds,
         };
-        if (json)
+        if (o->json)
             report_json(out, &ri, &total);
         else
             report_text(out, &ri, &total);
